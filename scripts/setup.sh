@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs exactly the Debian 12 packages dagadvisor needs that are not installed yet.
+# Idempotent and quiet when everything is there. Needs root (or sudo) only when it installs.
+set -euo pipefail
+
+PACKAGES=(
+  # build
+  g++ cmake ninja-build pkg-config clang-format
+  # libraries (each for one reason, see README "Dependencies")
+  prometheus-cpp-dev libcivetweb-dev civetweb libcurl4-openssl-dev nlohmann-json3-dev
+  libcxxopts-dev libyaml-cpp-dev libsimdjson-dev libgraphviz-dev
+  # tests: Catch2 v2, Google Benchmark, and the real Prometheus/Alertmanager with promtool/amtool
+  catch2 libbenchmark-dev prometheus prometheus-alertmanager curl python3
+)
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$pkg")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "setup: installing ${#missing[@]} Debian package(s): ${missing[*]}" >&2
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  SUDO="sudo"
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "setup: done" >&2

@@ -1,0 +1,30 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "analysis/finding.h"
+#include "common/clock.h"
+
+namespace dagadvisor::advice {
+
+/// What the user is told to change, with the evidence. `id` is stable: the same problem on the
+/// same target keeps its id across cycles and restarts, so scripts and alerts can follow it.
+struct Recommendation {
+  std::string id;  // e.g. "gpu-node-hoarding-3f9a1c2b"
+  std::string kind;
+  analysis::Severity severity = analysis::Severity::kInfo;
+  std::string title;    // one line
+  std::string target;   // the scope: "cluster/<name>", "node/<name>", "run/<ns>/<run>"
+  std::vector<std::string> instances;  // every target this one root cause covers
+  std::string action;      // what to do, in words
+  std::string patch_yaml;  // kubectl-ready YAML (multi-document), "" when no patch applies
+  nlohmann::json evidence = nlohmann::json::object();
+  double impact_score = 0;  // for ranking; larger first
+  std::string impact;       // the estimated gain in words with numbers
+  UnixSeconds first_seen = 0;
+  UnixSeconds last_seen = 0;
+};
+
+}  // namespace dagadvisor::advice

@@ -1,0 +1,102 @@
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace dagadvisor::config {
+
+using Seconds = std::chrono::duration<double>;
+
+/// Metric names we consume (SPEC §2). Defaults are the upstream names; clusters that rename or
+/// relabel override them here.
+struct MetricNames {
+  std::string node_info = "kube_node_info";
+  std::string node_labels = "kube_node_labels";
+  std::string node_allocatable = "kube_node_status_allocatable";
+  std::string node_capacity = "kube_node_status_capacity";
+  std::string node_taint = "kube_node_spec_taint";
+  std::string node_unschedulable = "kube_node_spec_unschedulable";
+  std::string pod_info = "kube_pod_info";
+  std::string pod_labels = "kube_pod_labels";
+  std::string pod_annotations = "kube_pod_annotations";
+  std::string pod_owner = "kube_pod_owner";
+  std::string pod_requests = "kube_pod_container_resource_requests";
+  std::string pod_phase = "kube_pod_status_phase";
+  std::string pod_created = "kube_pod_created";
+  std::string pod_scheduled_time = "kube_pod_status_scheduled_time";
+  std::string pod_start_time = "kube_pod_start_time";
+  std::string pod_completion_time = "kube_pod_completion_time";
+  std::vector<std::string> scheduling_latency = {"scheduler_pod_scheduling_sli_duration_seconds",
+                                                 "scheduler_pod_scheduling_duration_seconds",
+                                                 "scheduler_e2e_scheduling_duration_seconds"};
+};
+
+struct PrometheusSource {
+  std::string url;                 // "" = not configured; http(s)://host:port[/prefix]
+  Seconds timeout{30};             // per query
+  std::string bearer_token_file;   // re-read every cycle; never logged
+  std::map<std::string, std::string> headers;  // extra headers, e.g. X-Scope-OrgID for Mimir
+  std::string selector;            // extra label matchers for every query, e.g. cluster="prod"
+  Seconds lookback{6 * 3600.0};    // how far back finished pods are still rebuilt
+  MetricNames metrics;
+};
+
+struct Sources {
+  PrometheusSource prometheus;
+  std::string snapshot_dir;  // replay a recorded snapshot instead of querying Prometheus
+};
+
+struct Server {
+  std::string listen = "127.0.0.1:9731";  // loopback unless told otherwise
+  int threads = 4;
+  Seconds stale_after{300};  // analysis older than this is reported stale
+};
+
+struct Analysis {
+  std::string cluster = "default";  // name carried by every output
+  Seconds interval{60};             // cycle period in `serve`
+};
+
+/// The seed's labelling convention for plain labelled pods (SPEC §3, adapter 1).
+struct WorkflowLabels {
+  std::string dag_label = "dag-id";
+  std::string run_label = "dag-run";
+  std::string task_label = "task-id";
+  std::string dependencies_annotation = "workflow.dependencies";
+};
+
+struct GpuNodeHoarding {
+  bool enabled = true;
+  /// A GPU node is hoarded when non-GPU pods request at least this share of its CPU or memory…
+  double min_non_gpu_share = 0.5;
+  /// …and at least this many of its GPUs are unallocated.
+  int min_free_gpus = 1;
+  /// Pending GPU pods are required before the finding is a warning rather than info.
+  bool require_pending_gpu_pods = true;
+  std::string taint_key = "nvidia.com/gpu";  // the taint the patch proposes
+  std::string accelerator_label = "accelerator";  // node label that marks GPU nodes
+};
+
+struct Detectors {
+  GpuNodeHoarding gpu_node_hoarding;
+};
+
+struct Logging {
+  std::string level = "info";     // debug, info, warn, error
+  std::string format = "logfmt";  // logfmt or json
+};
+
+/// Every setting, with its default in the member initialiser. One struct tree; the YAML file,
+/// then command-line flags, override the defaults.
+struct Config {
+  Sources sources;
+  Server server;
+  Analysis analysis;
+  WorkflowLabels workflow_labels;
+  Detectors detectors;
+  Logging logging;
+};
+
+}  // namespace dagadvisor::config

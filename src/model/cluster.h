@@ -1,0 +1,120 @@
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "common/clock.h"
+#include "model/resources.h"
+
+namespace dagadvisor::model {
+
+using NodeId = std::uint32_t;
+using PodId = std::uint32_t;
+inline constexpr NodeId kNoNode = std::numeric_limits<NodeId>::max();
+
+/// Labels and annotations with their original Kubernetes keys ("dag-id", "nvidia.com/gpu"),
+/// sorted by key. Small, so a sorted vector beats a map in both memory and lookup time.
+class LabelSet {
+ public:
+  void set(std::string key, std::string value);
+  /// The value for `key`, or nullopt.
+  std::optional<std::string_view> get(std::string_view key) const;
+  bool has(std::string_view key) const { return get(key).has_value(); }
+  const std::vector<std::pair<std::string, std::string>>& items() const { return items_; }
+  bool empty() const { return items_.empty(); }
+
+ private:
+  std::vector<std::pair<std::string, std::string>> items_;
+};
+
+struct Taint {
+  std::string key;
+  std::string value;
+  std::string effect;  // NoSchedule, PreferNoSchedule, NoExecute
+};
+
+struct Node {
+  std::string name;
+  ResourceVector allocatable;
+  ResourceVector capacity;
+  LabelSet labels;
+  std::vector<Taint> taints;
+  bool unschedulable = false;
+
+  bool hasGpus() const { return allocatable.gpus > 0; }
+};
+
+enum class PodPhase { kPending, kRunning, kSucceeded, kFailed, kUnknown };
+
+std::string_view phaseName(PodPhase phase);
+
+struct Pod {
+  std::string namespace_;
+  std::string name;
+  std::string uid;
+  NodeId node = kNoNode;  // kNoNode while unscheduled
+  std::string node_name;  // as reported, even when the node itself is not in the snapshot
+  PodPhase phase = PodPhase::kUnknown;
+  ResourceVector requests;  // sum over app containers; max with init containers is the source's job
+  LabelSet labels;
+  LabelSet annotations;
+  std::string owner_kind;  // DaemonSet, ReplicaSet, Job, Workflow, … ("" when none)
+  std::string owner_name;
+  std::string priority_class;
+  std::optional<UnixSeconds> created;
+  std::optional<UnixSeconds> scheduled;
+  std::optional<UnixSeconds> started;
+  std::optional<UnixSeconds> finished;
+
+  /// Holds node resources now: bound to a node and neither succeeded nor failed.
+  bool holdsResources() const {
+    return node != kNoNode && (phase == PodPhase::kRunning || phase == PodPhase::kPending);
+  }
+  bool isPendingUnscheduled() const { return node == kNoNode && phase == PodPhase::kPending; }
+  std::string key() const { return namespace_ + "/" + name; }
+};
+
+/// An immutable picture of the cluster at one instant, indexed for the detectors: pods by node,
+/// by namespace/name, and the unscheduled pending pods. Built once per cycle by ClusterBuilder.
+class ClusterSnapshot {
+ public:
+  ClusterSnapshot(UnixSeconds at, std::vector<Node> nodes, std::vector<Pod> pods);
+
+  UnixSeconds at() const { return at_; }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  const std::vector<Pod>& pods() const { return pods_; }
+  const Node& node(NodeId id) const { return nodes_[id]; }
+  const Pod& pod(PodId id) const { return pods_[id]; }
+
+  std::optional<NodeId> findNode(std::string_view name) const;
+  std::optional<PodId> findPod(std::string_view namespace_, std::string_view name) const;
+
+  /// Pods bound to `node` that hold resources now (running, or bound and starting).
+  const std::vector<PodId>& podsOn(NodeId node) const { return pods_by_node_[node]; }
+  /// Sum of the requests of podsOn(node).
+  const ResourceVector& requestedOn(NodeId node) const { return requested_by_node_[node]; }
+  /// allocatable − requested, per component (can be negative on over-committed data).
+  ResourceVector freeOn(NodeId node) const {
+    return nodes_[node].allocatable - requested_by_node_[node];
+  }
+  /// Pending pods that no node has been chosen for.
+  const std::vector<PodId>& pendingPods() const { return pending_; }
+
+ private:
+  UnixSeconds at_;
+  std::vector<Node> nodes_;
+  std::vector<Pod> pods_;
+  std::unordered_map<std::string, NodeId> node_index_;
+  std::unordered_map<std::string, PodId> pod_index_;  // "namespace/name"
+  std::vector<std::vector<PodId>> pods_by_node_;
+  std::vector<ResourceVector> requested_by_node_;
+  std::vector<PodId> pending_;
+};
+
+}  // namespace dagadvisor::model

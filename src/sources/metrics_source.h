@@ -1,0 +1,43 @@
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/clock.h"
+#include "common/result.h"
+
+namespace dagadvisor::sources {
+
+/// One PromQL query of a cycle. `name` is stable (e.g. "pod_info") and keys recorded snapshots;
+/// `promql` is the text sent to the backend.
+struct Query {
+  std::string name;
+  std::string promql;
+};
+
+/// The undecoded body of a successful instant query. Bodies are kept as bytes so that a
+/// snapshot can record them verbatim and the decoder can parse them in place (no JSON copies).
+struct QueryBody {
+  std::string json;
+};
+
+/// Where Prometheus-API data comes from: a live Prometheus-compatible server or a recorded
+/// snapshot. Implementations are safe to call from one thread at a time.
+class MetricsSource {
+ public:
+  virtual ~MetricsSource() = default;
+
+  /// Runs `query` as an instant query evaluated at `at`. Transport failures, HTTP errors and
+  /// bodies with `"status":"error"` are Errors whose message names the backend and the query.
+  virtual Result<QueryBody> instantQuery(const Query& query, UnixSeconds at) = 0;
+
+  /// A short human description for logs and reports, e.g. "prometheus http://127.0.0.1:9090".
+  /// Never contains credentials.
+  virtual std::string describe() const = 0;
+};
+
+using MetricsSourcePtr = std::unique_ptr<MetricsSource>;
+
+}  // namespace dagadvisor::sources

@@ -1,0 +1,49 @@
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/result.h"
+
+namespace dagadvisor::sources {
+
+/// One label of a decoded sample; both views point into the parser's buffers and are valid
+/// only during the visitor call.
+using LabelView = std::pair<std::string_view, std::string_view>;
+
+/// One sample of an instant vector, as seen by a visitor.
+struct SampleView {
+  const LabelView* labels = nullptr;
+  std::size_t label_count = 0;
+  double timestamp = 0;  // unix seconds
+  double value = 0;      // NaN and ±Inf are decoded from Prometheus' "NaN", "+Inf", "-Inf"
+
+  /// The value of label `name`, or "" when the sample has no such label.
+  std::string_view label(std::string_view name) const {
+    for (std::size_t i = 0; i < label_count; ++i) {
+      if (labels[i].first == name) {
+        return labels[i].second;
+      }
+    }
+    return {};
+  }
+};
+
+/// What the decoder saw besides the samples.
+struct DecodeSummary {
+  std::size_t samples = 0;
+  std::vector<std::string> warnings;  // the response's "warnings" (e.g. Thanos partial data)
+};
+
+using SampleVisitor = std::function<void(const SampleView&)>;
+
+/// Decodes a Prometheus HTTP API instant-query body (`resultType` "vector" or "scalar") and calls
+/// `visit` once per sample, in response order. A body with `"status":"error"` becomes an Error
+/// carrying `errorType` and `error`; malformed or wrong-typed JSON becomes an Error with the JSON
+/// path of the fault. Never throws.
+Result<DecodeSummary> decodeInstantVector(std::string_view body, const SampleVisitor& visit);
+
+}  // namespace dagadvisor::sources

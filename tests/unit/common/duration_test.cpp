@@ -1,0 +1,54 @@
+#include "common/duration.h"
+
+#include <catch2/catch.hpp>
+
+using dagadvisor::Duration;
+using dagadvisor::formatDuration;
+using dagadvisor::formatTimestamp;
+using dagadvisor::parseDuration;
+using dagadvisor::parseTimestamp;
+
+TEST_CASE("durations in Prometheus notation parse to milliseconds", "[duration]") {
+  CHECK(parseDuration("30s").value() == Duration(30'000));
+  CHECK(parseDuration("5m").value() == Duration(300'000));
+  CHECK(parseDuration("1h30m").value() == Duration(5'400'000));
+  CHECK(parseDuration("250ms").value() == Duration(250));
+  CHECK(parseDuration("1d2h3m4s5ms").value() == Duration(93'784'005));
+  CHECK(parseDuration("0s").value() == Duration(0));
+}
+
+TEST_CASE("malformed durations are refused with the reason", "[duration]") {
+  for (const char* bad : {"", "30", "s", "5x", "1m1h", "1m1m", "-5s", "1.5h", "5m "}) {
+    INFO(bad);
+    auto result = parseDuration(bad);
+    REQUIRE_FALSE(result.ok());
+    CHECK_THAT(result.error().message, Catch::Contains("not a duration"));
+  }
+}
+
+TEST_CASE("durations print in their shortest form and round-trip", "[duration]") {
+  CHECK(formatDuration(Duration(90'000)) == "1m30s");
+  CHECK(formatDuration(Duration(0)) == "0s");
+  CHECK(formatDuration(Duration(86'400'000 + 250)) == "1d250ms");
+  for (const char* text : {"1h30m", "45s", "2d3h", "15ms"}) {
+    CHECK(formatDuration(parseDuration(text).value()) == text);
+  }
+}
+
+TEST_CASE("timestamps parse as RFC 3339 or unix seconds", "[time]") {
+  CHECK(parseTimestamp("1795856400").value() == 1795856400.0);
+  CHECK(parseTimestamp("1795856400.5").value() == 1795856400.5);
+  CHECK(parseTimestamp("1970-01-01T00:00:00Z").value() == 0.0);
+  CHECK(parseTimestamp("2026-11-29T03:00:00Z").value() == 1795921200.0);
+  CHECK(parseTimestamp("2026-11-29T04:00:00+01:00").value() == 1795921200.0);
+  CHECK(parseTimestamp("2026-11-29T03:00:00.25Z").value() == 1795921200.25);
+  CHECK(formatTimestamp(1795921200.9) == "2026-11-29T03:00:00Z");
+}
+
+TEST_CASE("malformed timestamps are refused", "[time]") {
+  for (const char* bad : {"", "yesterday", "2026-13-01T00:00:00Z", "2026-11-29", "2026-11-29T03:00:00",
+                          "2026-11-29T03:00:00+0100", "12abc"}) {
+    INFO(bad);
+    CHECK_FALSE(parseTimestamp(bad).ok());
+  }
+}

@@ -1,3 +1,5 @@
 #include "app/app.h"
 
-int main(int argc, char** argv) { return dagadvisor::app::run(argc, argv); }
+int main(int argc, char** argv) {
+  return dagadvisor::app::run(argc, argv);
+}

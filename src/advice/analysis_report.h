@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "advice/recommendation.h"
+#include "analysis/detector_runner.h"
 #include "analysis/finding.h"
 #include "common/clock.h"
 
@@ -21,8 +22,8 @@ struct RunSummary {
   std::size_t tasks = 0;
   std::size_t edges = 0;
   bool finished = false;
-  double makespan_seconds = 0;       // first created → last finished (or analysis time)
-  double critical_path_seconds = 0;  // sum of run times along the critical path
+  double makespan_seconds = 0;             // first created → last finished (or analysis time)
+  double critical_path_seconds = 0;        // sum of run times along the critical path
   std::vector<std::string> critical_path;  // task ids, entry to exit
   double efficiency = 0;  // critical_path_seconds / makespan_seconds, 0 when makespan is 0
   std::vector<std::string> problems;  // data-quality messages (cycles, missing parents, …)
@@ -38,25 +39,19 @@ struct ClusterSummary {
   std::int64_t gpus_requested = 0;  // by pods holding resources now
 };
 
-/// How one detector fared in a cycle (for self-metrics and the report).
-struct DetectorRun {
-  std::string name;
-  double seconds = 0;
-  bool ok = true;
-  std::string error;
-  std::size_t findings = 0;
-};
+/// How one detector fared in a cycle (defined with the runner that measures it).
+using DetectorRun = analysis::DetectorRun;
 
 /// Everything one analysis cycle produced. Immutable once published; servers share it by
 /// shared_ptr<const AnalysisReport> and never copy it.
 struct AnalysisReport {
   std::string cluster = "default";
-  std::string source;             // MetricsSource::describe()
-  UnixSeconds data_time = 0;      // the instant the data describes (`--at`, or now)
-  UnixSeconds generated_at = 0;   // when this analysis finished
-  double analysis_seconds = 0;    // wall time of the cycle
-  std::size_t queries = 0;        // PromQL queries issued
-  std::size_t bytes_received = 0;  // response bytes decoded
+  std::string source;                 // MetricsSource::describe()
+  UnixSeconds data_time = 0;          // the instant the data describes (`--at`, or now)
+  UnixSeconds generated_at = 0;       // when this analysis finished
+  double analysis_seconds = 0;        // wall time of the cycle
+  std::size_t queries = 0;            // PromQL queries issued
+  std::size_t bytes_received = 0;     // response bytes decoded
   std::vector<std::string> warnings;  // data-quality warnings (backend warnings, gaps)
   ClusterSummary summary;
   std::vector<RunSummary> runs;

@@ -15,10 +15,10 @@ struct Recommendation {
   std::string id;  // e.g. "gpu-node-hoarding-3f9a1c2b"
   std::string kind;
   analysis::Severity severity = analysis::Severity::kInfo;
-  std::string title;    // one line
-  std::string target;   // the scope: "cluster/<name>", "node/<name>", "run/<ns>/<run>"
+  std::string title;   // one line
+  std::string target;  // the scope: "cluster/<name>", "node/<name>", "run/<ns>/<run>"
   std::vector<std::string> instances;  // every target this one root cause covers
-  std::string action;      // what to do, in words
+  std::string action;                  // what to do, in words
   std::string patch_yaml;  // kubectl-ready YAML (multi-document), "" when no patch applies
   nlohmann::json evidence = nlohmann::json::object();
   double impact_score = 0;  // for ranking; larger first

@@ -14,8 +14,8 @@ struct Unit {
 };
 
 // Longest suffix first so that "ms" is not read as "m" followed by "s".
-constexpr Unit kUnits[] = {{"ms", 1},           {"y", 31'536'000'000}, {"w", 604'800'000},
-                           {"d", 86'400'000},   {"h", 3'600'000},      {"m", 60'000},
+constexpr Unit kUnits[] = {{"ms", 1},         {"y", 31'536'000'000}, {"w", 604'800'000},
+                           {"d", 86'400'000}, {"h", 3'600'000},      {"m", 60'000},
                            {"s", 1'000}};
 
 int unitRank(std::string_view suffix) {
@@ -28,7 +28,9 @@ int unitRank(std::string_view suffix) {
   return -1;
 }
 
-bool isDigit(char c) { return c >= '0' && c <= '9'; }
+bool isDigit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 // Reads `n` digits at `pos` into `out`; false when they are not all digits.
 bool readDigits(std::string_view text, std::size_t pos, std::size_t n, int& out) {

@@ -92,7 +92,7 @@ std::string timestampNow() {
       std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
   std::tm tm{};
   gmtime_r(&secs, &tm);
-  char buf[40];
+  char buf[64];
   std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
                 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
                 static_cast<int>(millis));
@@ -101,9 +101,15 @@ std::string timestampNow() {
 
 }  // namespace
 
-void setLevel(Level level) { g_level.store(level); }
-void setFormat(Format format) { g_format.store(format); }
-Level level() { return g_level.load(); }
+void setLevel(Level level) {
+  g_level.store(level);
+}
+void setFormat(Format format) {
+  g_format.store(format);
+}
+Level level() {
+  return g_level.load();
+}
 
 bool parseLevel(std::string_view text, Level& out) {
   for (Level candidate : {Level::kDebug, Level::kInfo, Level::kWarn, Level::kError}) {

@@ -7,7 +7,8 @@
 namespace dagadvisor {
 
 /// The one error type that crosses stage boundaries. `field` names the config path, query name or
-/// JSON path the error is about (empty when there is none), so messages can say where, not only what.
+/// JSON path the error is about (empty when there is none), so messages can say where, not only
+/// what.
 struct Error {
   std::string message;
   std::string field;
@@ -20,7 +21,7 @@ struct Error {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : state_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(T value) : state_(std::move(value)) {}      // NOLINT(google-explicit-constructor)
   Result(Error error) : state_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
 
   bool ok() const { return std::holds_alternative<T>(state_); }
@@ -45,7 +46,8 @@ template <>
 class [[nodiscard]] Result<void> {
  public:
   Result() = default;
-  Result(Error error) : error_(std::move(error)), ok_(false) {}  // NOLINT(google-explicit-constructor)
+  Result(Error error)
+      : error_(std::move(error)), ok_(false) {}  // NOLINT(google-explicit-constructor)
 
   bool ok() const { return ok_; }
   explicit operator bool() const { return ok_; }

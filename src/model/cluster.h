@@ -18,12 +18,17 @@ using NodeId = std::uint32_t;
 using PodId = std::uint32_t;
 inline constexpr NodeId kNoNode = std::numeric_limits<NodeId>::max();
 
-/// Labels and annotations with their original Kubernetes keys ("dag-id", "nvidia.com/gpu"),
-/// sorted by key. Small, so a sorted vector beats a map in both memory and lookup time.
+/// Labels or annotations of one object, sorted by key. Keys are stored the way kube-state-metrics
+/// exports them (every character outside [A-Za-z0-9_] becomes '_': "dag-id" → "dag_id"), because
+/// that is all Prometheus ever shows; set() and get() take either spelling. Small, so a sorted
+/// vector beats a map in both memory and lookup time.
 class LabelSet {
  public:
-  void set(std::string key, std::string value);
-  /// The value for `key`, or nullopt.
+  /// "topology.kubernetes.io/zone" → "topology_kubernetes_io_zone".
+  static std::string normalizeKey(std::string_view key);
+
+  void set(std::string_view key, std::string value);
+  /// The value for `key` (either spelling), or nullopt.
   std::optional<std::string_view> get(std::string_view key) const;
   bool has(std::string_view key) const { return get(key).has_value(); }
   const std::vector<std::pair<std::string, std::string>>& items() const { return items_; }
@@ -76,7 +81,7 @@ struct Pod {
   bool holdsResources() const {
     return node != kNoNode && (phase == PodPhase::kRunning || phase == PodPhase::kPending);
   }
-  bool isPendingUnscheduled() const { return node == kNoNode && phase == PodPhase::kPending; }
+  bool isPendingUnscheduled() const { return node_name.empty() && phase == PodPhase::kPending; }
   std::string key() const { return namespace_ + "/" + name; }
 };
 

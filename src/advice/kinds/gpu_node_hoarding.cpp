@@ -1,0 +1,125 @@
+#include "advice/kinds/gpu_node_hoarding.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "advice/patch_yaml.h"
+
+namespace dagadvisor::advice {
+namespace {
+
+using nlohmann::json;
+
+struct Totals {
+  std::int64_t free_gpus = 0;
+  std::set<std::string> blocked_pods;
+  std::map<std::string, std::int64_t> cpu_by_owner_kind;
+  std::set<std::string> daemonsets;
+  bool all_tainted = true;
+};
+
+bool hasNoScheduleTaint(const json& taints, const std::string& key) {
+  return std::any_of(taints.begin(), taints.end(), [&](const json& t) {
+    return t.value("key", "") == key && t.value("effect", "") == "NoSchedule";
+  });
+}
+
+std::vector<TaintSpec> taintsWith(const json& existing, const std::string& key) {
+  std::vector<TaintSpec> taints;
+  for (const json& t : existing) {
+    taints.push_back({t.value("key", ""), t.value("value", ""), t.value("effect", "")});
+  }
+  if (!hasNoScheduleTaint(existing, key)) {
+    taints.push_back({key, "present", "NoSchedule"});
+  }
+  return taints;
+}
+
+void accumulate(const json& evidence, const std::string& taint_key, Totals& totals) {
+  totals.free_gpus += evidence.value("free_gpus", std::int64_t{0});
+  for (const json& pod : evidence.value("pending_gpu_pods", json::array())) {
+    totals.blocked_pods.insert(pod.value("namespace", "") + "/" + pod.value("pod", ""));
+  }
+  for (const json& owner : evidence.value("non_gpu_owners", json::array())) {
+    const std::string kind = owner.value("kind", "");
+    totals.cpu_by_owner_kind[kind] += owner.value("cpu_millis", std::int64_t{0});
+    if (kind == "DaemonSet") {
+      totals.daemonsets.insert(owner.value("namespace", "") + "/" + owner.value("name", ""));
+    }
+  }
+  totals.all_tainted =
+      totals.all_tainted && hasNoScheduleTaint(evidence.value("taints", json::array()), taint_key);
+}
+
+std::string actionText(const Totals& totals, const std::string& taint_key) {
+  std::string text;
+  if (totals.all_tainted) {
+    text = "The GPU nodes are already tainted " + taint_key +
+           ":NoSchedule, so the non-GPU pods on them tolerate it: remove broad tolerations "
+           "(operator: Exists without a key) from non-GPU workloads.";
+  } else {
+    text = "Taint the GPU nodes with " + taint_key +
+           "=present:NoSchedule (patches below) and add the matching toleration to the pod "
+           "templates of GPU workloads only; then restart the non-GPU Deployments/Jobs on these "
+           "nodes so they reschedule onto CPU nodes (NoSchedule does not evict running pods).";
+  }
+  if (!totals.daemonsets.empty()) {
+    text += " DaemonSets that must run on every node (";
+    std::size_t listed = 0;
+    for (const std::string& ds : totals.daemonsets) {
+      text += (listed++ ? ", " : "") + ds;
+    }
+    text += ") need the toleration too; lower their CPU/memory requests to what they use.";
+  }
+  return text;
+}
+
+std::string titleText(std::size_t nodes, const Totals& totals) {
+  return std::to_string(nodes) +
+         " GPU node(s) held by non-GPU pods: " + std::to_string(totals.free_gpus) +
+         " GPU(s) idle while " + std::to_string(totals.blocked_pods.size()) + " GPU pod(s) pend";
+}
+
+}  // namespace
+
+std::vector<Recommendation> adviseGpuNodeHoarding(
+    const std::vector<const analysis::Finding*>& findings, const config::Config& config) {
+  if (findings.empty()) {
+    return {};
+  }
+  const std::string& taint_key = config.detectors.gpu_node_hoarding.taint_key;
+  Recommendation rec;
+  rec.kind = "gpu-node-hoarding";
+  rec.target = "cluster/" + config.analysis.cluster;
+  Totals totals;
+  std::vector<std::pair<std::string, std::string>> docs;
+  json nodes = json::array();
+  for (const analysis::Finding* f : findings) {
+    rec.severity = std::max(rec.severity, f->severity);
+    rec.instances.push_back(f->target);
+    accumulate(f->evidence, taint_key, totals);
+    nodes.push_back(f->evidence);
+    const std::string node = f->evidence.value("node", "");
+    docs.emplace_back(
+        "kubectl patch node " + node + " --patch-file <this document>",
+        nodeTaintsPatch(node, taintsWith(f->evidence.value("taints", json::array()), taint_key)));
+  }
+  docs.emplace_back("merge into the pod template spec of every GPU workload",
+                    tolerationPatch(taint_key, "NoSchedule"));
+  rec.title = titleText(findings.size(), totals);
+  rec.action = actionText(totals, taint_key);
+  rec.patch_yaml = joinDocuments(docs);
+  rec.impact_score = static_cast<double>(totals.free_gpus);
+  rec.impact = "up to " + std::to_string(totals.free_gpus) + " idle GPU(s) on " +
+               std::to_string(findings.size()) + " node(s) become usable by " +
+               std::to_string(totals.blocked_pods.size()) + " pending GPU pod(s)";
+  rec.evidence = {{"nodes", nodes},
+                  {"free_gpus", totals.free_gpus},
+                  {"pending_gpu_pods", std::vector<std::string>(totals.blocked_pods.begin(),
+                                                                totals.blocked_pods.end())},
+                  {"non_gpu_cpu_millis_by_owner_kind", totals.cpu_by_owner_kind}};
+  return {std::move(rec)};
+}
+
+}  // namespace dagadvisor::advice

@@ -1,0 +1,17 @@
+#include "analysis/finding.h"
+
+namespace dagadvisor::analysis {
+
+std::string_view severityName(Severity severity) {
+  switch (severity) {
+    case Severity::kInfo:
+      return "info";
+    case Severity::kWarning:
+      return "warning";
+    case Severity::kCritical:
+      return "critical";
+  }
+  return "info";
+}
+
+}  // namespace dagadvisor::analysis

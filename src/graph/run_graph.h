@@ -1,0 +1,34 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "graph/critical_path.h"
+#include "graph/task_graph.h"
+#include "model/cluster.h"
+#include "model/workflow.h"
+
+namespace dagadvisor::graph {
+
+/// One run with its graph and observed timings: what every run-level detector and view reads.
+struct RunGraph {
+  const model::WorkflowRun* run = nullptr;  // owned by the cycle's run list
+  TaskGraph graph;
+  std::vector<double>
+      run_seconds;  // started → finished (→ analysis time while running; 0 unstarted)
+  std::vector<double> queue_seconds;  // created → started (→ analysis time while waiting)
+  CriticalPath critical_path;         // over run_seconds
+  UnixSeconds first_created = 0;
+  UnixSeconds last_finished = 0;      // or the analysis time while the run is unfinished
+  bool finished = false;              // every task succeeded or failed
+  double makespan = 0;                // last_finished − first_created
+  std::vector<std::string> problems;  // the run's data problems plus graph ones (cycles)
+
+  /// critical path / makespan: 1 means no time was lost outside the critical path's work.
+  double efficiency() const { return makespan > 0 ? critical_path.length / makespan : 0; }
+};
+
+/// Builds the graph of `run` and measures it against the pods of `cluster` at cluster.at().
+RunGraph buildRunGraph(const model::WorkflowRun& run, const model::ClusterSnapshot& cluster);
+
+}  // namespace dagadvisor::graph

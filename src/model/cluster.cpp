@@ -1,0 +1,120 @@
+#include "model/cluster.h"
+
+#include <algorithm>
+
+namespace dagadvisor::model {
+
+namespace {
+
+bool isPlainKeyChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+bool isNormalized(std::string_view key) {
+  for (char c : key) {
+    if (!isPlainKeyChar(c)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string LabelSet::normalizeKey(std::string_view key) {
+  std::string out(key);
+  for (char& c : out) {
+    if (!isPlainKeyChar(c)) {
+      c = '_';
+    }
+  }
+  return out;
+}
+
+void LabelSet::set(std::string_view raw_key, std::string value) {
+  std::string key = normalizeKey(raw_key);
+  auto it = std::lower_bound(items_.begin(), items_.end(), key,
+                             [](const auto& item, const std::string& k) { return item.first < k; });
+  if (it != items_.end() && it->first == key) {
+    it->second = std::move(value);
+  } else {
+    items_.emplace(it, std::move(key), std::move(value));
+  }
+}
+
+std::optional<std::string_view> LabelSet::get(std::string_view raw_key) const {
+  std::string normalized;
+  std::string_view key = raw_key;
+  if (!isNormalized(raw_key)) {
+    normalized = normalizeKey(raw_key);
+    key = normalized;
+  }
+  auto it = std::lower_bound(items_.begin(), items_.end(), key,
+                             [](const auto& item, std::string_view k) { return item.first < k; });
+  if (it != items_.end() && it->first == key) {
+    return std::string_view(it->second);
+  }
+  return std::nullopt;
+}
+
+std::string_view phaseName(PodPhase phase) {
+  switch (phase) {
+    case PodPhase::kPending:
+      return "Pending";
+    case PodPhase::kRunning:
+      return "Running";
+    case PodPhase::kSucceeded:
+      return "Succeeded";
+    case PodPhase::kFailed:
+      return "Failed";
+    case PodPhase::kUnknown:
+      return "Unknown";
+  }
+  return "Unknown";
+}
+
+ClusterSnapshot::ClusterSnapshot(UnixSeconds at, std::vector<Node> nodes, std::vector<Pod> pods)
+    : at_(at), nodes_(std::move(nodes)), pods_(std::move(pods)) {
+  node_index_.reserve(nodes_.size());
+  for (NodeId id = 0; id < nodes_.size(); ++id) {
+    node_index_.emplace(nodes_[id].name, id);
+  }
+  pods_by_node_.resize(nodes_.size());
+  requested_by_node_.resize(nodes_.size());
+  pod_index_.reserve(pods_.size());
+  for (PodId id = 0; id < pods_.size(); ++id) {
+    Pod& pod = pods_[id];
+    pod_index_.emplace(pod.key(), id);
+    if (pod.node == kNoNode && !pod.node_name.empty()) {
+      if (auto it = node_index_.find(pod.node_name); it != node_index_.end()) {
+        pod.node = it->second;
+      }
+    }
+    if (pod.holdsResources()) {
+      pods_by_node_[pod.node].push_back(id);
+      requested_by_node_[pod.node] += pod.requests;
+    } else if (pod.isPendingUnscheduled()) {
+      pending_.push_back(id);
+    }
+  }
+}
+
+std::optional<NodeId> ClusterSnapshot::findNode(std::string_view name) const {
+  if (auto it = node_index_.find(std::string(name)); it != node_index_.end()) {
+    return it->second;
+  }
+  return std::nullopt;
+}
+
+std::optional<PodId> ClusterSnapshot::findPod(std::string_view namespace_,
+                                              std::string_view name) const {
+  std::string key;
+  key.reserve(namespace_.size() + name.size() + 1);
+  key.append(namespace_).append("/").append(name);
+  if (auto it = pod_index_.find(key); it != pod_index_.end()) {
+    return it->second;
+  }
+  return std::nullopt;
+}
+
+}  // namespace dagadvisor::model

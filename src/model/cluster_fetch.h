@@ -1,0 +1,28 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "model/cluster.h"
+#include "model/query_catalog.h"
+#include "sources/metrics_source.h"
+
+namespace dagadvisor::model {
+
+/// What fetching cost and what the backend warned about.
+struct FetchStats {
+  std::size_t queries = 0;
+  std::size_t bytes = 0;
+  std::vector<std::string> warnings;  // "query pod_info: <backend warning>"
+};
+
+/// Runs every catalog query at `at` against `source`, decodes each body in place and builds the
+/// snapshot. The first failing query fails the whole fetch: a partial cluster would produce
+/// wrong advice (a node missing its pods looks idle).
+Result<ClusterSnapshot> fetchClusterSnapshot(sources::MetricsSource& source,
+                                             const QueryCatalog& catalog, UnixSeconds at,
+                                             FetchStats& stats);
+
+}  // namespace dagadvisor::model

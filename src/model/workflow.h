@@ -1,0 +1,40 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/cluster.h"
+
+namespace dagadvisor::model {
+
+using TaskIndex = std::uint32_t;
+
+/// One task of a run: the pod of its latest attempt, and the facts the graph stage needs.
+struct Task {
+  std::string id;                       // the engine's task id, unique within the run
+  PodId pod = 0;                        // latest attempt
+  std::uint32_t attempts = 1;           // pods seen for this task (retries)
+  std::vector<std::string> parent_ids;  // as declared, before resolution
+};
+
+/// A directed dependency parent → child, by task index.
+struct Edge {
+  TaskIndex parent;
+  TaskIndex child;
+};
+
+/// One execution of a DAG, whatever engine ran it.
+struct WorkflowRun {
+  std::string namespace_;
+  std::string dag;
+  std::string run;
+  std::string engine;  // "labels" for the seed convention
+  std::vector<Task> tasks;
+  std::vector<Edge> edges;
+  std::vector<std::string> problems;  // data-quality messages; never a reason to crash
+
+  std::string id() const { return namespace_ + "/" + dag + "/" + run; }
+};
+
+}  // namespace dagadvisor::model

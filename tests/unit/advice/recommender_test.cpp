@@ -1,0 +1,90 @@
+#include "advice/recommender.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <catch2/catch.hpp>
+
+using namespace dagadvisor;
+using nlohmann::json;
+
+namespace {
+
+analysis::Finding hoardingFinding(const std::string& node, int free_gpus, json taints) {
+  analysis::Finding f;
+  f.kind = "gpu-node-hoarding";
+  f.severity = analysis::Severity::kWarning;
+  f.target = "node/" + node;
+  f.impact = free_gpus;
+  f.evidence = {{"node", node},
+                {"free_gpus", free_gpus},
+                {"taints", std::move(taints)},
+                {"non_gpu_owners", json::array({{{"kind", "DaemonSet"},
+                                                 {"namespace", "logging"},
+                                                 {"name", "fluentd"},
+                                                 {"cpu_millis", 6000},
+                                                 {"memory_bytes", 1}}})},
+                {"pending_gpu_pods", json::array({{{"namespace", "ml"}, {"pod", "train-1"}}})}};
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("hoarding findings become one recommendation with valid Node patches",
+          "[advice][gpu-node-hoarding]") {
+  config::Config config;
+  const json existing =
+      json::array({{{"key", "dedicated"}, {"value", "ml"}, {"effect", "NoExecute"}}});
+  const std::vector<analysis::Finding> findings = {hoardingFinding("gpu-1", 3, json::array()),
+                                                   hoardingFinding("gpu-2", 2, existing)};
+  const auto recs = advice::recommend(findings, config);
+  REQUIRE(recs.size() == 1);
+  const advice::Recommendation& rec = recs[0];
+  CHECK(rec.kind == "gpu-node-hoarding");
+  CHECK(rec.instances == std::vector<std::string>{"node/gpu-1", "node/gpu-2"});
+  CHECK(rec.impact_score == 5);
+  CHECK(rec.evidence["pending_gpu_pods"].size() == 1);  // the same pod counted once
+  CHECK_THAT(rec.action, Catch::Contains("logging/fluentd"));
+
+  const auto docs = YAML::LoadAll(rec.patch_yaml);
+  REQUIRE(docs.size() == 3);
+  for (int i = 0; i < 2; ++i) {
+    CHECK(docs[i]["apiVersion"].as<std::string>() == "v1");
+    CHECK(docs[i]["kind"].as<std::string>() == "Node");
+    CHECK(docs[i]["metadata"]["name"].as<std::string>() == "gpu-" + std::to_string(i + 1));
+  }
+  // gpu-1 gets the new taint; gpu-2 keeps its own taint beside the new one (lists replace).
+  REQUIRE(docs[0]["spec"]["taints"].size() == 1);
+  CHECK(docs[0]["spec"]["taints"][0]["key"].as<std::string>() == "nvidia.com/gpu");
+  CHECK(docs[0]["spec"]["taints"][0]["effect"].as<std::string>() == "NoSchedule");
+  REQUIRE(docs[1]["spec"]["taints"].size() == 2);
+  CHECK(docs[1]["spec"]["taints"][0]["key"].as<std::string>() == "dedicated");
+  const auto toleration = docs[2]["spec"]["tolerations"][0];
+  CHECK(toleration["key"].as<std::string>() == "nvidia.com/gpu");
+  CHECK(toleration["operator"].as<std::string>() == "Exists");
+}
+
+TEST_CASE("recommendation ids are stable per kind, cluster and target", "[advice]") {
+  const auto a = advice::stableId("gpu-node-hoarding", "prod", "cluster/prod");
+  CHECK(a == advice::stableId("gpu-node-hoarding", "prod", "cluster/prod"));
+  CHECK(a.rfind("gpu-node-hoarding-", 0) == 0);
+  CHECK(a.size() == std::string("gpu-node-hoarding-").size() + 8);
+  CHECK(a != advice::stableId("gpu-node-hoarding", "staging", "cluster/prod"));
+  CHECK(a != advice::stableId("gpu-node-hoarding", "prod", "cluster/staging"));
+}
+
+TEST_CASE("history keeps first_seen across cycles", "[advice]") {
+  config::Config config;
+  advice::RecommendationHistory history;
+  auto first = advice::recommend({hoardingFinding("gpu-1", 1, json::array())}, config);
+  history.stamp(first, 100);
+  auto second = advice::recommend({hoardingFinding("gpu-1", 1, json::array())}, config);
+  history.stamp(second, 160);
+  REQUIRE(second.size() == 1);
+  CHECK(second[0].id == first[0].id);
+  CHECK(second[0].first_seen == 100);
+  CHECK(second[0].last_seen == 160);
+}
+
+TEST_CASE("no findings, no advice", "[advice]") {
+  CHECK(advice::recommend({}, config::Config{}).empty());
+}

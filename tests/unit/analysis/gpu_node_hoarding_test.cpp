@@ -1,0 +1,110 @@
+#include "analysis/detectors/gpu_node_hoarding.h"
+
+#include <catch2/catch.hpp>
+
+#include "support/builders.h"
+
+using namespace dagadvisor;
+using testing::makeNode;
+using testing::makePod;
+using testing::ownedBy;
+
+namespace {
+
+std::vector<analysis::Finding> detect(const model::ClusterSnapshot& cluster,
+                                      const config::Config& config = {}) {
+  std::vector<graph::RunGraph> runs;
+  analysis::FindingSink sink;
+  analysis::GpuNodeHoarding().analyze({cluster, runs, config}, sink);
+  return sink.findings();
+}
+
+// The seed's picture: a 16-core, 64 GiB, 4-GPU node whose CPU is mostly requested by a log
+// collector and a web service, and a training pod that needs 8 cores and 1 GPU.
+std::vector<model::Pod> seedPods() {
+  return {
+      makePod("logging", "fluentd-abc", "gpu-1", 6, 8, 0, ownedBy("DaemonSet", "fluentd")),
+      makePod("web", "api-1", "gpu-1", 6, 8, 0, ownedBy("ReplicaSet", "api-7d9")),
+      makePod("ml", "train-0", "gpu-1", 2, 8, 1, ownedBy("Job", "train")),
+      makePod("ml", "train-1", "", 8, 16, 1, ownedBy("Job", "train")),
+  };
+}
+
+}  // namespace
+
+TEST_CASE("hoarding is found on a GPU node held by non-GPU pods while a GPU pod pends",
+          "[detector][gpu-node-hoarding]") {
+  model::ClusterSnapshot cluster(5000, {makeNode("gpu-1", 16, 64, 4), makeNode("cpu-1", 32, 128)},
+                                 seedPods());
+  const auto findings = detect(cluster);
+  REQUIRE(findings.size() == 1);
+  const analysis::Finding& f = findings[0];
+  CHECK(f.kind == "gpu-node-hoarding");
+  CHECK(f.target == "node/gpu-1");
+  CHECK(f.severity == analysis::Severity::kWarning);
+  CHECK(f.evidence["free_gpus"] == 3);
+  CHECK(f.evidence["non_gpu_cpu_millis"] == 12'000);
+  CHECK(f.evidence["non_gpu_cpu_share"].get<double>() == Approx(0.75));
+  REQUIRE(f.evidence["non_gpu_owners"].size() == 2);
+  REQUIRE(f.evidence["pending_gpu_pods"].size() == 1);
+  CHECK(f.evidence["pending_gpu_pods"][0]["pod"] == "train-1");
+  CHECK(f.evidence["pending_gpu_pods"][0]["waiting_seconds"] == 4000);
+  CHECK(f.impact == 3);
+}
+
+TEST_CASE("no hoarding when the pending GPU pod fits or the share is below the threshold",
+          "[detector][gpu-node-hoarding]") {
+  SECTION("the GPU node has room: the pending pod is not blocked by the hold") {
+    auto pods = seedPods();
+    pods[3].requests.cpu_millis = 1000;  // fits in the 2 free cores
+    model::ClusterSnapshot cluster(5000, {makeNode("gpu-1", 16, 64, 4)}, std::move(pods));
+    CHECK(detect(cluster).empty());
+  }
+  SECTION("non-GPU pods hold less than the threshold") {
+    auto pods = seedPods();
+    pods[0].requests.cpu_millis = 1000;
+    pods[1].requests.cpu_millis = 1000;
+    pods[3].requests.cpu_millis = 13'500;  // needs more than the node: not the hold's fault
+    model::ClusterSnapshot cluster(5000, {makeNode("gpu-1", 16, 64, 4)}, std::move(pods));
+    CHECK(detect(cluster).empty());
+  }
+  SECTION("every GPU is taken: nothing is stranded") {
+    auto pods = seedPods();
+    pods[2].requests.gpus = 4;
+    model::ClusterSnapshot cluster(5000, {makeNode("gpu-1", 16, 64, 4)}, std::move(pods));
+    CHECK(detect(cluster).empty());
+  }
+  SECTION("a CPU-only cluster") {
+    model::ClusterSnapshot cluster(
+        5000, {makeNode("cpu-1", 16, 64)},
+        {makePod("web", "api", "cpu-1", 15, 8, 0, ownedBy("ReplicaSet", "api"))});
+    CHECK(detect(cluster).empty());
+  }
+}
+
+TEST_CASE("without pending GPU pods the hold is reported only when asked, as info",
+          "[detector][gpu-node-hoarding]") {
+  auto pods = seedPods();
+  pods.pop_back();
+  model::ClusterSnapshot cluster(5000, {makeNode("gpu-1", 16, 64, 4)}, std::move(pods));
+  CHECK(detect(cluster).empty());
+  config::Config config;
+  config.detectors.gpu_node_hoarding.require_pending_gpu_pods = false;
+  const auto findings = detect(cluster, config);
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].severity == analysis::Severity::kInfo);
+}
+
+TEST_CASE("the threshold edge: a share exactly at min_non_gpu_share counts",
+          "[detector][gpu-node-hoarding]") {
+  auto pods = seedPods();
+  pods[0].requests.cpu_millis = 4000;
+  pods[1].requests.cpu_millis = 4000;  // 8 of 16 cores = 0.5 exactly
+  pods[1].requests.memory_bytes = 0;
+  pods[3].requests.cpu_millis = 7000;  // 6 free, needs 7
+  model::ClusterSnapshot cluster(5000, {makeNode("gpu-1", 16, 64, 4)}, pods);
+  CHECK(detect(cluster).size() == 1);
+  config::Config stricter;
+  stricter.detectors.gpu_node_hoarding.min_non_gpu_share = 0.51;
+  CHECK(detect(cluster, stricter).empty());
+}

@@ -31,32 +31,42 @@ struct MetricNames {
   std::vector<std::string> scheduling_latency = {"scheduler_pod_scheduling_sli_duration_seconds",
                                                  "scheduler_pod_scheduling_duration_seconds",
                                                  "scheduler_e2e_scheduling_duration_seconds"};
+
+  bool operator==(const MetricNames&) const = default;
 };
 
 struct PrometheusSource {
-  std::string url;                 // "" = not configured; http(s)://host:port[/prefix]
-  Seconds timeout{30};             // per query
-  std::string bearer_token_file;   // re-read every cycle; never logged
+  std::string url;                             // "" = not configured; http(s)://host:port[/prefix]
+  Seconds timeout{30};                         // per query
+  std::string bearer_token_file;               // re-read every cycle; never logged
   std::map<std::string, std::string> headers;  // extra headers, e.g. X-Scope-OrgID for Mimir
-  std::string selector;            // extra label matchers for every query, e.g. cluster="prod"
-  Seconds lookback{6 * 3600.0};    // how far back finished pods are still rebuilt
+  std::string selector;          // extra label matchers for every query, e.g. cluster="prod"
+  Seconds lookback{6 * 3600.0};  // how far back finished pods are still rebuilt
   MetricNames metrics;
+
+  bool operator==(const PrometheusSource&) const = default;
 };
 
 struct Sources {
   PrometheusSource prometheus;
   std::string snapshot_dir;  // replay a recorded snapshot instead of querying Prometheus
+
+  bool operator==(const Sources&) const = default;
 };
 
 struct Server {
   std::string listen = "127.0.0.1:9731";  // loopback unless told otherwise
   int threads = 4;
   Seconds stale_after{300};  // analysis older than this is reported stale
+
+  bool operator==(const Server&) const = default;
 };
 
 struct Analysis {
   std::string cluster = "default";  // name carried by every output
   Seconds interval{60};             // cycle period in `serve`
+
+  bool operator==(const Analysis&) const = default;
 };
 
 /// The seed's labelling convention for plain labelled pods (SPEC §3, adapter 1).
@@ -65,6 +75,8 @@ struct WorkflowLabels {
   std::string run_label = "dag-run";
   std::string task_label = "task-id";
   std::string dependencies_annotation = "workflow.dependencies";
+
+  bool operator==(const WorkflowLabels&) const = default;
 };
 
 struct GpuNodeHoarding {
@@ -75,17 +87,23 @@ struct GpuNodeHoarding {
   int min_free_gpus = 1;
   /// Pending GPU pods are required before the finding is a warning rather than info.
   bool require_pending_gpu_pods = true;
-  std::string taint_key = "nvidia.com/gpu";  // the taint the patch proposes
+  std::string taint_key = "nvidia.com/gpu";       // the taint the patch proposes
   std::string accelerator_label = "accelerator";  // node label that marks GPU nodes
+
+  bool operator==(const GpuNodeHoarding&) const = default;
 };
 
 struct Detectors {
   GpuNodeHoarding gpu_node_hoarding;
+
+  bool operator==(const Detectors&) const = default;
 };
 
 struct Logging {
   std::string level = "info";     // debug, info, warn, error
   std::string format = "logfmt";  // logfmt or json
+
+  bool operator==(const Logging&) const = default;
 };
 
 /// Every setting, with its default in the member initialiser. One struct tree; the YAML file,
@@ -97,6 +115,8 @@ struct Config {
   WorkflowLabels workflow_labels;
   Detectors detectors;
   Logging logging;
+
+  bool operator==(const Config&) const = default;
 };
 
 }  // namespace dagadvisor::config

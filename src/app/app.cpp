@@ -1,0 +1,128 @@
+#include "app/app.h"
+
+#include <cstdio>
+#include <iostream>
+
+#include "app/analysis_cycle.h"
+#include "app/serve.h"
+#include "app/setup.h"
+#include "common/duration.h"
+#include "common/log.h"
+#include "config/config_loader.h"
+#include "report/report_json.h"
+#include "report/report_text.h"
+#include "report/report_yaml.h"
+#include "sources/http_client.h"
+#include "sources/snapshot/snapshot_writer.h"
+
+namespace dagadvisor::app {
+namespace {
+
+const log::Logger kLog("app");
+
+int fail(int code, const std::string& message) {
+  std::cerr << "dagadvisor: " << message << "\n";
+  return code;
+}
+
+int printReport(const advice::AnalysisReport& report, const std::string& format,
+                const Clock& clock) {
+  if (format == "json") {
+    std::cout << report::reportJson(report, clock.now(), false).dump(2) << "\n";
+  } else if (format == "yaml") {
+    std::cout << report::renderYaml(report, clock.now(), false);
+  } else {
+    std::cout << report::renderText(report);
+  }
+  return kExitOk;
+}
+
+int analyze(const CliOptions& cli, const config::Config& config) {
+  SystemClock clock;
+  auto setup = openSource(config);
+  if (!setup.ok()) {
+    return fail(setup.error().message.rfind("no data source", 0) == 0 ? kExitUsage : kExitFailure,
+                setup.error().describe());
+  }
+  auto at = analysisTime(cli, *setup, clock);
+  if (!at.ok()) {
+    return fail(kExitUsage, at.error().describe());
+  }
+  auto report = runAnalysisCycle(*setup->source, config, *at, clock, nullptr);
+  if (!report.ok()) {
+    return fail(kExitFailure, report.error().describe());
+  }
+  return printReport(**report, cli.output, clock);
+}
+
+int recordSnapshot(const CliOptions& cli, config::Config config) {
+  if (cli.out_dir.empty()) {
+    return fail(kExitUsage, "snapshot record needs --out DIR");
+  }
+  config.sources.snapshot_dir.clear();
+  SystemClock clock;
+  auto setup = openSource(config);
+  if (!setup.ok()) {
+    return fail(kExitUsage, setup.error().describe());
+  }
+  auto at = analysisTime(cli, *setup, clock);
+  if (!at.ok()) {
+    return fail(kExitUsage, at.error().describe());
+  }
+  sources::SnapshotWriter writer(*setup->source, cli.out_dir, &clock);
+  auto report = runAnalysisCycle(writer, config, *at, clock, nullptr);
+  if (!report.ok()) {
+    return fail(kExitFailure, report.error().describe());
+  }
+  if (auto done = writer.finish(*at); !done.ok()) {
+    return fail(kExitFailure, done.error().describe());
+  }
+  std::cout << "recorded " << writer.recordedCount() << " queries at " << formatTimestamp(*at)
+            << " into " << cli.out_dir << "\n";
+  return kExitOk;
+}
+
+int checkConfig(const CliOptions& cli, const config::Config& config) {
+  if (!cli.print_default_config) {
+    std::cerr << (cli.config_path.empty() ? std::string("defaults") : cli.config_path)
+              << ": configuration is valid\n";
+  }
+  std::cout << config::renderConfigYaml(cli.print_default_config ? config::Config{} : config);
+  return kExitOk;
+}
+
+}  // namespace
+
+int run(int argc, char** argv) {
+  auto cli = parseOptions(argc, argv);
+  if (!cli.ok()) {
+    return fail(kExitUsage, cli.error().describe());
+  }
+  if (cli->command == "help") {
+    std::cout << cli->help_text;
+    return kExitOk;
+  }
+  if (cli->command == "version") {
+    std::cout << "dagadvisor " << DAGADVISOR_VERSION << "\n";
+    return kExitOk;
+  }
+  auto config = loadEffectiveConfig(*cli);
+  if (!config.ok()) {
+    return fail(kExitUsage,
+                "invalid configuration (" + config.error().field + "):\n" + config.error().message);
+  }
+  configureLogging(*config);
+  sources::initHttpGlobal();
+  if (cli->command == "check-config") {
+    return checkConfig(*cli, *config);
+  }
+  if (cli->command == "analyze") {
+    return analyze(*cli, *config);
+  }
+  if (cli->command == "snapshot-record") {
+    return recordSnapshot(*cli, *config);
+  }
+  return serve(*cli, std::move(config).value());
+}
+
+}  // namespace dagadvisor::app

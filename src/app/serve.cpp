@@ -1,0 +1,173 @@
+#include "app/serve.h"
+
+#include <prometheus/registry.h>
+
+#include <condition_variable>
+#include <mutex>
+
+#include "app/analysis_cycle.h"
+#include "app/app.h"
+#include "app/setup.h"
+#include "app/signals.h"
+#include "common/log.h"
+#include "exporter/metrics_handler.h"
+#include "exporter/report_collector.h"
+#include "exporter/self_metrics.h"
+#include "server/api_handlers.h"
+#include "server/health_handlers.h"
+#include "server/http_server.h"
+#include "server/snapshot_store.h"
+
+namespace dagadvisor::app {
+namespace {
+
+const log::Logger kLog("serve");
+
+/// What the signal thread and HTTP handlers ask of the cycle loop.
+class LoopControl {
+ public:
+  void requestStop() { set(stop_); }
+  void requestReload() { set(reload_); }
+
+  /// Sleeps until `seconds` pass or a request arrives; true unless asked to stop.
+  bool waitFor(double seconds) {
+    std::unique_lock lock(mutex_);
+    cv_.wait_for(lock, std::chrono::duration<double>(seconds), [&] { return stop_ || reload_; });
+    return !stop_;
+  }
+  bool takeReload() {
+    std::lock_guard lock(mutex_);
+    return std::exchange(reload_, false);
+  }
+
+ private:
+  void set(bool& flag) {
+    {
+      std::lock_guard lock(mutex_);
+      flag = true;
+    }
+    cv_.notify_all();
+  }
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  bool reload_ = false;
+};
+
+/// The config and source the loop currently runs with; replaced whole on a good reload.
+struct Running {
+  config::Config config;
+  SourceSetup setup;
+};
+
+Result<Running> prepare(const CliOptions& cli) {
+  auto config = loadEffectiveConfig(cli);
+  if (!config.ok()) {
+    return config.error();
+  }
+  auto setup = openSource(*config);
+  if (!setup.ok()) {
+    return setup.error();
+  }
+  return Running{std::move(config).value(), std::move(setup).value()};
+}
+
+void reload(const CliOptions& cli, Running& running, exporter::SelfMetrics& self) {
+  auto next = prepare(cli);
+  if (!next.ok()) {
+    kLog.error("reload rejected, keeping the running configuration",
+               {{"error", next.error().describe()}});
+    self.setConfigReloadSuccessful(false);
+    return;
+  }
+  if (next->config.server.listen != running.config.server.listen) {
+    kLog.warn("server.listen changes take effect after a restart");
+  }
+  running = std::move(next).value();
+  configureLogging(running.config);
+  self.setConfigReloadSuccessful(true);
+  kLog.info("configuration reloaded");
+}
+
+void runCycle(Running& running, const CliOptions& cli, server::SnapshotStore& store,
+              exporter::SelfMetrics& self, advice::RecommendationHistory& history) {
+  const Clock& clock = store.clock();
+  auto at = analysisTime(cli, running.setup, clock);
+  auto report = at.ok()
+                    ? runAnalysisCycle(*running.setup.source, running.config, *at, clock, &history)
+                    : Result<std::shared_ptr<const advice::AnalysisReport>>(at.error());
+  if (report.ok()) {
+    self.recordCycle(**report);
+    store.publish(*report);
+    kLog.info("analysis published",
+              {{"recommendations", std::to_string((*report)->recommendations.size())},
+               {"seconds", std::to_string((*report)->analysis_seconds)}});
+  } else {
+    self.recordCycleFailure(running.setup.source->describe(), report.error().describe());
+    store.recordFailure(report.error().describe());
+    kLog.error("analysis failed, serving the last good one as stale",
+               {{"error", report.error().describe()}});
+  }
+  const server::Freshness fresh = store.freshness();
+  self.setStale(fresh.stale, fresh.age_seconds);
+}
+
+}  // namespace
+
+int serve(const CliOptions& cli, config::Config initial) {
+  LoopControl control;
+  SignalWatcher signals([&] { control.requestStop(); }, [&] { control.requestReload(); });
+  auto setup = openSource(initial);
+  if (!setup.ok()) {
+    kLog.error("cannot open the data source", {{"error", setup.error().describe()}});
+    return kExitUsage;
+  }
+  Running running{std::move(initial), std::move(setup).value()};
+
+  SystemClock clock;
+  server::SnapshotStore store(clock, running.config.server.stale_after.count());
+  auto registry = std::make_shared<prometheus::Registry>();
+  exporter::SelfMetrics self(registry, running.config.analysis.cluster, DAGADVISOR_VERSION);
+  exporter::MetricsHandler metrics;
+  metrics.add(registry);
+  metrics.add(std::make_shared<exporter::ReportCollector>([&store] {
+    std::vector<std::shared_ptr<const advice::AnalysisReport>> reports;
+    if (auto current = store.current()) {
+      reports.push_back(current->report);
+    }
+    return reports;
+  }));
+
+  server::HttpServer http({running.config.server.listen, running.config.server.threads});
+  server::registerApiRoutes(http, store);
+  server::registerHealthRoutes(http, store);
+  server::registerMetricsRoute(http, metrics);
+  http.route("POST", "/-/reload", [&](const server::HttpRequest&) {
+    control.requestReload();
+    return server::HttpResponse{202, "application/json", R"({"status":"reload requested"})", {}};
+  });
+  if (auto started = http.start(); !started.ok()) {
+    kLog.error("cannot start the HTTP server", {{"error", started.error().describe()}});
+    return kExitFailure;
+  }
+  kLog.info(
+      "serving",
+      {{"url", "http://" +
+                   running.config.server.listen.substr(0, running.config.server.listen.rfind(':')) +
+                   ":" + std::to_string(http.port()) + "/"},
+       {"source", running.setup.source->describe()}});
+
+  advice::RecommendationHistory history;
+  do {
+    if (control.takeReload()) {
+      reload(cli, running, self);
+    }
+    runCycle(running, cli, store, self, history);
+  } while (control.waitFor(running.config.analysis.interval.count()));
+
+  kLog.info("stopping");
+  http.stop();
+  return kExitOk;
+}
+
+}  // namespace dagadvisor::app

@@ -1,0 +1,169 @@
+#include "config/config_fields.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+namespace dagadvisor::config {
+
+std::vector<Field> configFields(Config& config) {
+  PrometheusSource& prom = config.sources.prometheus;
+  MetricNames& metrics = prom.metrics;
+  GpuNodeHoarding& hoarding = config.detectors.gpu_node_hoarding;
+  WorkflowLabels& labels = config.workflow_labels;
+  return {
+      {"sources.prometheus.url", &prom.url, Rule::kUrl},
+      {"sources.prometheus.timeout", &prom.timeout, Rule::kPositive},
+      {"sources.prometheus.bearer_token_file", &prom.bearer_token_file},
+      {"sources.prometheus.headers", &prom.headers, Rule::kHeaders},
+      {"sources.prometheus.selector", &prom.selector, Rule::kSelector},
+      {"sources.prometheus.lookback", &prom.lookback, Rule::kNonNegative},
+      {"sources.prometheus.metrics.node_info", &metrics.node_info, Rule::kMetricName},
+      {"sources.prometheus.metrics.node_labels", &metrics.node_labels, Rule::kMetricName},
+      {"sources.prometheus.metrics.node_allocatable", &metrics.node_allocatable, Rule::kMetricName},
+      {"sources.prometheus.metrics.node_capacity", &metrics.node_capacity, Rule::kMetricName},
+      {"sources.prometheus.metrics.node_taint", &metrics.node_taint, Rule::kMetricName},
+      {"sources.prometheus.metrics.node_unschedulable", &metrics.node_unschedulable,
+       Rule::kMetricName},
+      {"sources.prometheus.metrics.pod_info", &metrics.pod_info, Rule::kMetricName},
+      {"sources.prometheus.metrics.pod_labels", &metrics.pod_labels, Rule::kMetricName},
+      {"sources.prometheus.metrics.pod_annotations", &metrics.pod_annotations, Rule::kMetricName},
+      {"sources.prometheus.metrics.pod_owner", &metrics.pod_owner, Rule::kMetricName},
+      {"sources.prometheus.metrics.pod_requests", &metrics.pod_requests, Rule::kMetricName},
+      {"sources.prometheus.metrics.pod_phase", &metrics.pod_phase, Rule::kMetricName},
+      {"sources.prometheus.metrics.pod_created", &metrics.pod_created, Rule::kMetricName},
+      {"sources.prometheus.metrics.pod_scheduled_time", &metrics.pod_scheduled_time,
+       Rule::kMetricName},
+      {"sources.prometheus.metrics.pod_start_time", &metrics.pod_start_time, Rule::kMetricName},
+      {"sources.prometheus.metrics.pod_completion_time", &metrics.pod_completion_time,
+       Rule::kMetricName},
+      {"sources.prometheus.metrics.scheduling_latency", &metrics.scheduling_latency,
+       Rule::kMetricName},
+      {"sources.snapshot_dir", &config.sources.snapshot_dir},
+      {"server.listen", &config.server.listen, Rule::kHostPort},
+      {"server.threads", &config.server.threads, Rule::kThreads},
+      {"server.stale_after", &config.server.stale_after, Rule::kPositive},
+      {"analysis.cluster", &config.analysis.cluster, Rule::kNonEmpty},
+      {"analysis.interval", &config.analysis.interval, Rule::kPositive},
+      {"workflow_labels.dag_label", &labels.dag_label, Rule::kNonEmpty},
+      {"workflow_labels.run_label", &labels.run_label, Rule::kNonEmpty},
+      {"workflow_labels.task_label", &labels.task_label, Rule::kNonEmpty},
+      {"workflow_labels.dependencies_annotation", &labels.dependencies_annotation, Rule::kNonEmpty},
+      {"detectors.gpu_node_hoarding.enabled", &hoarding.enabled},
+      {"detectors.gpu_node_hoarding.min_non_gpu_share", &hoarding.min_non_gpu_share, Rule::kShare},
+      {"detectors.gpu_node_hoarding.min_free_gpus", &hoarding.min_free_gpus, Rule::kNonNegative},
+      {"detectors.gpu_node_hoarding.require_pending_gpu_pods", &hoarding.require_pending_gpu_pods},
+      {"detectors.gpu_node_hoarding.taint_key", &hoarding.taint_key, Rule::kNonEmpty},
+      {"detectors.gpu_node_hoarding.accelerator_label", &hoarding.accelerator_label,
+       Rule::kNonEmpty},
+      {"logging.level", &config.logging.level, Rule::kLogLevel},
+      {"logging.format", &config.logging.format, Rule::kLogFormat},
+  };
+}
+
+namespace {
+
+constexpr std::size_t kMaxSuggestionDistance = 2;
+
+std::size_t editDistance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) {
+    row[j] = j;
+  }
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t substitution = diagonal + (a[i - 1] == b[j - 1] ? 0 : 1);
+      diagonal = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, substitution});
+    }
+  }
+  return row[b.size()];
+}
+
+// The first setting or section named `key` anywhere in the tree, in file order.
+const FieldNode* findByName(const FieldNode& node, std::string_view key) {
+  for (const FieldNode& child : node.children) {
+    if (child.name == key) {
+      return &child;
+    }
+    if (const FieldNode* found = findByName(child, key)) {
+      return found;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::string_view suggestKey(const FieldNode& root, const FieldNode& section, std::string_view key) {
+  std::string_view best;
+  std::size_t best_distance = kMaxSuggestionDistance + 1;
+  for (const FieldNode& sibling : section.children) {
+    const std::size_t distance = editDistance(key, sibling.name);
+    if (distance < best_distance && distance < key.size()) {
+      best = sibling.name;
+      best_distance = distance;
+    }
+  }
+  if (best.empty()) {
+    const FieldNode* elsewhere = findByName(root, key);
+    best = elsewhere == nullptr ? std::string_view() : elsewhere->path;
+  }
+  return best;
+}
+
+const FieldNode* FieldNode::child(std::string_view key) const {
+  for (const FieldNode& node : children) {
+    if (node.name == key) {
+      return &node;
+    }
+  }
+  return nullptr;
+}
+
+FieldNode fieldTree(const std::vector<Field>& fields) {
+  FieldNode root;
+  for (const Field& field : fields) {
+    FieldNode* node = &root;
+    for (std::size_t start = 0; start <= field.path.size();) {
+      const std::size_t dot = std::min(field.path.find('.', start), field.path.size());
+      const std::string_view name = field.path.substr(start, dot - start);
+      if (node->children.empty() || node->children.back().name != name) {
+        node->children.push_back(FieldNode{name, field.path.substr(0, dot), nullptr, {}});
+      }
+      node = &node->children.back();
+      start = dot + 1;
+    }
+    node->field = &field;
+  }
+  return root;
+}
+
+std::string_view kindName(const FieldRef& ref) {
+  static constexpr std::string_view kNames[] = {
+      "a string",   "an integer",        "a number",        "a boolean",
+      "a duration", "a list of strings", "a map of strings"};
+  static_assert(std::size(kNames) == std::variant_size_v<FieldRef>);
+  return kNames[ref.index()];
+}
+
+std::string inQuotes(std::string_view text) {
+  return "\"" + std::string(text) + "\"";
+}
+
+std::string formatNumber(double value) {
+  // YAML's spellings, so that a rendered file reads back even for these.
+  if (std::isnan(value)) {
+    return ".nan";
+  }
+  if (std::isinf(value)) {
+    return value > 0 ? ".inf" : "-.inf";
+  }
+  char buffer[32];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+  return std::string(buffer, result.ptr);
+}
+
+}  // namespace dagadvisor::config

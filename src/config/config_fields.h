@@ -1,0 +1,84 @@
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "config/config.h"
+
+namespace dagadvisor::config {
+
+using StringList = std::vector<std::string>;
+using StringMap = std::map<std::string, std::string>;
+
+/// Where a setting lives in a Config, typed by what it holds. The alternative decides how the
+/// setting is read from a file, written back and described in the schema.
+using FieldRef =
+    std::variant<std::string*, int*, double*, bool*, Seconds*, StringList*, StringMap*>;
+
+/// The limits behind the rules below, shared by validate() and the schema.
+inline constexpr int kMinThreads = 1;
+inline constexpr int kMaxThreads = 64;
+inline constexpr std::string_view kLogLevels[] = {"debug", "info", "warn", "error"};
+inline constexpr std::string_view kLogFormats[] = {"logfmt", "json"};
+
+/// The semantic rule a setting must satisfy, checked by validate().
+enum class Rule {
+  kNone,
+  kNonEmpty,     // a non-empty string
+  kUrl,          // empty, or http(s)://host[:port][/path]
+  kHostPort,     // host:port with port 0..65535
+  kThreads,      // kMinThreads..kMaxThreads
+  kPositive,     // a duration > 0
+  kNonNegative,  // a duration or count >= 0
+  kShare,        // a number in [0, 1]
+  kLogLevel,     // one of kLogLevels
+  kLogFormat,    // one of kLogFormats
+  kMetricName,   // one Prometheus metric name, or a non-empty list of them
+  kSelector,     // empty, or label matchers: cluster="prod",env=~"x.*"
+  kHeaders,      // HTTP header names that are tokens
+};
+
+/// One setting: its dotted path (the YAML keys, identical to config.h's member names), where
+/// it lives, and its rule.
+struct Field {
+  std::string_view path;
+  FieldRef ref;
+  Rule rule = Rule::kNone;
+};
+
+/// Every setting of `config`, in file order, each listed exactly once; loading, rendering,
+/// validation and the schema all walk this one table. The references point into `config`.
+std::vector<Field> configFields(Config& config);
+
+/// The settings as a tree of sections, in file order: the shape of the YAML file. A section has
+/// children; a setting points to its Field (which must outlive the tree).
+struct FieldNode {
+  std::string_view name;  // the key: "prometheus", "url"
+  std::string_view path;  // the dotted path: "sources.prometheus", "sources.prometheus.url"
+  const Field* field = nullptr;
+  std::vector<FieldNode> children;
+
+  /// The child called `key`, or nullptr.
+  const FieldNode* child(std::string_view key) const;
+};
+
+/// Groups `fields` by their dotted paths; the root has an empty name and path.
+FieldNode fieldTree(const std::vector<Field>& fields);
+
+/// For an unknown `key` in `section`: the closest sibling key (at most 2 edits away), else the
+/// path of a setting or section so named elsewhere ("interval" → "analysis.interval"), else "".
+std::string_view suggestKey(const FieldNode& root, const FieldNode& section, std::string_view key);
+
+/// What the file expects for a field, in words: "a string", "an integer", "a duration", ...
+std::string_view kindName(const FieldRef& ref);
+
+/// `text` between double quotes, the way messages show values: "5 minutes" → "\"5 minutes\"".
+std::string inQuotes(std::string_view text);
+
+/// The shortest spelling of a number that reads back to the same double: 0.5 → "0.5".
+std::string formatNumber(double value);
+
+}  // namespace dagadvisor::config

@@ -1,0 +1,264 @@
+#include "sources/http_client.h"
+
+#include <curl/curl.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <array>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <sstream>
+
+namespace dagadvisor::sources {
+namespace {
+
+CURL* handle(void* p) {
+  return static_cast<CURL*>(p);
+}
+
+struct BodySink {
+  std::string* body;
+  std::size_t max_bytes;
+  bool too_large = false;
+};
+
+// Grows geometrically but always keeps kBodyPadding spare bytes, so the decoder never has to
+// copy the body to pad it.
+std::size_t writeBody(char* data, std::size_t size, std::size_t count, void* user) {
+  auto* sink = static_cast<BodySink*>(user);
+  const std::size_t n = size * count;
+  std::string& body = *sink->body;
+  if (body.size() + n > sink->max_bytes) {
+    sink->too_large = true;
+    return 0;  // makes curl abort the transfer with CURLE_WRITE_ERROR
+  }
+  const std::size_t needed = body.size() + n + kBodyPadding;
+  if (body.capacity() < needed) {
+    body.reserve(std::max(needed, body.capacity() * 2));
+  }
+  body.append(data, n);
+  return n;
+}
+
+bool isRetryable(CURLcode code) {
+  switch (code) {
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_GOT_NOTHING:
+    case CURLE_SEND_ERROR:
+    case CURLE_RECV_ERROR:
+    case CURLE_PARTIAL_FILE:
+      return true;
+    default:
+      return false;
+  }
+}
+
+struct SlistDeleter {
+  void operator()(curl_slist* list) const { curl_slist_free_all(list); }
+};
+using Slist = std::unique_ptr<curl_slist, SlistDeleter>;
+
+void append(Slist& list, const std::string& line) {
+  curl_slist* grown = curl_slist_append(list.get(), line.c_str());
+  if (grown != nullptr) {
+    (void)list.release();
+    list.reset(grown);
+  }
+}
+
+std::string withoutQuery(const std::string& url) {
+  return url.substr(0, url.find('?'));
+}
+
+std::string trimmed(std::string text) {
+  const auto last = text.find_last_not_of(" \t\r\n");
+  text.erase(last == std::string::npos ? 0 : last + 1);
+  return text.substr(std::min(text.size(), text.find_first_not_of(" \t\r\n")));
+}
+
+Slist requestHeaders(const HttpClientOptions& options, const std::string& token) {
+  Slist headers;
+  for (const auto& [name, value] : options.headers) {
+    append(headers, name + ": " + value);
+  }
+  if (!token.empty()) {
+    append(headers, "Authorization: Bearer " + token);
+  }
+  append(headers, "Expect:");  // no 100-continue round trip for large forms
+  return headers;
+}
+
+void setTransferOptions(CURL* curl, const HttpClientOptions& options, long limit_ms) {
+  curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);  // no SIGALRM for DNS timeouts in a threaded daemon
+  curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, limit_ms);
+  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
+                   std::min(limit_ms, static_cast<long>(options.connect_timeout.count())));
+  curl_easy_setopt(curl, CURLOPT_MAXFILESIZE_LARGE,
+                   static_cast<curl_off_t>(options.max_response_bytes));
+  curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, options.tls_verify ? 1L : 0L);
+  curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, options.tls_verify ? 2L : 0L);
+  if (!options.ca_file.empty()) {
+    curl_easy_setopt(curl, CURLOPT_CAINFO, options.ca_file.c_str());
+  }
+}
+
+HttpResponse describeResponse(CURL* curl, std::string body) {
+  HttpResponse response;
+  long status = 0;
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+  response.status = static_cast<int>(status);
+  const char* type = nullptr;
+  if (curl_easy_getinfo(curl, CURLINFO_CONTENT_TYPE, &type) == CURLE_OK && type != nullptr) {
+    response.content_type = type;
+  }
+  curl_header* retry_after = nullptr;
+  if (curl_easy_header(curl, "Retry-After", 0, CURLH_HEADER, -1, &retry_after) == CURLHE_OK) {
+    response.retry_after = retry_after->value;
+  }
+  response.body = std::move(body);
+  return response;
+}
+
+}  // namespace
+
+void initHttpGlobal() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+std::string redactUrl(std::string_view url) {
+  const auto scheme_end = url.find("://");
+  if (scheme_end == std::string_view::npos) {
+    return std::string(url);
+  }
+  const auto host_start = scheme_end + 3;
+  const auto authority_end = std::min(url.find_first_of("/?#", host_start), url.size());
+  const auto at = url.substr(0, authority_end).rfind('@');
+  if (at == std::string_view::npos || at < host_start) {
+    return std::string(url);
+  }
+  return std::string(url.substr(0, host_start)) + std::string(url.substr(at + 1));
+}
+
+HttpClient::HttpClient(HttpClientOptions options) : options_(std::move(options)) {
+  initHttpGlobal();
+  curl_ = curl_easy_init();
+}
+
+HttpClient::~HttpClient() {
+  curl_easy_cleanup(handle(curl_));
+}
+
+Result<HttpResponse> HttpClient::get(const std::string& url, const HttpParams& params,
+                                     std::optional<std::chrono::milliseconds> timeout) {
+  if (params.empty()) {
+    return perform(url, nullptr, timeout);
+  }
+  const char separator = url.find('?') == std::string::npos ? '?' : '&';
+  return perform(url + separator + encode(params), nullptr, timeout);
+}
+
+Result<HttpResponse> HttpClient::post(const std::string& url, const HttpParams& params,
+                                      std::optional<std::chrono::milliseconds> timeout) {
+  const std::string form = encode(params);
+  return perform(url, &form, timeout);
+}
+
+std::string HttpClient::encode(const HttpParams& params) const {
+  std::string out;
+  for (const auto& [key, value] : params) {
+    for (const std::string* part : {&key, &value}) {
+      char* escaped = curl_easy_escape(handle(curl_), part->data(), static_cast<int>(part->size()));
+      out += escaped != nullptr ? escaped : "";
+      curl_free(escaped);
+      out += part == &key ? "=" : "&";
+    }
+  }
+  if (!out.empty()) {
+    out.pop_back();
+  }
+  return out;
+}
+
+// Re-reading only on an mtime change lets a rotated projected token take effect on the next
+// request without a file read per query.
+Result<void> HttpClient::refreshToken() {
+  if (options_.bearer_token_file.empty()) {
+    return {};
+  }
+  struct stat info {};
+  if (::stat(options_.bearer_token_file.c_str(), &info) != 0) {
+    return makeError("cannot stat bearer token file " + options_.bearer_token_file);
+  }
+  if (token_mtime_ && token_mtime_->tv_sec == info.st_mtim.tv_sec &&
+      token_mtime_->tv_nsec == info.st_mtim.tv_nsec) {
+    return {};
+  }
+  std::ifstream in(options_.bearer_token_file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  std::string token = trimmed(text.str());
+  if (!in.good() || token.empty()) {
+    return makeError("cannot read a token from bearer token file " + options_.bearer_token_file);
+  }
+  token_ = std::move(token);
+  token_mtime_ = info.st_mtim;
+  return {};
+}
+
+Result<HttpResponse> HttpClient::perform(const std::string& url, const std::string* form,
+                                         std::optional<std::chrono::milliseconds> timeout) {
+  last_error_retryable_ = false;
+  const std::string where = std::string(form ? "POST " : "GET ") + redactUrl(withoutQuery(url));
+  if (curl_ == nullptr) {
+    return makeError(where + ": libcurl could not create a handle");
+  }
+  if (auto token = refreshToken(); !token) {
+    return makeError(where + ": " + token.error().message);
+  }
+  CURL* curl = handle(curl_);
+  curl_easy_reset(curl);  // keeps the connection cache, so keep-alive survives
+
+  const Slist headers = requestHeaders(options_, token_);
+  std::string body;
+  body.reserve(kBodyPadding);  // an empty body is padded too
+  BodySink sink{&body, options_.max_response_bytes};
+  std::array<char, CURL_ERROR_SIZE> detail{};
+  const auto limit =
+      std::max<long>(1, static_cast<long>(timeout.value_or(options_.timeout).count()));
+  setTransferOptions(curl, options_, limit);
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers.get());
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, writeBody);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &sink);
+  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, detail.data());
+  if (form != nullptr) {
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, form->c_str());
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(form->size()));
+  }
+
+  const CURLcode code = curl_easy_perform(curl);
+  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, nullptr);  // `detail` dies with this frame
+  if (sink.too_large || code == CURLE_FILESIZE_EXCEEDED) {
+    return makeError(where + ": response body exceeds " +
+                     std::to_string(options_.max_response_bytes) + " bytes");
+  }
+  if (code != CURLE_OK) {
+    last_error_retryable_ = isRetryable(code);
+    std::string message = where + ": " + curl_easy_strerror(code);
+    if (detail[0] != '\0') {
+      message += std::string(" (") + detail.data() + ")";
+    }
+    return makeError(std::move(message));
+  }
+
+  return Result<HttpResponse>(describeResponse(curl, std::move(body)));
+}
+
+}  // namespace dagadvisor::sources

@@ -1,0 +1,85 @@
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <ctime>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/result.h"
+
+namespace dagadvisor::sources {
+
+/// Spare capacity kept after every response body, so that a JSON parser needing padding
+/// (simdjson wants SIMDJSON_PADDING = 64 bytes) can read the body in place.
+inline constexpr std::size_t kBodyPadding = 64;
+
+/// Settings of one HttpClient; defaults are safe (TLS verified, bounded body size).
+struct HttpClientOptions {
+  std::chrono::milliseconds timeout{30000};         // whole request, unless the call overrides it
+  std::chrono::milliseconds connect_timeout{5000};  // TCP + TLS handshake
+  std::size_t max_response_bytes = std::size_t{256} << 20;
+  std::map<std::string, std::string> headers{};  // sent with every request
+  std::string bearer_token_file{};  // re-read when its mtime changes; the token is never logged
+  bool tls_verify = true;
+  std::string ca_file{};  // extra CA bundle; "" = system store
+};
+
+/// One completed HTTP exchange (any status code).
+struct HttpResponse {
+  int status = 0;
+  std::string body;          // capacity() >= size() + kBodyPadding
+  std::string content_type;  // "" when the server sent none
+  std::string retry_after;   // raw Retry-After header value, "" when absent
+};
+
+/// Query-string or form parameters, in order; values are escaped by the client.
+using HttpParams = std::vector<std::pair<std::string, std::string>>;
+
+/// Initialises libcurl once per process; call it from main before any thread starts.
+/// HttpClient calls it too (guarded by std::call_once), so calling it is optional in tests.
+void initHttpGlobal();
+
+/// `url` with any `user:password@` removed, for messages and logs.
+std::string redactUrl(std::string_view url);
+
+/// The project's only libcurl user: a blocking HTTP client over one reused easy handle
+/// (keep-alive). Not thread-safe: use one client per thread.
+class HttpClient {
+ public:
+  explicit HttpClient(HttpClientOptions options);
+  ~HttpClient();
+  HttpClient(const HttpClient&) = delete;
+  HttpClient& operator=(const HttpClient&) = delete;
+
+  /// GET `url?params`. Transport failures (refused, timeout, DNS, TLS, body too large) are
+  /// Errors naming the URL without credentials and curl's message; any HTTP status is a value.
+  Result<HttpResponse> get(const std::string& url, const HttpParams& params,
+                           std::optional<std::chrono::milliseconds> timeout = std::nullopt);
+
+  /// POST `params` as application/x-www-form-urlencoded; errors as for get().
+  Result<HttpResponse> post(const std::string& url, const HttpParams& params,
+                            std::optional<std::chrono::milliseconds> timeout = std::nullopt);
+
+  /// Whether the last failed call is worth retrying (refused, timeout, DNS, reset); false
+  /// for permanent faults (TLS, malformed URL, body too large, unreadable token file).
+  bool lastErrorRetryable() const { return last_error_retryable_; }
+
+ private:
+  Result<HttpResponse> perform(const std::string& url, const std::string* form,
+                               std::optional<std::chrono::milliseconds> timeout);
+  Result<void> refreshToken();
+  std::string encode(const HttpParams& params) const;
+
+  HttpClientOptions options_;
+  void* curl_ = nullptr;  // CURL*, kept opaque so that only http_client.cpp includes curl.h
+  std::string token_;
+  std::optional<std::timespec> token_mtime_;
+  bool last_error_retryable_ = false;
+};
+
+}  // namespace dagadvisor::sources

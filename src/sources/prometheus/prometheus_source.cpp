@@ -1,0 +1,189 @@
+#include "sources/prometheus/prometheus_source.h"
+
+#include <simdjson.h>
+
+#include <cctype>
+#include <cstdio>
+#include <optional>
+#include <thread>
+
+#include "common/log.h"
+
+namespace dagadvisor::sources {
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+constexpr std::size_t kSnippetChars = 200;
+const log::Logger kLog("sources");
+
+/// errorType and error of a Prometheus API error body; nullopt when the body is not one.
+std::optional<std::string> apiErrorText(const std::string& body) {
+  simdjson::dom::parser parser;
+  simdjson::dom::object top;
+  if (parser.parse(body).get(top) != simdjson::SUCCESS) {
+    return std::nullopt;
+  }
+  std::string_view type;
+  std::string_view message;
+  if (top["errorType"].get(type) != simdjson::SUCCESS ||
+      top["error"].get(message) != simdjson::SUCCESS) {
+    return std::nullopt;
+  }
+  return std::string(type) + ": " + std::string(message);
+}
+
+/// The start of a body that is not Prometheus JSON (an HTML page from a proxy, a text 503), with
+/// control characters and runs of whitespace folded, so that it fits one log line.
+std::string snippet(const std::string& body) {
+  std::string out;
+  for (const char c : body) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isspace(u) != 0) {
+      if (!out.empty() && out.back() != ' ') {
+        out += ' ';
+      }
+    } else if (std::isprint(u) != 0) {
+      out += c;
+    }
+    if (out.size() >= kSnippetChars) {
+      return out + "...";
+    }
+  }
+  while (!out.empty() && out.back() == ' ') {
+    out.pop_back();
+  }
+  return out.empty() ? "(empty body)" : out;
+}
+
+/// Retry-After in seconds; HTTP-date values are not honoured (nullopt → normal backoff).
+std::optional<milliseconds> retryAfter(const std::string& header) {
+  if (header.empty() || header.size() > 9 ||
+      header.find_first_not_of("0123456789") != std::string::npos) {
+    return std::nullopt;
+  }
+  return milliseconds(std::stol(header) * 1000);
+}
+
+std::string formatTime(UnixSeconds at) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f", at);
+  return text;
+}
+
+}  // namespace
+
+struct PrometheusSource::Attempt {
+  std::optional<QueryBody> body;
+  Error error;
+  bool retry = false;
+  std::optional<milliseconds> wait;  // the server's Retry-After
+};
+
+Result<std::unique_ptr<PrometheusSource>> PrometheusSource::create(PrometheusOptions options) {
+  std::string url = options.url;
+  while (!url.empty() && url.back() == '/') {
+    url.pop_back();
+  }
+  const auto scheme = url.find("://");
+  const std::string name = url.substr(0, scheme == std::string::npos ? 0 : scheme);
+  if (scheme == std::string::npos || (name != "http" && name != "https") ||
+      url.size() == scheme + 3 || url.find_first_of("?#") != std::string::npos) {
+    return makeError(
+        "expected an http:// or https:// URL with a host, got \"" + redactUrl(url) + "\"", "url");
+  }
+  if (options.timeout.count() <= 0) {
+    return makeError("must be positive", "timeout");
+  }
+  if (options.max_retries < 0) {
+    return makeError("must not be negative", "max_retries");
+  }
+  return std::unique_ptr<PrometheusSource>(new PrometheusSource(std::move(options), url));
+}
+
+PrometheusSource::PrometheusSource(PrometheusOptions options, std::string base_url)
+    : options_(std::move(options)),
+      base_url_(std::move(base_url)),
+      endpoint_(base_url_ + "/api/v1/query"),
+      client_(HttpClientOptions{.timeout = options_.timeout,
+                                .connect_timeout = std::min(options_.timeout, milliseconds(5000)),
+                                .max_response_bytes = options_.max_response_bytes,
+                                .headers = options_.headers,
+                                .bearer_token_file = options_.bearer_token_file,
+                                .tls_verify = options_.tls_verify,
+                                .ca_file = options_.ca_file}),
+      jitter_(std::random_device{}()) {}
+
+std::string PrometheusSource::describe() const {
+  return "prometheus " + redactUrl(base_url_);
+}
+
+std::string PrometheusSource::prefix(const Query& query) const {
+  return describe() + ": query " + query.name + ": ";
+}
+
+Result<QueryBody> PrometheusSource::instantQuery(const Query& query, UnixSeconds at) {
+  ++queries_;
+  const auto deadline = SteadyClock::now() + options_.timeout;
+  const std::string time = formatTime(at);
+  for (int retry = 0;; ++retry) {
+    const auto budget = std::chrono::duration_cast<milliseconds>(deadline - SteadyClock::now());
+    Attempt outcome = attempt(query, time, std::max(budget, milliseconds(1)));
+    if (outcome.body) {
+      return std::move(*outcome.body);
+    }
+    const milliseconds wait =
+        outcome.wait ? std::min(*outcome.wait, options_.max_retry_after) : backoff(retry);
+    if (!outcome.retry || retry >= options_.max_retries || SteadyClock::now() + wait >= deadline) {
+      ++failures_;
+      if (retry > 0) {
+        outcome.error.message += " (after " + std::to_string(retry + 1) + " attempts)";
+      }
+      return outcome.error;
+    }
+    kLog.warn("retrying query", {{"query", query.name},
+                                 {"attempt", std::to_string(retry + 2)},
+                                 {"wait_ms", std::to_string(wait.count())},
+                                 {"error", outcome.error.message}});
+    std::this_thread::sleep_for(wait);
+  }
+}
+
+PrometheusSource::Attempt PrometheusSource::attempt(const Query& query, const std::string& time,
+                                                    milliseconds budget) {
+  ++requests_;
+  auto response = client_.post(endpoint_, {{"query", query.promql}, {"time", time}}, budget);
+  Attempt out;
+  if (!response) {
+    out.error = makeError(prefix(query) + response.error().message);
+    out.retry = client_.lastErrorRetryable();
+    return out;
+  }
+  bytes_ += response->body.size();
+  const int status = response->status;
+  if (status >= 200 && status < 300) {
+    out.body = QueryBody{std::move(response->body)};
+    return out;
+  }
+  const std::string code = std::to_string(status);
+  if (auto api = apiErrorText(response->body)) {
+    out.error = makeError(prefix(query) + *api + " (HTTP " + code + ")");
+  } else {
+    const std::string type =
+        response->content_type.empty() ? "" : " (" + response->content_type + ")";
+    out.error = makeError(prefix(query) + "HTTP " + code + type + ": " + snippet(response->body));
+  }
+  out.retry = status >= 500 || status == 429;
+  out.wait = retryAfter(response->retry_after);
+  return out;
+}
+
+milliseconds PrometheusSource::backoff(int retry) {
+  std::uniform_real_distribution<double> spread(0.5, 1.5);
+  const double base =
+      static_cast<double>(options_.retry_backoff.count()) * (1 << std::min(retry, 16));
+  return milliseconds(static_cast<long>(base * spread(jitter_)));
+}
+
+}  // namespace dagadvisor::sources

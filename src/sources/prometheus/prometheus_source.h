@@ -1,0 +1,67 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+
+#include "sources/http_client.h"
+#include "sources/metrics_source.h"
+
+namespace dagadvisor::sources {
+
+/// What PrometheusSource needs from the configuration; the caller copies it from
+/// config::PrometheusSource so that sources/ does not depend on config/.
+struct PrometheusOptions {
+  std::string url;                             // http(s)://host:port[/prefix], no trailing /api
+  std::chrono::milliseconds timeout{30000};    // per query, retries included
+  std::string bearer_token_file;               // re-read on rotation; never logged
+  std::map<std::string, std::string> headers;  // e.g. X-Scope-OrgID for Mimir
+  bool tls_verify = true;
+  std::string ca_file;
+  int max_retries = 2;                               // after the first attempt
+  std::chrono::milliseconds retry_backoff{250};      // first wait; doubles, with ±50% jitter
+  std::chrono::milliseconds max_retry_after{10000};  // cap on an honoured Retry-After
+  std::size_t max_response_bytes = std::size_t{256} << 20;
+};
+
+/// MetricsSource over a Prometheus-compatible HTTP API (Prometheus, Thanos, Mimir,
+/// VictoriaMetrics): POST <url>/api/v1/query. Network errors, 5xx and 429 are retried within
+/// the query timeout; 4xx never are. Bodies are returned undecoded.
+class PrometheusSource final : public MetricsSource {
+ public:
+  /// Validates the URL (http or https with a host) and builds the source.
+  static Result<std::unique_ptr<PrometheusSource>> create(PrometheusOptions options);
+
+  Result<QueryBody> instantQuery(const Query& query, UnixSeconds at) override;
+  std::string describe() const override;
+
+  /// Self-metrics; safe to read from any thread.
+  std::uint64_t queryCount() const { return queries_.load(); }     // instantQuery calls
+  std::uint64_t requestCount() const { return requests_.load(); }  // HTTP attempts, retries too
+  std::uint64_t failedQueryCount() const { return failures_.load(); }
+  std::uint64_t bytesReceived() const { return bytes_.load(); }  // response bodies, any status
+
+ private:
+  struct Attempt;
+
+  PrometheusSource(PrometheusOptions options, std::string base_url);
+  Attempt attempt(const Query& query, const std::string& time, std::chrono::milliseconds budget);
+  std::chrono::milliseconds backoff(int retry);
+  std::string prefix(const Query& query) const;
+
+  PrometheusOptions options_;
+  std::string base_url_;  // without a trailing '/'
+  std::string endpoint_;
+  HttpClient client_;
+  std::minstd_rand jitter_;
+  std::atomic<std::uint64_t> queries_{0};
+  std::atomic<std::uint64_t> requests_{0};
+  std::atomic<std::uint64_t> failures_{0};
+  std::atomic<std::uint64_t> bytes_{0};
+};
+
+}  // namespace dagadvisor::sources

@@ -1,0 +1,181 @@
+#include "sources/snapshot/snapshot_format.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "sources/http_client.h"
+
+namespace dagadvisor::sources {
+namespace {
+
+using nlohmann::json;
+
+const json* member(const json& object, const char* key) {
+  const auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
+}
+
+Result<std::string> stringAt(const json& object, const char* key, const std::string& path) {
+  const json* value = member(object, key);
+  if (value == nullptr || !value->is_string()) {
+    return makeError("missing or not a string", path + key);
+  }
+  return value->get<std::string>();
+}
+
+Result<double> numberAt(const json& object, const char* key, const std::string& path) {
+  const json* value = member(object, key);
+  if (value == nullptr || !value->is_number()) {
+    return makeError("missing or not a number", path + key);
+  }
+  return value->get<double>();
+}
+
+bool isSafeFileName(const std::string& file) {
+  constexpr std::string_view kExtension = ".json";
+  return file.size() > kExtension.size() && file.ends_with(kExtension) &&
+         isSafeQueryName(std::string_view(file).substr(0, file.size() - kExtension.size()));
+}
+
+Result<ManifestQuery> parseQuery(const json& item, const std::string& path) {
+  if (!item.is_object()) {
+    return makeError("expected an object", path);
+  }
+  const std::string prefix = path + ".";
+  auto name = stringAt(item, "name", prefix);
+  auto promql = stringAt(item, "promql", prefix);
+  auto at = numberAt(item, "at", prefix);
+  auto file = stringAt(item, "file", prefix);
+  for (const Error* error : {name ? nullptr : &name.error(), promql ? nullptr : &promql.error(),
+                             at ? nullptr : &at.error(), file ? nullptr : &file.error()}) {
+    if (error != nullptr) {
+      return *error;
+    }
+  }
+  if (!isSafeQueryName(*name)) {
+    return makeError("must match [a-z0-9_]+", prefix + "name");
+  }
+  if (!isSafeFileName(*file)) {
+    return makeError("must be a plain file name matching [a-z0-9_]+.json", prefix + "file");
+  }
+  return ManifestQuery{std::move(*name), std::move(*promql), *at, std::move(*file)};
+}
+
+Result<std::vector<ManifestQuery>> parseQueries(const json& root) {
+  const json* queries = member(root, "queries");
+  if (queries == nullptr || !queries->is_array()) {
+    return makeError("missing or not an array", "queries");
+  }
+  std::vector<ManifestQuery> out;
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < queries->size(); ++i) {
+    const std::string path = "queries[" + std::to_string(i) + "]";
+    auto query = parseQuery((*queries)[i], path);
+    if (!query) {
+      return query.error();
+    }
+    if (!names.insert(query->name).second) {
+      return makeError("duplicate query name \"" + query->name + "\"", path + ".name");
+    }
+    out.push_back(std::move(*query));
+  }
+  return out;
+}
+
+}  // namespace
+
+bool isSafeQueryName(std::string_view name) {
+  return !name.empty() &&
+         name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") == std::string_view::npos;
+}
+
+Result<Manifest> parseManifest(std::string_view text) {
+  const json root = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (root.is_discarded() || !root.is_object()) {
+    return makeError("not a JSON object", "$");
+  }
+  const json* format = member(root, "format");
+  if (format == nullptr || !format->is_number_integer() || format->get<int>() != kSnapshotFormat) {
+    return makeError("unsupported or missing format (this build reads format " +
+                         std::to_string(kSnapshotFormat) + ")",
+                     "format");
+  }
+  auto recorded_at = numberAt(root, "recorded_at", "");
+  auto at = numberAt(root, "at", "");
+  auto source = stringAt(root, "source", "");
+  auto queries = parseQueries(root);
+  for (const Error* error :
+       {recorded_at ? nullptr : &recorded_at.error(), at ? nullptr : &at.error(),
+        source ? nullptr : &source.error(), queries ? nullptr : &queries.error()}) {
+    if (error != nullptr) {
+      return *error;
+    }
+  }
+  return Manifest{kSnapshotFormat, *recorded_at, *at, std::move(*source), std::move(*queries)};
+}
+
+std::string renderManifest(const Manifest& manifest) {
+  json queries = json::array();
+  for (const auto& query : manifest.queries) {
+    queries.push_back(
+        {{"name", query.name}, {"promql", query.promql}, {"at", query.at}, {"file", query.file}});
+  }
+  const json root = {{"format", manifest.format},
+                     {"recorded_at", manifest.recorded_at},
+                     {"at", manifest.at},
+                     {"source", manifest.source},
+                     {"queries", std::move(queries)}};
+  return root.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+namespace {
+
+struct FileCloser {
+  void operator()(std::FILE* file) const { std::fclose(file); }
+};
+using File = std::unique_ptr<std::FILE, FileCloser>;
+
+Error ioError(const char* what, const std::string& path) {
+  return makeError(std::string("cannot ") + what + " " + path + ": " + std::strerror(errno));
+}
+
+}  // namespace
+
+Result<std::string> readWholeFile(const std::string& path) {
+  File file(std::fopen(path.c_str(), "rb"));
+  if (!file || std::fseek(file.get(), 0, SEEK_END) != 0) {
+    return ioError("open", path);
+  }
+  const long size = std::ftell(file.get());
+  std::rewind(file.get());
+  if (size < 0) {
+    return ioError("size", path);
+  }
+  std::string data;
+  data.reserve(static_cast<std::size_t>(size) + kBodyPadding);
+  data.resize(static_cast<std::size_t>(size));
+  if (std::fread(data.data(), 1, data.size(), file.get()) != data.size()) {
+    return ioError("read", path);
+  }
+  return data;
+}
+
+Result<void> writeWholeFile(const std::string& path, std::string_view data) {
+  File file(std::fopen(path.c_str(), "wb"));
+  if (!file) {
+    return ioError("create", path);
+  }
+  if (std::fwrite(data.data(), 1, data.size(), file.get()) != data.size() ||
+      std::fflush(file.get()) != 0 || ::fsync(fileno(file.get())) != 0) {
+    return ioError("write", path);
+  }
+  return {};
+}
+
+}  // namespace dagadvisor::sources

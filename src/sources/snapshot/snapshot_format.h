@@ -1,0 +1,49 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/clock.h"
+#include "common/result.h"
+
+namespace dagadvisor::sources {
+
+/// The index file of a snapshot directory.
+inline constexpr std::string_view kManifestFile = "manifest.json";
+inline constexpr int kSnapshotFormat = 1;
+
+/// One recorded query: its body is the file `file` in the snapshot directory, byte for byte.
+struct ManifestQuery {
+  std::string name;
+  std::string promql;
+  UnixSeconds at = 0;
+  std::string file;  // "<name>.json"
+};
+
+/// manifest.json: {"format":1,"recorded_at":…,"at":…,"source":"…","queries":[…]}.
+struct Manifest {
+  int format = kSnapshotFormat;
+  UnixSeconds recorded_at = 0;  // wall clock when the snapshot was written
+  UnixSeconds at = 0;           // the analysis time the queries were evaluated at
+  std::string source;           // describe() of the recorded source
+  std::vector<ManifestQuery> queries;
+};
+
+/// Query names key snapshot files, so they must be safe file names: [a-z0-9_]+.
+bool isSafeQueryName(std::string_view name);
+
+/// Parses and validates a manifest; the Error's field is the JSON path of the first fault
+/// (e.g. "queries[2].file"). Unknown fields are ignored, for forward compatibility.
+Result<Manifest> parseManifest(std::string_view text);
+
+/// The manifest as indented JSON (invalid UTF-8 is replaced, never thrown on).
+std::string renderManifest(const Manifest& manifest);
+
+/// A whole file, with kBodyPadding spare capacity so the decoder can parse it in place.
+Result<std::string> readWholeFile(const std::string& path);
+
+/// Writes `data` to `path` (created or truncated) and flushes it to disk.
+Result<void> writeWholeFile(const std::string& path, std::string_view data);
+
+}  // namespace dagadvisor::sources

@@ -1,0 +1,56 @@
+#include "sources/snapshot/snapshot_source.h"
+
+#include <algorithm>
+
+namespace dagadvisor::sources {
+
+Result<std::unique_ptr<SnapshotSource>> SnapshotSource::open(const std::string& dir) {
+  const std::string path = dir + "/" + std::string(kManifestFile);
+  auto text = readWholeFile(path);
+  if (!text) {
+    return makeError("snapshot " + dir + ": " + text.error().message);
+  }
+  auto manifest = parseManifest(*text);
+  if (!manifest) {
+    return makeError(manifest.error().message, path + ": " + manifest.error().field);
+  }
+  return std::unique_ptr<SnapshotSource>(new SnapshotSource(dir, std::move(*manifest)));
+}
+
+SnapshotSource::SnapshotSource(std::string dir, Manifest manifest)
+    : dir_(std::move(dir)), manifest_(std::move(manifest)) {}
+
+std::string SnapshotSource::describe() const {
+  return "snapshot " + dir_ + " (recorded from " + manifest_.source + ")";
+}
+
+std::string SnapshotSource::recordedNames() const {
+  std::string names;
+  for (const auto& recorded : manifest_.queries) {
+    names += (names.empty() ? "" : ", ") + recorded.name;
+  }
+  return names.empty() ? "none" : names;
+}
+
+Result<QueryBody> SnapshotSource::instantQuery(const Query& query, UnixSeconds /*at*/) {
+  const std::string prefix = "snapshot " + dir_ + ": query " + query.name + ": ";
+  const auto& queries = manifest_.queries;
+  const auto it = std::find_if(queries.begin(), queries.end(),
+                               [&](const ManifestQuery& q) { return q.name == query.name; });
+  if (it == queries.end()) {
+    return makeError(prefix + "not recorded (recorded: " + recordedNames() + ")");
+  }
+  if (it->promql != query.promql) {
+    return makeError(prefix +
+                     "the snapshot was recorded with another query text; re-record it "
+                     "(recorded: " +
+                     it->promql + "; now: " + query.promql + ")");
+  }
+  auto body = readWholeFile(dir_ + "/" + it->file);
+  if (!body) {
+    return makeError(prefix + body.error().message);
+  }
+  return QueryBody{std::move(*body)};
+}
+
+}  // namespace dagadvisor::sources

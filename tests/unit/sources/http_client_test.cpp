@@ -1,0 +1,195 @@
+#include "sources/http_client.h"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include "loopback_server.h"
+#include "temp_dir.h"
+
+namespace dagadvisor::sources {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::Gate;
+using testing::LoopbackServer;
+using testing::Reply;
+using testing::SeenRequest;
+
+Reply json(std::string body) {
+  return Reply{200, "application/json", std::move(body), {}};
+}
+
+void writeToken(const std::string& path, const std::string& token,
+                std::filesystem::file_time_type mtime) {
+  std::ofstream(path, std::ios::trunc) << token;
+  std::filesystem::last_write_time(path, mtime);  // explicit: mtime granularity can be coarse
+}
+
+TEST_CASE("redactUrl drops userinfo and keeps the rest", "[http]") {
+  CHECK(redactUrl("https://admin:s3cret@prom.example:9090/api?x=1") ==
+        "https://prom.example:9090/api?x=1");
+  CHECK(redactUrl("http://token@host/path") == "http://host/path");
+  CHECK(redactUrl("http://host:9090/a@b") == "http://host:9090/a@b");  // '@' after the host
+  CHECK(redactUrl("http://host:9090") == "http://host:9090");
+  CHECK(redactUrl("not a url") == "not a url");
+}
+
+TEST_CASE("GET escapes query parameters and returns status, body and content type", "[http]") {
+  auto& server = LoopbackServer::instance();
+  server.route("/http/get", [](const SeenRequest&, std::size_t) { return json(R"({"a":1})"); });
+  HttpClient client({});
+  auto response =
+      client.get(server.url("/http/get"), {{"query", R"(up{job="a b"})"}, {"time", "1.5"}});
+  REQUIRE(response.ok());
+  CHECK(response->status == 200);
+  CHECK(response->body == R"({"a":1})");
+  CHECK(response->content_type == "application/json");
+  CHECK(response->body.capacity() >= response->body.size() + kBodyPadding);
+
+  const auto seen = server.seen("/http/get");
+  REQUIRE(seen.size() == 1);
+  CHECK(seen[0].method == "GET");
+  CHECK(seen[0].query == "query=up%7Bjob%3D%22a%20b%22%7D&time=1.5");
+  CHECK_THAT(seen[0].header("Accept-Encoding"), Catch::Contains("gzip"));
+}
+
+TEST_CASE("POST sends a form with escaped values and the configured headers", "[http]") {
+  auto& server = LoopbackServer::instance();
+  server.route("/http/post", [](const SeenRequest&, std::size_t) { return json("{}"); });
+  HttpClient client(HttpClientOptions{.headers = {{"X-Scope-OrgID", "tenant-1"}}});
+  auto response = client.post(server.url("/http/post"),
+                              {{"query", "sum(rate(x[5m])) > 0 & y"}, {"time", "1795856400.000"}});
+  REQUIRE(response.ok());
+  const auto seen = server.seen("/http/post");
+  REQUIRE(seen.size() == 1);
+  CHECK(seen[0].method == "POST");
+  CHECK(seen[0].header("Content-Type") == "application/x-www-form-urlencoded");
+  CHECK(seen[0].body ==
+        "query=sum%28rate%28x%5B5m%5D%29%29%20%3E%200%20%26%20y&time=1795856400.000");
+  CHECK(seen[0].header("X-Scope-OrgID") == "tenant-1");
+  CHECK(seen[0].header("Authorization").empty());
+}
+
+TEST_CASE("any HTTP status is a response, not an Error", "[http]") {
+  auto& server = LoopbackServer::instance();
+  server.route("/http/teapot", [](const SeenRequest&, std::size_t) {
+    return Reply{418, "text/plain", "short and stout", {{"Retry-After", "7"}}};
+  });
+  HttpClient client({});
+  auto response = client.get(server.url("/http/teapot"), {});
+  REQUIRE(response.ok());
+  CHECK(response->status == 418);
+  CHECK(response->body == "short and stout");
+  CHECK(response->retry_after == "7");
+}
+
+TEST_CASE("the bearer token is sent and re-read when its file changes", "[http]") {
+  auto& server = LoopbackServer::instance();
+  server.route("/http/token", [](const SeenRequest&, std::size_t) { return json("{}"); });
+  testing::TempDir dir;
+  const std::string token_file = dir / "token";
+  const auto t0 = std::filesystem::file_time_type::clock::now();
+  writeToken(token_file, "first-token\n", t0);
+  HttpClient client(HttpClientOptions{.bearer_token_file = token_file});
+
+  REQUIRE(client.get(server.url("/http/token"), {}).ok());
+  writeToken(token_file, "second-token", t0 + 10s);
+  REQUIRE(client.get(server.url("/http/token"), {}).ok());
+
+  const auto seen = server.seen("/http/token");
+  REQUIRE(seen.size() == 2);
+  CHECK(seen[0].header("Authorization") == "Bearer first-token");
+  CHECK(seen[1].header("Authorization") == "Bearer second-token");
+}
+
+TEST_CASE("an unreadable token file fails without sending and without leaking", "[http]") {
+  auto& server = LoopbackServer::instance();
+  server.route("/http/notoken", [](const SeenRequest&, std::size_t) { return json("{}"); });
+  testing::TempDir dir;
+  HttpClient client(HttpClientOptions{.bearer_token_file = dir / "missing"});
+  auto response = client.get(server.url("/http/notoken"), {});
+  REQUIRE_FALSE(response.ok());
+  CHECK_THAT(response.error().message, Catch::Contains(dir / "missing"));
+  CHECK_FALSE(client.lastErrorRetryable());
+  CHECK(server.seen("/http/notoken").empty());
+}
+
+TEST_CASE("a body above the size limit is an Error, with or without Content-Length", "[http]") {
+  auto& server = LoopbackServer::instance();
+  const bool send_length = GENERATE(true, false);
+  server.route("/http/big", [send_length](const SeenRequest&, std::size_t) {
+    Reply reply = json(std::string(200000, 'x'));
+    reply.send_length = send_length;
+    return reply;
+  });
+  HttpClient client(HttpClientOptions{.max_response_bytes = 1000});
+  auto response = client.get(server.url("/http/big"), {});
+  REQUIRE_FALSE(response.ok());
+  CHECK_THAT(response.error().message, Catch::Contains("exceeds 1000 bytes"));
+  CHECK_THAT(response.error().message, Catch::Contains(server.url("/http/big")));
+  CHECK_FALSE(client.lastErrorRetryable());
+}
+
+TEST_CASE("a body without Content-Length is read to the end and padded", "[http]") {
+  auto& server = LoopbackServer::instance();
+  const std::string body(100000, 'y');
+  server.route("/http/unsized", [body](const SeenRequest&, std::size_t) {
+    Reply reply = json(body);
+    reply.send_length = false;
+    return reply;
+  });
+  HttpClient client({});
+  auto response = client.get(server.url("/http/unsized"), {});
+  REQUIRE(response.ok());
+  CHECK(response->body == body);
+  CHECK(response->body.capacity() >= body.size() + kBodyPadding);
+}
+
+TEST_CASE("connection refused names the URL without credentials and is retryable", "[http]") {
+  HttpClient client({});
+  // Port 1 (tcpmux) needs root to listen on and is closed on test machines.
+  auto response = client.get("http://user:hunter2@127.0.0.1:1/api/v1/query", {{"query", "up"}});
+  REQUIRE_FALSE(response.ok());
+  const std::string& message = response.error().message;
+  CHECK_THAT(message, Catch::Contains("http://127.0.0.1:1/api/v1/query"));
+  CHECK_THAT(message, Catch::Contains("Couldn't connect"));
+  CHECK_THAT(message, !Catch::Contains("hunter2"));
+  CHECK_THAT(message, !Catch::Contains("query=up"));
+  CHECK(client.lastErrorRetryable());
+}
+
+TEST_CASE("a slow server hits the per-call timeout", "[http]") {
+  auto& server = LoopbackServer::instance();
+  auto gate = std::make_shared<Gate>();
+  server.route("/http/slow", [gate](const SeenRequest&, std::size_t) {
+    gate->waitAtMost(5s);
+    return json("{}");
+  });
+  HttpClient client(HttpClientOptions{.timeout = 10s});
+  const auto start = std::chrono::steady_clock::now();
+  auto response = client.get(server.url("/http/slow"), {}, 200ms);
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  gate->open();
+  REQUIRE_FALSE(response.ok());
+  CHECK_THAT(response.error().message, Catch::Contains("Timeout"));
+  CHECK(client.lastErrorRetryable());
+  CHECK(elapsed < 3s);  // the override, not the 10 s default, applied
+}
+
+TEST_CASE("one client serves many requests on its reused handle", "[http]") {
+  auto& server = LoopbackServer::instance();
+  server.route("/http/many",
+               [](const SeenRequest&, std::size_t index) { return json(std::to_string(index)); });
+  HttpClient client({});
+  for (int i = 0; i < 5; ++i) {
+    auto response = client.get(server.url("/http/many"), {});
+    REQUIRE(response.ok());
+    CHECK(response->body == std::to_string(i));
+  }
+}
+
+}  // namespace
+}  // namespace dagadvisor::sources

@@ -1,0 +1,243 @@
+#include "sources/prometheus/response_parser.h"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "support/test_support.h"
+
+namespace dagadvisor::sources {
+namespace {
+
+using testing::fixturePath;
+using testing::readFile;
+
+/// An owned copy of a SampleView, which is only valid during the visitor call.
+struct Sample {
+  std::map<std::string, std::string> labels;
+  double timestamp = 0;
+  double value = 0;
+};
+
+struct Decoded {
+  Result<DecodeSummary> summary;
+  std::vector<Sample> samples;
+};
+
+Decoded decode(std::string_view body) {
+  std::vector<Sample> samples;
+  auto summary = decodeInstantVector(body, [&](const SampleView& view) {
+    Sample sample{{}, view.timestamp, view.value};
+    for (std::size_t i = 0; i < view.label_count; ++i) {
+      sample.labels.emplace(view.labels[i].first, view.labels[i].second);
+    }
+    samples.push_back(std::move(sample));
+  });
+  return {std::move(summary), std::move(samples)};
+}
+
+std::string fixture(const char* name) {
+  return readFile(fixturePath(std::string("prometheus/") + name));
+}
+
+std::string vectorOf(const std::string& samples) {
+  return R"({"status":"success","data":{"resultType":"vector","result":[)" + samples + "]}}";
+}
+
+TEST_CASE("decodes a vector with labels, in response order", "[parser]") {
+  const auto decoded = decode(fixture("vector_labels.json"));
+  REQUIRE(decoded.summary.ok());
+  CHECK(decoded.summary->samples == 3);
+  CHECK(decoded.summary->warnings.empty());
+  REQUIRE(decoded.samples.size() == 3);
+
+  const Sample& first = decoded.samples[0];
+  CHECK(first.labels.size() == 4);
+  CHECK(first.labels.at("__name__") == "kube_pod_info");
+  CHECK(first.labels.at("pod") == "train-7f9c");
+  CHECK(first.labels.at("node") == "gpu-node-1");
+  CHECK(first.timestamp == Approx(1795856400.123).epsilon(1e-15));
+  CHECK(first.value == 1.0);
+
+  CHECK(decoded.samples[1].labels.at("namespace") == "etl");
+  CHECK(decoded.samples[1].value == 2500.0);
+  CHECK(decoded.samples[2].labels.empty());
+  CHECK(decoded.samples[2].timestamp == 1795856400.0);  // an integer timestamp
+  CHECK(decoded.samples[2].value == -0.25);
+}
+
+TEST_CASE("SampleView::label finds a label or returns empty", "[parser]") {
+  std::vector<std::string> pods;
+  std::vector<std::string> missing;
+  auto summary = decodeInstantVector(fixture("vector_labels.json"), [&](const SampleView& view) {
+    pods.emplace_back(view.label("pod"));
+    missing.emplace_back(view.label("no_such_label"));
+  });
+  REQUIRE(summary.ok());
+  CHECK(pods == std::vector<std::string>{"train-7f9c", "extract-2", ""});
+  CHECK(missing == std::vector<std::string>{"", "", ""});
+}
+
+TEST_CASE("decodes a scalar as one sample without labels", "[parser]") {
+  const auto decoded = decode(fixture("scalar.json"));
+  REQUIRE(decoded.summary.ok());
+  CHECK(decoded.summary->samples == 1);
+  REQUIRE(decoded.samples.size() == 1);
+  CHECK(decoded.samples[0].labels.empty());
+  CHECK(decoded.samples[0].timestamp == 1795856400.5);
+  CHECK(decoded.samples[0].value == 42.75);
+}
+
+TEST_CASE("an empty vector calls no visitor", "[parser]") {
+  const auto decoded = decode(fixture("empty_vector.json"));
+  REQUIRE(decoded.summary.ok());
+  CHECK(decoded.summary->samples == 0);
+  CHECK(decoded.samples.empty());
+}
+
+TEST_CASE("decodes NaN, +Inf, -Inf and bare JSON numbers", "[parser]") {
+  const auto decoded = decode(fixture("special_values.json"));
+  REQUIRE(decoded.summary.ok());
+  REQUIRE(decoded.samples.size() == 4);
+  CHECK(decoded.samples[0].labels.at("case") == "nan");
+  CHECK(std::isnan(decoded.samples[0].value));
+  CHECK(std::isinf(decoded.samples[1].value));
+  CHECK(decoded.samples[1].value > 0);
+  CHECK(std::isinf(decoded.samples[2].value));
+  CHECK(decoded.samples[2].value < 0);
+  CHECK(decoded.samples[3].value == 7.0);
+}
+
+TEST_CASE("a status:error body is an Error carrying errorType and error", "[parser]") {
+  const auto decoded = decode(fixture("error_bad_data.json"));
+  REQUIRE_FALSE(decoded.summary.ok());
+  const std::string message = decoded.summary.error().describe();
+  CHECK_THAT(message, Catch::Contains("bad_data"));
+  CHECK_THAT(message, Catch::Contains("1:5: parse error: unexpected end of input"));
+  CHECK(decoded.samples.empty());
+}
+
+TEST_CASE("warnings are reported in the summary; infos are ignored", "[parser]") {
+  const auto decoded = decode(fixture("warnings.json"));
+  REQUIRE(decoded.summary.ok());
+  CHECK(decoded.summary->warnings ==
+        std::vector<std::string>{"PromQL warning: encountered a mix of histograms and floats",
+                                 "partial response: store gateway unavailable"});
+  CHECK(decoded.samples.size() == 1);
+}
+
+TEST_CASE("a matrix result is refused at data.resultType", "[parser]") {
+  const auto decoded = decode(fixture("matrix.json"));
+  REQUIRE_FALSE(decoded.summary.ok());
+  CHECK(decoded.summary.error().field == "data.resultType");
+  CHECK_THAT(decoded.summary.error().message, Catch::Contains("matrix"));
+}
+
+TEST_CASE("wrong types are Errors naming the JSON path", "[parser]") {
+  const std::string ok = R"({"metric":{"pod":"a"},"value":[1795856400,"1"]})";
+  struct Case {
+    std::string body;
+    std::string path;
+  };
+  const std::vector<Case> cases = {
+      {vectorOf(ok + "," + ok + "," + ok + R"(,{"metric":{},"value":"1"})"),
+       "data.result[3].value"},
+      {vectorOf(R"({"metric":[],"value":[1,"1"]})"), "data.result[0].metric"},
+      {vectorOf(R"({"metric":{"pod":7},"value":[1,"1"]})"), "data.result[0].metric.pod"},
+      {vectorOf(R"({"metric":{}})"), "data.result[0].value"},
+      {vectorOf(R"({"metric":{},"value":[1,"1",2]})"), "data.result[0].value"},
+      {vectorOf(R"({"metric":{},"value":["1","1"]})"), "data.result[0].value[0]"},
+      {vectorOf(R"({"metric":{},"value":[1,"one"]})"), "data.result[0].value[1]"},
+      {vectorOf(R"({"metric":{},"value":[1,""]})"), "data.result[0].value[1]"},
+      {vectorOf(R"({"metric":{},"value":[1,"1.5x"]})"), "data.result[0].value[1]"},
+      {vectorOf(R"({"metric":{},"value":[1,true]})"), "data.result[0].value[1]"},
+      {vectorOf(ok + R"(,"not an object")"), "data.result[1]"},
+      {R"({"status":"success"})", "data"},
+      {R"({"status":"success","data":[]})", "data"},
+      {R"({"status":"success","data":{"result":[]}})", "data.resultType"},
+      {R"({"status":"success","data":{"resultType":"vector"}})", "data.result"},
+      {R"({"status":"success","data":{"resultType":"vector","result":{}}})", "data.result"},
+      {R"({"status":"success","data":{"resultType":"scalar","result":"1"}})", "data.result"},
+      {R"({"status":"success","data":{"resultType":"scalar","result":[1,"x"]}})", "data.result[1]"},
+      {R"({"data":{"resultType":"vector","result":[]}})", "status"},
+      {R"({"status":"maybe","data":{"resultType":"vector","result":[]}})", "status"},
+      {R"({"status":"success","warnings":"w","data":{"resultType":"vector","result":[]}})",
+       "warnings"},
+      {R"({"status":"success","warnings":["a",1],"data":{"resultType":"vector","result":[]}})",
+       "warnings[1]"},
+      {R"([1,2,3])", "$"},
+      {R"("success")", "$"},
+      {"", "$"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.body);
+    const auto decoded = decode(c.body);
+    REQUIRE_FALSE(decoded.summary.ok());
+    CHECK(decoded.summary.error().field == c.path);
+    CHECK_FALSE(decoded.summary.error().message.empty());
+  }
+}
+
+TEST_CASE("a native histogram sample is refused with a clear message", "[parser]") {
+  const auto decoded =
+      decode(vectorOf(R"({"metric":{},"histogram":[1,{"count":"2","sum":"3","buckets":[]}]})"));
+  REQUIRE_FALSE(decoded.summary.ok());
+  CHECK(decoded.summary.error().field == "data.result[0].value");
+  CHECK_THAT(decoded.summary.error().message, Catch::Contains("histogram"));
+}
+
+TEST_CASE("every strict prefix of a valid body is an Error", "[parser]") {
+  for (const char* name : {"vector_labels.json", "scalar.json", "special_values.json",
+                           "warnings.json", "error_bad_data.json", "empty_vector.json"}) {
+    std::string body = fixture(name);
+    body.erase(body.find_last_not_of(" \n") + 1);  // a prefix without trailing blanks is whole
+    REQUIRE(decode(body).summary.ok() == (std::string(name) != "error_bad_data.json"));
+    for (std::size_t n = 0; n < body.size(); ++n) {
+      INFO(name << " prefix of " << n << " bytes");
+      const auto decoded = decode(std::string_view(body).substr(0, n));
+      REQUIRE_FALSE(decoded.summary.ok());
+    }
+  }
+}
+
+TEST_CASE("corrupted bodies never crash", "[parser]") {
+  const std::string original = fixture("special_values.json");
+  std::mt19937 random(20261130);  // fixed seed: failures reproduce
+  std::uniform_int_distribution<std::size_t> position(0, original.size() - 1);
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::size_t errors = 0;
+  for (int round = 0; round < 2000; ++round) {
+    std::string body = original;
+    for (int flips = 0; flips < 3; ++flips) {
+      body[position(random)] = static_cast<char>(byte(random));
+    }
+    std::size_t visited = 0;
+    auto summary = decodeInstantVector(body, [&](const SampleView&) { ++visited; });
+    errors += summary.ok() ? 0 : 1;
+    if (summary.ok()) {
+      CHECK(summary->samples == visited);
+    }
+  }
+  CHECK(errors > 0);  // the corruption did reach the decoder's error paths
+}
+
+TEST_CASE("a visitor may decode another body without corrupting its own labels", "[parser]") {
+  const std::string outer = fixture("vector_labels.json");
+  const std::string inner = fixture("special_values.json");
+  std::vector<std::string> pods_after_nested;
+  std::size_t nested_samples = 0;
+  auto summary = decodeInstantVector(outer, [&](const SampleView& view) {
+    auto nested = decodeInstantVector(inner, [&](const SampleView&) { ++nested_samples; });
+    REQUIRE(nested.ok());
+    pods_after_nested.emplace_back(view.label("pod"));
+  });
+  REQUIRE(summary.ok());
+  CHECK(nested_samples == 3 * 4);
+  CHECK(pods_after_nested == std::vector<std::string>{"train-7f9c", "extract-2", ""});
+}
+
+}  // namespace
+}  // namespace dagadvisor::sources

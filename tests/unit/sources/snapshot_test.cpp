@@ -1,0 +1,215 @@
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include "sources/http_client.h"
+#include "sources/snapshot/snapshot_source.h"
+#include "sources/snapshot/snapshot_writer.h"
+#include "temp_dir.h"
+
+namespace dagadvisor::sources {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::string_literals;
+
+constexpr UnixSeconds kAt = 1795856400;
+constexpr UnixSeconds kRecordedAt = 1795857000.25;
+
+/// A MetricsSource answering from a fixed table; names not in it fail.
+class TableSource final : public MetricsSource {
+ public:
+  TableSource(std::initializer_list<std::pair<const std::string, std::string>> bodies)
+      : bodies_(bodies) {}
+  Result<QueryBody> instantQuery(const Query& query, UnixSeconds) override {
+    ++calls;
+    auto it = bodies_.find(query.name);
+    if (it == bodies_.end()) {
+      return makeError("table: no " + query.name);
+    }
+    return QueryBody{it->second};
+  }
+  std::string describe() const override { return "table source"; }
+  int calls = 0;
+
+ private:
+  std::map<std::string, std::string> bodies_;
+};
+
+// Bytes a JSON re-encoder would change: they must survive the round trip untouched.
+const std::string kOddBody = "{\"v\":\"\xff\xfe\", \"n\":\"a\0b\",  \"z\":[1.50, 2e3]}\n\n"s;
+
+std::unique_ptr<SnapshotSource> openOk(const std::string& dir) {
+  auto source = SnapshotSource::open(dir);
+  INFO((source.ok() ? std::string() : source.error().describe()));
+  REQUIRE(source.ok());
+  return std::move(source).value();
+}
+
+void writeFile(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+}
+
+std::string manifestWith(const std::string& queries, const std::string& format = "1") {
+  return R"({"format":)" + format +
+         R"(,"recorded_at":1795857000,"at":1795856400,"source":"s","queries":)" + queries + "}";
+}
+
+TEST_CASE("a recorded snapshot replays every body byte for byte", "[snapshot]") {
+  testing::TempDir tmp;
+  const std::string dir = tmp / "snap";
+  TableSource live({{"pod_info", R"({"status":"success"})"}, {"node_info", kOddBody}});
+  ManualClock clock(kRecordedAt);
+  SnapshotWriter writer(live, dir, &clock);
+  CHECK(writer.describe() == "table source");
+
+  REQUIRE(writer.instantQuery({"pod_info", "kube_pod_info"}, kAt).ok());
+  REQUIRE(writer.instantQuery({"node_info", "kube_node_info{a=\"ü\"}"}, kAt + 1).ok());
+  REQUIRE_FALSE(writer.instantQuery({"missing", "absent_metric"}, kAt).ok());
+  CHECK(writer.recordedCount() == 2);
+  REQUIRE(writer.finish(kAt).ok());
+
+  auto replay = openOk(dir);
+  CHECK(replay->recordedAt() == kRecordedAt);
+  CHECK(replay->analysisTime() == kAt);
+  CHECK(replay->manifest().source == "table source");
+  REQUIRE(replay->manifest().queries.size() == 2);
+  CHECK(replay->manifest().queries[1].at == kAt + 1);
+  CHECK(replay->describe() == "snapshot " + dir + " (recorded from table source)");
+
+  auto pods = replay->instantQuery({"pod_info", "kube_pod_info"}, 0);
+  REQUIRE(pods.ok());
+  CHECK(pods->json == R"({"status":"success"})");
+  auto nodes = replay->instantQuery({"node_info", "kube_node_info{a=\"ü\"}"}, 0);
+  REQUIRE(nodes.ok());
+  CHECK(nodes->json == kOddBody);
+  CHECK(nodes->json.capacity() >= nodes->json.size() + kBodyPadding);
+
+  auto missing = replay->instantQuery({"missing", "absent_metric"}, 0);
+  REQUIRE_FALSE(missing.ok());
+  CHECK_THAT(missing.error().message, Catch::Contains("query missing: not recorded"));
+  CHECK_THAT(missing.error().message, Catch::Contains("pod_info"));
+}
+
+TEST_CASE("a query whose PromQL changed since recording must be re-recorded", "[snapshot]") {
+  testing::TempDir tmp;
+  TableSource live({{"pod_info", "{}"}});
+  SnapshotWriter writer(live, tmp / "snap");
+  REQUIRE(writer.instantQuery({"pod_info", "kube_pod_info"}, kAt).ok());
+  REQUIRE(writer.finish(kAt).ok());
+  auto result = openOk(tmp / "snap")->instantQuery({"pod_info", "kube_pod_info{x=\"1\"}"}, kAt);
+  REQUIRE_FALSE(result.ok());
+  CHECK_THAT(result.error().message, Catch::Contains("recorded with another query text"));
+  CHECK_THAT(result.error().message, Catch::Contains("re-record"));
+}
+
+TEST_CASE("the writer refuses unsafe query names without forwarding them", "[snapshot]") {
+  testing::TempDir tmp;
+  TableSource live({{"Pod-Info", "{}"}});
+  SnapshotWriter writer(live, tmp / "snap");
+  for (const char* name : {"Pod-Info", "../x", "", "a.json"}) {
+    INFO(name);
+    auto result = writer.instantQuery({name, "up"}, kAt);
+    REQUIRE_FALSE(result.ok());
+    CHECK_THAT(result.error().message, Catch::Contains("[a-z0-9_]+"));
+  }
+  CHECK(live.calls == 0);
+}
+
+TEST_CASE("finish replaces an earlier snapshot and leaves no temporary files", "[snapshot]") {
+  testing::TempDir tmp;
+  const std::string dir = tmp / "snap";
+  TableSource first({{"q", "first"}});
+  SnapshotWriter first_writer(first, dir);
+  REQUIRE(first_writer.instantQuery({"q", "up"}, kAt).ok());
+  REQUIRE(first_writer.finish(kAt).ok());
+
+  TableSource second({{"q", "second"}, {"r", "other"}});
+  SnapshotWriter second_writer(second, dir + "/");
+  REQUIRE(second_writer.instantQuery({"q", "up"}, kAt).ok());
+  REQUIRE(second_writer.instantQuery({"q", "up"}, kAt).ok());  // repeated: recorded once
+  REQUIRE(second_writer.finish(kAt + 60).ok());
+
+  auto replay = openOk(dir);
+  CHECK(replay->analysisTime() == kAt + 60);
+  CHECK(replay->manifest().queries.size() == 1);
+  CHECK(replay->instantQuery({"q", "up"}, 0)->json == "second");
+  std::size_t entries = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(tmp.path())) {
+    ++entries;
+  }
+  CHECK(entries == 1);  // only "snap": no staging or old directories left behind
+}
+
+TEST_CASE("finish never replaces a directory that is not a snapshot", "[snapshot]") {
+  testing::TempDir tmp;
+  const std::string dir = tmp / "precious";
+  fs::create_directory(dir);
+  writeFile(dir + "/keep.txt", "mine");
+  TableSource live({{"q", "{}"}});
+  SnapshotWriter writer(live, dir);
+  REQUIRE(writer.instantQuery({"q", "up"}, kAt).ok());
+  auto finished = writer.finish(kAt);
+  REQUIRE_FALSE(finished.ok());
+  CHECK_THAT(finished.error().message, Catch::Contains("not a snapshot directory"));
+  CHECK(fs::exists(dir + "/keep.txt"));
+  CHECK_FALSE(fs::exists(dir + "/manifest.json"));
+}
+
+TEST_CASE("a missing manifest is an Error naming the file", "[snapshot]") {
+  testing::TempDir tmp;
+  auto source = SnapshotSource::open(tmp.path());
+  REQUIRE_FALSE(source.ok());
+  CHECK_THAT(source.error().describe(), Catch::Contains(tmp / "manifest.json"));
+}
+
+TEST_CASE("manifest faults name the faulty field", "[snapshot]") {
+  const std::string good = R"({"name":"q","promql":"up","at":1795856400,"file":"q.json"})";
+  struct Case {
+    std::string manifest;
+    std::string field;
+  };
+  const std::vector<Case> cases = {
+      {"not json", "$"},
+      {manifestWith("[" + good + "]", "2"), "format"},
+      {manifestWith("[" + good + "]", "\"1\""), "format"},
+      {manifestWith("{}"), "queries"},
+      {R"({"format":1,"at":1,"source":"s","queries":[]})", "recorded_at"},
+      {R"({"format":1,"recorded_at":1,"source":"s","queries":[]})", "at"},
+      {R"({"format":1,"recorded_at":1,"at":1,"source":7,"queries":[]})", "source"},
+      {manifestWith("[" + good + R"(,{"name":"r","promql":5,"at":1,"file":"r.json"}])"),
+       "queries[1].promql"},
+      {manifestWith(R"([{"name":"q","promql":"up","at":"now","file":"q.json"}])"), "queries[0].at"},
+      {manifestWith(R"([{"name":"q","promql":"up","at":1,"file":"../../etc/passwd"}])"),
+       "queries[0].file"},
+      {manifestWith(R"([{"name":"Q","promql":"up","at":1,"file":"q.json"}])"), "queries[0].name"},
+      {manifestWith("[" + good + "," + good + "]"), "queries[1].name"},
+      {manifestWith("[7]"), "queries[0]"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.manifest);
+    testing::TempDir tmp;
+    writeFile(tmp / "manifest.json", c.manifest);
+    auto source = SnapshotSource::open(tmp.path());
+    REQUIRE_FALSE(source.ok());
+    CHECK(source.error().field == (tmp / "manifest.json") + ": " + c.field);
+  }
+}
+
+TEST_CASE("a manifest entry whose body file is gone fails that query only", "[snapshot]") {
+  testing::TempDir tmp;
+  writeFile(tmp / "manifest.json",
+            manifestWith(R"([{"name":"q","promql":"up","at":1,"file":"q.json"},)"
+                         R"({"name":"r","promql":"up","at":1,"file":"r.json"}])"));
+  writeFile(tmp / "r.json", "{}");
+  auto source = openOk(tmp.path());
+  auto gone = source->instantQuery({"q", "up"}, 0);
+  REQUIRE_FALSE(gone.ok());
+  CHECK_THAT(gone.error().message, Catch::Contains(tmp / "q.json"));
+  CHECK(source->instantQuery({"r", "up"}, 0).ok());
+}
+
+}  // namespace
+}  // namespace dagadvisor::sources

@@ -10,7 +10,7 @@ PACKAGES=(
   prometheus-cpp-dev libcivetweb-dev civetweb libcurl4-openssl-dev nlohmann-json3-dev
   libcxxopts-dev libyaml-cpp-dev libsimdjson-dev libgraphviz-dev
   # tests: Catch2 v2, Google Benchmark, and the real Prometheus/Alertmanager with promtool/amtool
-  catch2 libbenchmark-dev prometheus prometheus-alertmanager curl python3
+  catch2 libbenchmark-dev prometheus prometheus-alertmanager curl jq
 )
 
 missing=()

@@ -1,0 +1,56 @@
+# Sourced by integration tests: a real Prometheus (Debian's `prometheus`) on a free loopback port,
+# over a TSDB backfilled from an OpenMetrics file, stopped and deleted when the test exits.
+# Usage: start_prometheus_with_openmetrics FILE  → sets PROM_URL, PROM_PID, WORK_DIR
+
+set -euo pipefail
+
+WORK_DIR=$(mktemp -d "${TMPDIR:-/tmp}/dagadvisor-it.XXXXXX")
+PROM_PID=""
+cleanup() {
+  if [ -n "$PROM_PID" ] && kill -0 "$PROM_PID" 2>/dev/null; then
+    kill "$PROM_PID" 2>/dev/null || true
+    for _ in $(seq 1 100); do kill -0 "$PROM_PID" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$PROM_PID" 2>/dev/null || true
+  fi
+  [ -n "${KEEP_WORK_DIR:-}" ] || rm -rf "$WORK_DIR"
+}
+trap cleanup EXIT
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# A port nobody listens on now (bash /dev/tcp: a refused connect means free).
+free_port() {
+  local port
+  for _ in $(seq 1 50); do
+    port=$(( 20000 + RANDOM % 30000 ))
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+      echo "$port"; return 0
+    fi
+  done
+  fail "no free port found"
+}
+
+# Polls URL until it answers 200, for at most $2 seconds.
+wait_http_ok() {
+  local url=$1 limit=${2:-30} i
+  for i in $(seq 1 $((limit * 10))); do
+    if curl -fsS -o /dev/null --max-time 1 "$url" 2>/dev/null; then return 0; fi
+    sleep 0.1
+  done
+  return 1
+}
+
+start_prometheus_with_openmetrics() {
+  local om=$1
+  mkdir -p "$WORK_DIR/data"
+  promtool tsdb create-blocks-from openmetrics "$om" "$WORK_DIR/data" >"$WORK_DIR/promtool.log" 2>&1 \
+    || { cat "$WORK_DIR/promtool.log" >&2; fail "promtool could not backfill $om"; }
+  printf 'global: {scrape_interval: 15s}\n' >"$WORK_DIR/prometheus.yml"
+  local port; port=$(free_port)
+  PROM_URL="http://127.0.0.1:$port"
+  prometheus --config.file="$WORK_DIR/prometheus.yml" --storage.tsdb.path="$WORK_DIR/data" \
+    --storage.tsdb.retention.time=100y --web.listen-address="127.0.0.1:$port" \
+    --log.level=warn >"$WORK_DIR/prometheus.log" 2>&1 &
+  PROM_PID=$!
+  wait_http_ok "$PROM_URL/-/ready" 30 || { cat "$WORK_DIR/prometheus.log" >&2; fail "Prometheus not ready"; }
+}

@@ -81,12 +81,13 @@ struct WorkflowLabels {
 
 struct GpuNodeHoarding {
   bool enabled = true;
-  /// A GPU node is hoarded when non-GPU pods request at least this share of its CPU or memory…
-  double min_non_gpu_share = 0.5;
-  /// …and at least this many of its GPUs are unallocated.
+  /// A GPU node is reported when a pending GPU pod does not fit on it only because non-GPU pods
+  /// hold its CPU or memory, and at least this many of its GPUs are unallocated.
   int min_free_gpus = 1;
-  /// Pending GPU pods are required before the finding is a warning rather than info.
+  /// With no GPU pod pending, report nodes anyway (as info) when this is false…
   bool require_pending_gpu_pods = true;
+  /// …and non-GPU pods request at least this share of the node's CPU or memory.
+  double min_non_gpu_share = 0.5;
   std::string taint_key = "nvidia.com/gpu";       // the taint the patch proposes
   std::string accelerator_label = "accelerator";  // node label that marks GPU nodes
 

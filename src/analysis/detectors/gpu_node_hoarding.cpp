@@ -135,16 +135,16 @@ void GpuNodeHoarding::analyze(const AnalysisInput& input, FindingSink& out) cons
     const NodeHold hold = nonGpuHold(cluster, id);
     const double cpu_share = share(hold.non_gpu.cpu_millis, node.allocatable.cpu_millis);
     const double memory_share = share(hold.non_gpu.memory_bytes, node.allocatable.memory_bytes);
-    if (std::max(cpu_share, memory_share) < params.min_non_gpu_share) {
-      continue;
-    }
     std::vector<PodId> blocked;
     for (PodId pod : pending_gpu) {
       if (blockedByHold(cluster.pod(pod), free, hold.non_gpu)) {
         blocked.push_back(pod);
       }
     }
-    if (blocked.empty() && params.require_pending_gpu_pods) {
+    // A blocked GPU pod is proof whatever the share; without one, only a large hold is worth
+    // reporting, and only when asked for.
+    if (blocked.empty() && (params.require_pending_gpu_pods ||
+                            std::max(cpu_share, memory_share) < params.min_non_gpu_share)) {
       continue;
     }
     Finding finding;

@@ -60,11 +60,15 @@ TEST_CASE("no hoarding when the pending GPU pod fits or the share is below the t
     model::ClusterSnapshot cluster(5000, {makeNode("gpu-1", 16, 64, 4)}, std::move(pods));
     CHECK(detect(cluster).empty());
   }
-  SECTION("non-GPU pods hold less than the threshold") {
+  SECTION("the pending pod would not fit even on an empty node") {
     auto pods = seedPods();
-    pods[0].requests.cpu_millis = 1000;
-    pods[1].requests.cpu_millis = 1000;
-    pods[3].requests.cpu_millis = 13'500;  // needs more than the node: not the hold's fault
+    pods[3].requests.cpu_millis = 17'000;
+    model::ClusterSnapshot cluster(5000, {makeNode("gpu-1", 16, 64, 4)}, std::move(pods));
+    CHECK(detect(cluster).empty());
+  }
+  SECTION("the pending pod asks for more GPUs than are free") {
+    auto pods = seedPods();
+    pods[3].requests.gpus = 4;
     model::ClusterSnapshot cluster(5000, {makeNode("gpu-1", 16, 64, 4)}, std::move(pods));
     CHECK(detect(cluster).empty());
   }
@@ -95,16 +99,38 @@ TEST_CASE("without pending GPU pods the hold is reported only when asked, as inf
   CHECK(findings[0].severity == analysis::Severity::kInfo);
 }
 
-TEST_CASE("the threshold edge: a share exactly at min_non_gpu_share counts",
+TEST_CASE("a blocked GPU pod is reported whatever share the non-GPU pods hold",
           "[detector][gpu-node-hoarding]") {
   auto pods = seedPods();
+  pods[0].requests.cpu_millis = 1000;
+  pods[1].requests.cpu_millis = 1000;    // 2 of 16 cores: a small hold
+  pods[3].requests.cpu_millis = 13'500;  // 12 free, needs 13.5: blocked by the small hold
+  model::ClusterSnapshot cluster(5000, {makeNode("gpu-1", 16, 64, 4)}, std::move(pods));
+  const auto findings = detect(cluster);
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].evidence["non_gpu_cpu_share"].get<double>() == Approx(0.125));
+}
+
+TEST_CASE("without pending pods the share threshold decides, edge included",
+          "[detector][gpu-node-hoarding]") {
+  auto pods = seedPods();
+  pods.pop_back();
   pods[0].requests.cpu_millis = 4000;
   pods[1].requests.cpu_millis = 4000;  // 8 of 16 cores = 0.5 exactly
   pods[1].requests.memory_bytes = 0;
-  pods[3].requests.cpu_millis = 7000;  // 6 free, needs 7
   model::ClusterSnapshot cluster(5000, {makeNode("gpu-1", 16, 64, 4)}, pods);
-  CHECK(detect(cluster).size() == 1);
-  config::Config stricter;
-  stricter.detectors.gpu_node_hoarding.min_non_gpu_share = 0.51;
-  CHECK(detect(cluster, stricter).empty());
+  config::Config config;
+  config.detectors.gpu_node_hoarding.require_pending_gpu_pods = false;
+  CHECK(detect(cluster, config).size() == 1);
+  config.detectors.gpu_node_hoarding.min_non_gpu_share = 0.51;
+  CHECK(detect(cluster, config).empty());
+}
+
+TEST_CASE("min_free_gpus is honoured", "[detector][gpu-node-hoarding]") {
+  model::ClusterSnapshot cluster(5000, {makeNode("gpu-1", 16, 64, 4)}, seedPods());
+  config::Config config;
+  config.detectors.gpu_node_hoarding.min_free_gpus = 3;
+  CHECK(detect(cluster, config).size() == 1);
+  config.detectors.gpu_node_hoarding.min_free_gpus = 4;
+  CHECK(detect(cluster, config).empty());
 }

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The daemon on the bundled default scenario: every endpoint answers, /metrics passes
+# `promtool check metrics`, and SIGTERM ends it cleanly with exit code 0.
+# Args: DAGADVISOR_BINARY SCENARIO_DIR
+DAGADVISOR=$1
+SCENARIO=$2
+source "$(dirname "$0")/../integration/prometheus_harness.sh"
+
+PORT=$(free_port)
+BASE="http://127.0.0.1:$PORT"
+"$DAGADVISOR" serve --snapshot "$SCENARIO" --listen "127.0.0.1:$PORT" --interval 2s \
+  >"$WORK_DIR/daemon.log" 2>&1 &
+DAEMON=$!
+stop_daemon() { kill "$DAEMON" 2>/dev/null || true; }
+trap 'stop_daemon; cleanup' EXIT
+
+wait_http_ok "$BASE/readyz" 30 || { cat "$WORK_DIR/daemon.log" >&2; fail "daemon never became ready"; }
+echo "ok: ready"
+
+expect_status() {  # expect_status CODE METHOD PATH
+  local code
+  code=$(curl -s -o "$WORK_DIR/body" -w '%{http_code}' -X "$2" "$BASE$3")
+  [ "$code" = "$1" ] || { cat "$WORK_DIR/body" >&2; fail "$2 $3: expected $1, got $code"; }
+  echo "ok: $2 $3 → $code"
+}
+check() {  # check DESCRIPTION JQ_EXPRESSION over the last body
+  [ "$(jq -r "$2" "$WORK_DIR/body")" = "true" ] || { jq . "$WORK_DIR/body" >&2; fail "$1 ($2)"; }
+  echo "ok: $1"
+}
+
+expect_status 200 GET /healthz
+expect_status 200 GET /api/v1/recommendations
+check "envelope"          'has("generated_at") and has("data_age_seconds") and .stale == false'
+check "hoarding advised"  '.recommendations[0].kind == "gpu-node-hoarding"'
+check "patch is there"    '.recommendations[0].patch_yaml | contains("kind: Node")'
+TRUTH=$(jq -c '[.hoarded_gpu_nodes[].node | "node/" + .] | sort' "$SCENARIO/ground_truth.json")
+check "the planted nodes" ".recommendations[0].instances | sort == $TRUTH"
+expect_status 200 GET "/api/v1/recommendations?kind=gpu-node-hoarding&severity=warning"
+check "filter keeps it"   '(.recommendations | length) == 1'
+expect_status 200 GET "/api/v1/recommendations?kind=dag-stacking"
+check "filter drops it"   '(.recommendations | length) == 0'
+expect_status 200 GET /api/v1/findings
+check "findings listed"   "[.findings[].target] | sort == $TRUTH"
+expect_status 200 GET /api/v1/dags
+check "runs listed"       '(.dags | length) > 0 and all(.dags[]; has("critical_path"))'
+expect_status 404 GET /api/v1/nope
+expect_status 405 POST /api/v1/recommendations
+
+curl -fsS "$BASE/metrics" >"$WORK_DIR/metrics.txt" || fail "GET /metrics"
+promtool check metrics <"$WORK_DIR/metrics.txt" || fail "promtool check metrics"
+echo "ok: promtool check metrics"
+grep -q '^dagadvisor_recommendations_active{.*kind="gpu-node-hoarding".*} 1' "$WORK_DIR/metrics.txt" \
+  || fail "dagadvisor_recommendations_active for gpu-node-hoarding missing"
+grep -q '^dagadvisor_analysis_stale{.*} 0' "$WORK_DIR/metrics.txt" || fail "analysis_stale should be 0"
+echo "ok: exporter series"
+
+start=$(date +%s%N)
+kill -TERM "$DAEMON"
+set +e
+wait "$DAEMON"
+rc=$?
+set -e
+elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+[ "$rc" -eq 0 ] || { cat "$WORK_DIR/daemon.log" >&2; fail "SIGTERM: exit code $rc"; }
+echo "ok: SIGTERM → exit 0 after ${elapsed_ms} ms"

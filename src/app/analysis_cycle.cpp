@@ -59,7 +59,7 @@ Result<std::shared_ptr<const advice::AnalysisReport>> runAnalysisCycle(
   auto cluster = model::fetchClusterSnapshot(source, model::QueryCatalog(config.sources.prometheus),
                                              at, stats);
   if (!cluster.ok()) {
-    return makeError(source.describe() + ": " + cluster.error().describe());
+    return cluster.error();
   }
   const auto runs = model::buildLabelledRuns(*cluster, config.workflow_labels);
   std::vector<graph::RunGraph> graphs;

@@ -12,6 +12,7 @@ namespace {
 std::atomic<Level> g_level{Level::kInfo};
 std::atomic<Format> g_format{Format::kLogfmt};
 std::mutex g_write_mutex;
+std::atomic<std::FILE*> g_output{nullptr};  // null: stderr
 
 const char* levelName(Level level) {
   switch (level) {
@@ -104,6 +105,9 @@ std::string timestampNow() {
 void setLevel(Level level) {
   g_level.store(level);
 }
+void setOutput(std::FILE* out) {
+  g_output.store(out);
+}
 void setFormat(Format format) {
   g_format.store(format);
 }
@@ -141,7 +145,9 @@ void write(Level lvl, std::string_view component, std::string_view message,
     line.erase(0, 1);  // the leading space of the first pair
   }
   std::lock_guard lock(g_write_mutex);
-  std::fwrite(line.data(), 1, line.size(), stderr);
+  std::FILE* out = g_output.load();
+  std::fwrite(line.data(), 1, line.size(), out != nullptr ? out : stderr);
+  std::fflush(out != nullptr ? out : stderr);
 }
 
 }  // namespace dagadvisor::log

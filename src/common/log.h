@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdio>
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -14,6 +15,8 @@ enum class Format { kLogfmt, kJson };
 using Field = std::pair<std::string_view, std::string>;
 
 void setLevel(Level level);
+/// Where lines go (stderr by default); tests point it at a temporary file.
+void setOutput(std::FILE* out);
 void setFormat(Format format);
 Level level();
 

@@ -8,13 +8,12 @@ namespace {
 
 using sources::SampleView;
 
-std::string podKey(const SampleView& s) {
-  std::string key(s.label("namespace"));
+void podKey(const SampleView& s, std::string& key) {
+  key.assign(s.label("namespace"));
   key += '/';
   key += s.label("pod");
   key += '/';
   key += s.label("uid");
-  return key;
 }
 
 // Adds one `resource` amount, in kube-state-metrics units (cores, bytes, integer GPUs).
@@ -78,32 +77,35 @@ void ClusterBuilder::add(QueryId id, const SampleView& sample) {
   }
 }
 
-Node& ClusterBuilder::nodeFor(const SampleView& sample) {
-  std::string name(sample.label("node"));
-  auto [it, inserted] = nodes_.try_emplace(name);
-  if (inserted) {
-    it->second.name = std::move(name);
+ClusterBuilder::NodeRecord& ClusterBuilder::nodeFor(const SampleView& sample) {
+  key_buffer_.assign(sample.label("node"));
+  if (auto it = nodes_.find(key_buffer_); it != nodes_.end()) {
+    return it->second;
   }
-  return it->second;
+  NodeRecord& record = nodes_[key_buffer_];
+  record.node.name = key_buffer_;
+  return record;
 }
 
-Pod* ClusterBuilder::podFor(const SampleView& sample) {
-  auto [it, inserted] = pods_.try_emplace(podKey(sample));
-  Pod& pod = it->second;
-  if (inserted) {
-    pod.namespace_ = sample.label("namespace");
-    pod.name = sample.label("pod");
-    pod.uid = sample.label("uid");
+ClusterBuilder::PodRecord& ClusterBuilder::podFor(const SampleView& sample) {
+  podKey(sample, key_buffer_);
+  if (auto it = pods_.find(key_buffer_); it != pods_.end()) {
+    return it->second;
   }
-  return &pod;
+  PodRecord& record = pods_[key_buffer_];
+  record.pod.namespace_ = sample.label("namespace");
+  record.pod.name = sample.label("pod");
+  record.pod.uid = sample.label("uid");
+  return record;
 }
 
 void ClusterBuilder::addNodeSample(QueryId id, const SampleView& sample) {
-  Node& node = nodeFor(sample);
+  NodeRecord& record = nodeFor(sample);
+  Node& node = record.node;
   switch (id) {
     case QueryId::kNodeAllocatable:
       addResource(node.allocatable, sample.label("resource"), sample.value);
-      nodes_with_allocatable_.insert(node.name);
+      record.has_allocatable = true;
       break;
     case QueryId::kNodeLabels:
       copyPrefixed(sample, "label_", node.labels);
@@ -128,10 +130,11 @@ void ClusterBuilder::addNodeSample(QueryId id, const SampleView& sample) {
 }
 
 void ClusterBuilder::addPodSample(QueryId id, const SampleView& sample) {
-  Pod& pod = *podFor(sample);
+  PodRecord& record = podFor(sample);
+  Pod& pod = record.pod;
   switch (id) {
     case QueryId::kPodInfo:
-      pods_with_info_.insert(podKey(sample));
+      record.has_info = true;
       // A pod has one info series before binding (node="") and one after; the bound one wins.
       if (pod.node_name.empty()) {
         pod.node_name = sample.label("node");
@@ -143,7 +146,7 @@ void ClusterBuilder::addPodSample(QueryId id, const SampleView& sample) {
       pod.priority_class = sample.label("priority_class");
       break;
     case QueryId::kPodLive:
-      live_pods_.insert(podKey(sample));
+      record.live = true;
       break;
     case QueryId::kPodPhase:
       pod.phase = parsePhase(sample.label("phase"));
@@ -181,10 +184,10 @@ void ClusterBuilder::addPodSample(QueryId id, const SampleView& sample) {
 
 ClusterSnapshot ClusterBuilder::build() && {
   std::vector<Node> nodes;
-  nodes.reserve(nodes_with_allocatable_.size());
-  for (auto& [name, node] : nodes_) {
-    if (nodes_with_allocatable_.count(name) != 0) {
-      nodes.push_back(std::move(node));
+  nodes.reserve(nodes_.size());
+  for (auto& [name, record] : nodes_) {
+    if (record.has_allocatable) {
+      nodes.push_back(std::move(record.node));
     }
   }
   // Deterministic order, so reports and ids do not depend on hash-map iteration.
@@ -192,15 +195,15 @@ ClusterSnapshot ClusterBuilder::build() && {
             [](const Node& a, const Node& b) { return a.name < b.name; });
 
   std::vector<Pod> pods;
-  pods.reserve(pods_with_info_.size());
-  for (auto& [key, pod] : pods_) {
-    if (pods_with_info_.count(key) == 0) {
+  pods.reserve(pods_.size());
+  for (auto& [key, record] : pods_) {
+    if (!record.has_info) {
       continue;
     }
+    Pod& pod = record.pod;
     // A pod deleted before the analysis time no longer holds or waits for anything; only its
     // history (timestamps, placement) still counts.
-    const bool gone = live_pods_.count(key) == 0;
-    if (gone && (pod.phase == PodPhase::kPending || pod.phase == PodPhase::kRunning)) {
+    if (!record.live && (pod.phase == PodPhase::kPending || pod.phase == PodPhase::kRunning)) {
       pod.phase = pod.finished ? PodPhase::kSucceeded : PodPhase::kUnknown;
     }
     pods.push_back(std::move(pod));

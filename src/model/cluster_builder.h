@@ -3,7 +3,6 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "model/cluster.h"
@@ -26,17 +25,27 @@ class ClusterBuilder {
   ClusterSnapshot build() &&;
 
  private:
-  Node& nodeFor(const sources::SampleView& sample);
-  Pod* podFor(const sources::SampleView& sample);  // nullptr when the sample names no pod
+  struct PodRecord {
+    Pod pod;
+    bool has_info = false;  // only pods kube_pod_info knows are built
+    bool live = false;      // still exists at the analysis time
+  };
+  struct NodeRecord {
+    Node node;
+    bool has_allocatable = false;
+  };
+
+  NodeRecord& nodeFor(const sources::SampleView& sample);
+  PodRecord& podFor(const sources::SampleView& sample);
   void addNodeSample(QueryId id, const sources::SampleView& sample);
   void addPodSample(QueryId id, const sources::SampleView& sample);
 
   UnixSeconds at_;
-  std::unordered_map<std::string, Node> nodes_;
-  std::unordered_map<std::string, Pod> pods_;  // key: namespace/pod/uid
-  std::unordered_set<std::string> live_pods_;
-  std::unordered_set<std::string> pods_with_info_;
-  std::unordered_set<std::string> nodes_with_allocatable_;
+  // Keys are assembled in one reused buffer: a cycle decodes millions of samples, and a
+  // fresh string per sample would dominate the cost.
+  std::string key_buffer_;
+  std::unordered_map<std::string, NodeRecord> nodes_;
+  std::unordered_map<std::string, PodRecord> pods_;  // key: namespace/pod/uid
 };
 
 }  // namespace dagadvisor::model

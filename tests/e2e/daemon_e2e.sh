@@ -31,16 +31,17 @@ check() {  # check DESCRIPTION JQ_EXPRESSION over the last body
 expect_status 200 GET /healthz
 expect_status 200 GET /api/v1/recommendations
 check "envelope"          'has("generated_at") and has("data_age_seconds") and .stale == false'
-check "hoarding advised"  '.recommendations[0].kind == "gpu-node-hoarding"'
-check "patch is there"    '.recommendations[0].patch_yaml | contains("kind: Node")'
+HOARD='(.recommendations[] | select(.kind == "gpu-node-hoarding"))'
+check "hoarding advised"  "[$HOARD] | length == 1"
+check "patch is there"    "$HOARD.patch_yaml | contains(\"kind: Node\")"
 TRUTH=$(jq -c '[.hoarded_gpu_nodes[].node | "node/" + .] | sort' "$SCENARIO/ground_truth.json")
-check "the planted nodes" ".recommendations[0].instances | sort == $TRUTH"
+check "the planted nodes" "$HOARD.instances | sort == $TRUTH"
 expect_status 200 GET "/api/v1/recommendations?kind=gpu-node-hoarding&severity=warning"
 check "filter keeps it"   '(.recommendations | length) == 1'
 expect_status 200 GET "/api/v1/recommendations?kind=dag-stacking"
 check "filter drops it"   '(.recommendations | length) == 0'
 expect_status 200 GET /api/v1/findings
-check "findings listed"   "[.findings[].target] | sort == $TRUTH"
+check "findings listed"   "[.findings[] | select(.kind == \"gpu-node-hoarding\") | .target] | sort == $TRUTH"
 expect_status 200 GET /api/v1/dags
 check "runs listed"       '(.dags | length) > 0 and all(.dags[]; has("critical_path"))'
 expect_status 404 GET /api/v1/nope

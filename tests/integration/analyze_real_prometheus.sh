@@ -18,12 +18,13 @@ check() {  # check DESCRIPTION JQ_EXPRESSION (must print true)
 }
 check "cluster seen"                '.summary.nodes == 2 and .summary.gpu_nodes == 1 and .summary.pending_pods == 1'
 check "one hoarding finding"        '[.findings[] | select(.kind == "gpu-node-hoarding")] | length == 1'
-check "on gpu-1"                    '.findings[0].target == "node/gpu-1"'
-check "4 GPUs free"                 '.findings[0].evidence.free_gpus == 4'
-check "75% of CPU held by non-GPU"  '.findings[0].evidence.non_gpu_cpu_share == 0.75'
-check "owners named"                '[.findings[0].evidence.non_gpu_owners[].name] | sort == ["api-5d8f7c9b4", "fluentd"]'
-check "the pending pod is blocked"  '.findings[0].evidence.pending_gpu_pods[0].pod == "train-r1-fit"'
-check "a recommendation with patch" '.recommendations[0].kind == "gpu-node-hoarding" and (.recommendations[0].patch_yaml | contains("kind: Node"))'
+F='(.findings[] | select(.kind == "gpu-node-hoarding"))'
+check "on gpu-1"                    "$F.target == \"node/gpu-1\""
+check "4 GPUs free"                 "$F.evidence.free_gpus == 4"
+check "75% of CPU held by non-GPU"  "$F.evidence.non_gpu_cpu_share == 0.75"
+check "owners named"                "[$F.evidence.non_gpu_owners[].name] | sort == [\"api-5d8f7c9b4\", \"fluentd\"]"
+check "the pending pod is blocked"  "$F.evidence.pending_gpu_pods[0].pod == \"train-r1-fit\""
+check "a recommendation with patch" 'any(.recommendations[]; .kind == "gpu-node-hoarding" and (.patch_yaml | contains("kind: Node")))'
 check "two runs rebuilt"            '[.dags[].id] | sort == ["ml/etl/nightly-1", "ml/train/r1"]'
 check "etl critical path"           '(.dags[] | select(.id == "ml/etl/nightly-1") | .critical_path) == ["extract", "transform", "load"]'
 check "etl critical path length"    '(.dags[] | select(.id == "ml/etl/nightly-1") | .critical_path_seconds) == 290'

@@ -1,0 +1,178 @@
+#include "exporter/metric_catalog.h"
+
+namespace dagadvisor::exporter {
+namespace {
+
+using enum MetricId;
+using enum MetricType;
+
+// Help texts are the user documentation of each metric: say what one sample means and its unit.
+const std::vector<MetricSpec>& table() {
+  static const std::vector<MetricSpec> kTable = {
+      {kBuildInfo,
+       "dagadvisor_build_info",
+       kGauge,
+       "Always 1; the version label tells which dagadvisor build is running.",
+       {"cluster", "version"}},
+      {kCycleDuration,
+       "dagadvisor_cycle_duration_seconds",
+       kHistogram,
+       "Wall time of successful analysis cycles (fetch, model, graphs, detectors, advice).",
+       {"cluster"}},
+      {kCyclesTotal,
+       "dagadvisor_cycles_total",
+       kCounter,
+       "Analysis cycles run, by result (success or failure).",
+       {"cluster", "result"}},
+      {kLastSuccessfulCycle,
+       "dagadvisor_last_successful_cycle_timestamp_seconds",
+       kGauge,
+       "Unix time at which the last successful analysis cycle finished.",
+       {"cluster"}},
+      {kAnalysisStale,
+       "dagadvisor_analysis_stale",
+       kGauge,
+       "1 when the served analysis is stale (none yet, last cycle failed, or too old), else 0.",
+       {"cluster"}},
+      {kDataAge,
+       "dagadvisor_data_age_seconds",
+       kGauge,
+       "Age of the data behind the served analysis, in seconds, when last updated.",
+       {"cluster"}},
+      {kSourceUp,
+       "dagadvisor_source_up",
+       kGauge,
+       "1 when the last cycle read its data source successfully, else 0.",
+       {"cluster", "source"}},
+      {kSourceQueries,
+       "dagadvisor_source_queries_total",
+       kCounter,
+       "Queries sent to the data source by successful cycles.",
+       {"cluster", "source"}},
+      {kSourceResponseBytes,
+       "dagadvisor_source_response_bytes_total",
+       kCounter,
+       "Response bytes decoded from the data source by successful cycles.",
+       {"cluster", "source"}},
+      {kDetectorDuration,
+       "dagadvisor_detector_duration_seconds",
+       kGauge,
+       "Wall time of each detector in the last successful cycle.",
+       {"cluster", "detector"}},
+      {kDetectorSuccess,
+       "dagadvisor_detector_success",
+       kGauge,
+       "1 when the detector succeeded in the last successful cycle, else 0.",
+       {"cluster", "detector"}},
+      {kConfigLastReloadSuccessful,
+       "dagadvisor_config_last_reload_successful",
+       kGauge,
+       "1 when the last configuration (re)load succeeded, else 0.",
+       {"cluster"}},
+      {kRecommendationsActive,
+       "dagadvisor_recommendations_active",
+       kGauge,
+       "Recommendations in the current analysis, by kind and severity.",
+       {"cluster", "kind", "severity"}},
+      {kFindings,
+       "dagadvisor_findings",
+       kGauge,
+       "Findings in the current analysis, by kind and severity.",
+       {"cluster", "kind", "severity"}},
+      {kClusterNodes,
+       "dagadvisor_cluster_nodes",
+       kGauge,
+       "Nodes in the analysed cluster.",
+       {"cluster"}},
+      {kClusterGpuNodes,
+       "dagadvisor_cluster_gpu_nodes",
+       kGauge,
+       "Nodes with allocatable GPUs in the analysed cluster.",
+       {"cluster"}},
+      {kClusterPods,
+       "dagadvisor_cluster_pods",
+       kGauge,
+       "Pods known at the analysis time, including finished ones within the lookback.",
+       {"cluster"}},
+      {kPendingPods,
+       "dagadvisor_pending_pods",
+       kGauge,
+       "Pods pending and not yet bound to a node at the analysis time.",
+       {"cluster"}},
+      {kGpusAllocatable,
+       "dagadvisor_gpus_allocatable",
+       kGauge,
+       "GPUs allocatable over all nodes of the cluster.",
+       {"cluster"}},
+      {kGpusRequested,
+       "dagadvisor_gpus_requested",
+       kGauge,
+       "GPUs requested by pods holding resources at the analysis time.",
+       {"cluster"}},
+      {kGpuNodeHoarded,
+       "dagadvisor_gpu_node_hoarded",
+       kGauge,
+       "1 for each GPU node whose CPU or memory is held by non-GPU pods (gpu-node-hoarding).",
+       {"cluster", "node"}},
+      {kGpuNodeFreeGpus,
+       "dagadvisor_gpu_node_free_gpus",
+       kGauge,
+       "Unallocated GPUs on a hoarded GPU node.",
+       {"cluster", "node"}},
+      {kGpuNodeNonGpuCpuShare,
+       "dagadvisor_gpu_node_non_gpu_cpu_share",
+       kGauge,
+       "Share (0-1) of a hoarded GPU node's allocatable CPU requested by non-GPU pods.",
+       {"cluster", "node"}},
+      {kDagRunMakespan,
+       "dagadvisor_dag_run_makespan_seconds",
+       kGauge,
+       "Makespan of a workflow run (first created to last finished), top runs by makespan.",
+       {"cluster", "namespace", "dag", "run"}},
+      {kDagRunCriticalPath,
+       "dagadvisor_dag_run_critical_path_seconds",
+       kGauge,
+       "Length of a workflow run's critical path (run times along it), top runs by makespan.",
+       {"cluster", "namespace", "dag", "run"}},
+      {kDagRunEfficiency,
+       "dagadvisor_dag_run_efficiency_ratio",
+       kGauge,
+       "Critical path length divided by makespan (1 = no scheduling delay), top runs by makespan.",
+       {"cluster", "namespace", "dag", "run"}},
+  };
+  return kTable;
+}
+
+}  // namespace
+
+std::span<const MetricSpec> metricCatalog() {
+  return table();
+}
+
+const MetricSpec& metricSpec(MetricId id) {
+  return table().at(static_cast<std::size_t>(id));
+}
+
+std::vector<std::pair<std::string, std::string>> labelPairs(
+    const MetricSpec& spec, std::initializer_list<std::string_view> values) {
+  std::vector<std::pair<std::string, std::string>> pairs;
+  auto value = values.begin();
+  for (const auto name : spec.labels) {
+    pairs.emplace_back(name, value == values.end() ? std::string_view{} : *value++);
+  }
+  return pairs;
+}
+
+std::string_view metricTypeName(MetricType type) {
+  switch (type) {
+    case kCounter:
+      return "counter";
+    case kGauge:
+      return "gauge";
+    case kHistogram:
+      return "histogram";
+  }
+  return "untyped";
+}
+
+}  // namespace dagadvisor::exporter

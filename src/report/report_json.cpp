@@ -1,0 +1,238 @@
+#include "report/report_json.h"
+
+#include <algorithm>
+
+#include "common/duration.h"
+
+namespace dagadvisor::report {
+namespace {
+
+using nlohmann::json;
+
+struct Scope {
+  std::string namespace_;
+  std::string dag;
+};
+
+std::vector<std::string> splitPath(std::string_view text) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t slash = std::min(text.find('/', start), text.size());
+    parts.emplace_back(text.substr(start, slash - start));
+    start = slash + 1;
+  }
+  return parts;
+}
+
+// Targets name their scope by a kind prefix; only the kinds below carry a namespace or DAG.
+Scope scopeOf(std::string_view target) {
+  const auto parts = splitPath(target);
+  Scope scope;
+  if (parts.size() < 2) {
+    return scope;
+  }
+  const std::string& kind = parts[0];
+  if (kind == "run" || kind == "dag" || kind == "pod" || kind == "namespace") {
+    scope.namespace_ = parts[1];
+  }
+  // "run/<ns>/<run>" (no DAG) is accepted as well as "run/<ns>/<dag>/<run>".
+  if ((kind == "run" && parts.size() >= 4) || (kind == "dag" && parts.size() >= 3)) {
+    scope.dag = parts[2];
+  }
+  return scope;
+}
+
+bool evidenceNames(const json& evidence, const char* one, const char* many,
+                   const std::string& wanted) {
+  if (!evidence.is_object()) {
+    return false;
+  }
+  const auto single = evidence.find(one);
+  if (single != evidence.end() && single->is_string() && single->get<std::string>() == wanted) {
+    return true;
+  }
+  const auto list = evidence.find(many);
+  if (list == evidence.end() || !list->is_array()) {
+    return false;
+  }
+  return std::any_of(list->begin(), list->end(), [&](const json& item) {
+    return item.is_string() && item.get<std::string>() == wanted;
+  });
+}
+
+bool scopeMatches(const advice::Recommendation& rec, std::string Scope::*member,
+                  const std::string& wanted, const char* one, const char* many) {
+  if (scopeOf(rec.target).*member == wanted) {
+    return true;
+  }
+  const bool in_instances =
+      std::any_of(rec.instances.begin(), rec.instances.end(),
+                  [&](const std::string& t) { return scopeOf(t).*member == wanted; });
+  return in_instances || evidenceNames(rec.evidence, one, many, wanted);
+}
+
+json stringArray(const std::vector<std::string>& items) {
+  json out = json::array();
+  for (const auto& item : items) {
+    out.push_back(item);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<analysis::Severity> parseSeverity(std::string_view text) {
+  for (auto s :
+       {analysis::Severity::kInfo, analysis::Severity::kWarning, analysis::Severity::kCritical}) {
+    if (analysis::severityName(s) == text) {
+      return s;
+    }
+  }
+  return std::nullopt;
+}
+
+bool matches(const advice::Recommendation& rec, const RecommendationFilter& filter) {
+  if (!filter.kind.empty() && rec.kind != filter.kind) {
+    return false;
+  }
+  if (filter.min_severity &&
+      static_cast<int>(rec.severity) < static_cast<int>(*filter.min_severity)) {
+    return false;
+  }
+  if (!filter.namespace_.empty() &&
+      !scopeMatches(rec, &Scope::namespace_, filter.namespace_, "namespace", "namespaces")) {
+    return false;
+  }
+  return filter.dag.empty() || scopeMatches(rec, &Scope::dag, filter.dag, "dag", "dags");
+}
+
+json recommendationJson(const advice::Recommendation& rec) {
+  return json{{"id", rec.id},
+              {"kind", rec.kind},
+              {"severity", analysis::severityName(rec.severity)},
+              {"title", rec.title},
+              {"target", rec.target},
+              {"instances", stringArray(rec.instances)},
+              {"action", rec.action},
+              {"patch_yaml", rec.patch_yaml},
+              {"evidence", rec.evidence},
+              {"impact", rec.impact},
+              {"impact_score", rec.impact_score},
+              {"first_seen", formatTimestamp(rec.first_seen)},
+              {"last_seen", formatTimestamp(rec.last_seen)}};
+}
+
+json recommendationsJson(const advice::AnalysisReport& report, const RecommendationFilter& filter) {
+  json out = json::array();
+  for (const auto& rec : report.recommendations) {
+    if (matches(rec, filter)) {
+      out.push_back(recommendationJson(rec));
+    }
+  }
+  return out;
+}
+
+json findingJson(const analysis::Finding& finding) {
+  return json{
+      {"kind", finding.kind},         {"severity", analysis::severityName(finding.severity)},
+      {"target", finding.target},     {"summary", finding.summary},
+      {"evidence", finding.evidence}, {"impact", finding.impact}};
+}
+
+json findingsJson(const advice::AnalysisReport& report) {
+  json out = json::array();
+  for (const auto& finding : report.findings) {
+    out.push_back(findingJson(finding));
+  }
+  return out;
+}
+
+json runJson(const advice::RunSummary& run) {
+  return json{{"id", run.id},
+              {"namespace", run.namespace_},
+              {"dag", run.dag},
+              {"run", run.run},
+              {"engine", run.engine},
+              {"tasks", run.tasks},
+              {"edges", run.edges},
+              {"finished", run.finished},
+              {"makespan_seconds", run.makespan_seconds},
+              {"critical_path_seconds", run.critical_path_seconds},
+              {"critical_path", stringArray(run.critical_path)},
+              {"efficiency", run.efficiency},
+              {"problems", stringArray(run.problems)}};
+}
+
+json runsJson(const advice::AnalysisReport& report) {
+  json out = json::array();
+  for (const auto& run : report.runs) {
+    out.push_back(runJson(run));
+  }
+  return out;
+}
+
+json clusterSummaryJson(const advice::ClusterSummary& summary) {
+  return json{{"nodes", summary.nodes},
+              {"gpu_nodes", summary.gpu_nodes},
+              {"pods", summary.pods},
+              {"running_pods", summary.running_pods},
+              {"pending_pods", summary.pending_pods},
+              {"gpus_allocatable", summary.gpus_allocatable},
+              {"gpus_requested", summary.gpus_requested}};
+}
+
+json detectorsJson(const advice::AnalysisReport& report) {
+  json out = json::array();
+  for (const auto& d : report.detectors) {
+    out.push_back(json{{"name", d.name},
+                       {"seconds", d.seconds},
+                       {"ok", d.ok},
+                       {"error", d.error},
+                       {"findings", d.findings}});
+  }
+  return out;
+}
+
+std::string dumpJson(const json& value) {
+  return value.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+json envelopeJson(const advice::AnalysisReport& report, UnixSeconds now, bool stale) {
+  return json{{"cluster", report.cluster},
+              {"generated_at", formatTimestamp(report.generated_at)},
+              {"data_time", formatTimestamp(report.data_time)},
+              {"data_age_seconds", std::max(0.0, now - report.data_time)},
+              {"stale", stale},
+              {"warnings", stringArray(report.warnings)}};
+}
+
+std::string wrapEnvelope(const json& envelope,
+                         const std::vector<std::pair<std::string, std::string>>& payloads) {
+  std::string body = dumpJson(envelope);
+  body.pop_back();  // the closing '}' of the envelope object; reopened below
+  for (const auto& [key, payload] : payloads) {
+    body += body.size() > 1 ? "," : "";
+    body += dumpJson(key);
+    body += ':';
+    body += payload;
+  }
+  body += '}';
+  return body;
+}
+
+json reportJson(const advice::AnalysisReport& report, UnixSeconds now, bool stale) {
+  json out = envelopeJson(report, now, stale);
+  out["source"] = report.source;
+  out["analysis_seconds"] = report.analysis_seconds;
+  out["queries"] = report.queries;
+  out["bytes_received"] = report.bytes_received;
+  out["summary"] = clusterSummaryJson(report.summary);
+  out["detectors"] = detectorsJson(report);
+  out["recommendations"] = recommendationsJson(report);
+  out["findings"] = findingsJson(report);
+  out["dags"] = runsJson(report);
+  return out;
+}
+
+}  // namespace dagadvisor::report

@@ -1,0 +1,156 @@
+#include "report/report_text.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+#include <vector>
+
+#include "common/duration.h"
+#include "report/report_json.h"
+
+namespace dagadvisor::report {
+namespace {
+
+std::string fixed(double value, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
+  return buf;
+}
+
+std::string indent(const std::string& text, const std::string& prefix) {
+  std::string out;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    out += prefix + line + "\n";
+  }
+  return out;
+}
+
+std::string evidenceLine(const nlohmann::json& evidence) {
+  if (!evidence.is_object()) {
+    return dumpJson(evidence);
+  }
+  std::string out;
+  for (const auto& [key, value] : evidence.items()) {
+    out += (out.empty() ? "" : ", ") + key + "=" +
+           (value.is_string() ? value.get<std::string>() : dumpJson(value));
+  }
+  return out;
+}
+
+void writeHeader(std::ostream& out, const advice::AnalysisReport& r) {
+  const auto& s = r.summary;
+  out << "dagadvisor analysis of cluster " << r.cluster << "\n"
+      << "  source:     " << r.source << "\n"
+      << "  data time:  " << formatTimestamp(r.data_time) << " (generated "
+      << formatTimestamp(r.generated_at) << " in " << humanSeconds(r.analysis_seconds) << ", "
+      << r.queries << " queries)\n"
+      << "  nodes:      " << s.nodes << " (" << s.gpu_nodes << " with GPUs)\n"
+      << "  pods:       " << s.pods << " (" << s.running_pods << " running, " << s.pending_pods
+      << " pending)\n"
+      << "  GPUs:       " << s.gpus_requested << " requested of " << s.gpus_allocatable
+      << " allocatable\n";
+  for (const auto& warning : r.warnings) {
+    out << "  warning:    " << warning << "\n";
+  }
+}
+
+void writeRecommendations(std::ostream& out, const advice::AnalysisReport& r) {
+  out << "\nRECOMMENDATIONS (" << r.recommendations.size() << ")\n";
+  if (r.recommendations.empty()) {
+    out << "  none: no detector found a problem worth acting on\n";
+  }
+  std::size_t rank = 0;
+  for (const auto& rec : r.recommendations) {
+    out << "\n"
+        << ++rank << ". [" << analysis::severityName(rec.severity) << "] " << rec.title << "\n"
+        << "   id:       " << rec.id << " (" << rec.kind << ", " << rec.target << ")\n";
+    if (!rec.impact.empty()) {
+      out << "   impact:   " << rec.impact << "\n";
+    }
+    if (!rec.action.empty()) {
+      out << "   action:   " << rec.action << "\n";
+    }
+    if (!rec.evidence.empty()) {
+      out << "   evidence: " << evidenceLine(rec.evidence) << "\n";
+    }
+    if (!rec.patch_yaml.empty()) {
+      out << "   patch:\n" << indent(rec.patch_yaml, "     ");
+    }
+  }
+}
+
+using Row = std::vector<std::string>;
+
+void writeTable(std::ostream& out, const std::vector<Row>& rows) {
+  std::vector<std::size_t> widths;
+  for (const auto& row : rows) {
+    widths.resize(std::max(widths.size(), row.size()));
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      widths[i] = std::max(widths[i], row[i].size());
+    }
+  }
+  for (const auto& row : rows) {
+    std::string line = " ";
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      const bool last = i + 1 == row.size();
+      line += " " + row[i] + (last ? "" : std::string(widths[i] - row[i].size() + 1, ' '));
+    }
+    out << line << "\n";
+  }
+}
+
+std::string joined(const std::vector<std::string>& items, const char* sep) {
+  std::string out;
+  for (const auto& item : items) {
+    out += (out.empty() ? "" : sep) + item;
+  }
+  return out;
+}
+
+void writeRuns(std::ostream& out, const advice::AnalysisReport& r, const TextOptions& options) {
+  std::vector<const advice::RunSummary*> runs;
+  for (const auto& run : r.runs) {
+    runs.push_back(&run);
+  }
+  std::stable_sort(runs.begin(), runs.end(), [](const auto* a, const auto* b) {
+    return a->makespan_seconds > b->makespan_seconds;
+  });
+  const std::size_t shown =
+      options.max_runs == 0 ? runs.size() : std::min(runs.size(), options.max_runs);
+  out << "\nRUNS (" << runs.size() << ")\n";
+  std::vector<Row> rows{
+      {"RUN", "TASKS", "MAKESPAN", "CRITICAL PATH", "EFFICIENCY", "CRITICAL PATH TASKS"}};
+  for (std::size_t i = 0; i < shown; ++i) {
+    const auto& run = *runs[i];
+    rows.push_back({run.id, std::to_string(run.tasks), humanSeconds(run.makespan_seconds),
+                    humanSeconds(run.critical_path_seconds), fixed(run.efficiency * 100, 0) + "%",
+                    joined(run.critical_path, " > ")});
+  }
+  writeTable(out, rows);
+  if (shown < runs.size()) {
+    out << "  … and " << runs.size() - shown << " shorter runs\n";
+  }
+}
+
+}  // namespace
+
+std::string humanSeconds(double seconds) {
+  if (!std::isfinite(seconds) || std::fabs(seconds) > 1e12) {
+    return "-";
+  }
+  // Below one second the milliseconds matter; above it they are noise in a table.
+  const double millis = std::fabs(seconds) < 1 ? seconds * 1000 : std::round(seconds) * 1000;
+  return formatDuration(Duration(static_cast<Duration::rep>(std::llround(millis))));
+}
+
+std::string renderText(const advice::AnalysisReport& report, const TextOptions& options) {
+  std::ostringstream out;
+  writeHeader(out, report);
+  writeRecommendations(out, report);
+  writeRuns(out, report, options);
+  return out.str();
+}
+
+}  // namespace dagadvisor::report

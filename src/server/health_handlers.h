@@ -1,0 +1,17 @@
+#pragma once
+
+#include "exporter/metrics_handler.h"
+#include "server/http_server.h"
+#include "server/snapshot_store.h"
+
+namespace dagadvisor::server {
+
+/// Registers GET /healthz (200 "ok" while the process serves) and GET /readyz (200 "ok" when a
+/// good, fresh analysis is served; else 503 with the reason from SnapshotStore::freshness() as
+/// text). `store` must outlive the server.
+void registerHealthRoutes(HttpServer& server, const SnapshotStore& store);
+
+/// Registers GET /metrics, rendered by `metrics` (which must outlive the server) per scrape.
+void registerMetricsRoute(HttpServer& server, const exporter::MetricsHandler& metrics);
+
+}  // namespace dagadvisor::server

@@ -1,0 +1,230 @@
+#include "server/http_server.h"
+
+#include <CivetServer.h>
+#include <arpa/inet.h>
+#include <civetweb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "report/report_json.h"
+
+namespace dagadvisor::server {
+namespace {
+
+std::string urlDecode(std::string_view text) {
+  std::string out(text.size() + 1, '\0');
+  const int n = mg_url_decode(text.data(), static_cast<int>(text.size()), out.data(),
+                              static_cast<int>(out.size()), /*is_form_url_encoded=*/1);
+  out.resize(n < 0 ? 0 : static_cast<std::size_t>(n));
+  return out;
+}
+
+std::map<std::string, std::string> parseQuery(std::string_view query) {
+  std::map<std::string, std::string> params;
+  while (!query.empty()) {
+    const std::size_t amp = std::min(query.find('&'), query.size());
+    const std::string_view pair = query.substr(0, amp);
+    query.remove_prefix(std::min(amp + 1, query.size()));
+    const std::size_t eq = std::min(pair.find('='), pair.size());
+    if (eq > 0) {
+      params.emplace(urlDecode(pair.substr(0, eq)),
+                     urlDecode(pair.substr(std::min(eq + 1, pair.size()))));
+    }
+  }
+  return params;
+}
+
+// Reads the body, refusing (false) anything over the limit without buffering it.
+bool readBody(mg_connection* conn, long long declared, std::size_t limit, std::string& body) {
+  if (declared > static_cast<long long>(limit)) {
+    return false;
+  }
+  char buf[8192];
+  for (int n; (n = mg_read(conn, buf, sizeof buf)) > 0;) {
+    if (body.size() + static_cast<std::size_t>(n) > limit) {
+      return false;
+    }
+    body.append(buf, static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+void writeResponse(mg_connection* conn, const HttpResponse& response, bool head) {
+  mg_response_header_start(conn, response.status);
+  mg_response_header_add(conn, "Content-Type", response.content_type.c_str(), -1);
+  mg_response_header_add(conn, "Content-Length", std::to_string(response.body.size()).c_str(), -1);
+  for (const auto& [name, value] : response.headers) {
+    mg_response_header_add(conn, name.c_str(), value.c_str(), -1);
+  }
+  mg_response_header_send(conn);
+  if (!head && !response.body.empty()) {
+    mg_write(conn, response.body.data(), response.body.size());
+  }
+}
+
+// Connects to and at once disconnects from 127.0.0.1:port (a no-op request).
+void pokeLoopback(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) {
+    return;
+  }
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr);
+  ::close(fd);
+}
+
+}  // namespace
+
+std::string HttpRequest::param(const std::string& name) const {
+  const auto it = params.find(name);
+  return it == params.end() ? std::string() : it->second;
+}
+
+HttpResponse jsonError(int status, std::string_view message) {
+  return HttpResponse{status, "application/json", report::dumpJson({{"error", message}}), {}};
+}
+
+// Every method of every URI arrives here and goes through HttpServer::dispatch.
+class HttpServer::Impl final : public CivetHandler {
+ public:
+  explicit Impl(const HttpServer& owner) : owner_(owner) {}
+
+  bool handleGet(CivetServer*, mg_connection* c) override { return handle(c); }
+  bool handlePost(CivetServer*, mg_connection* c) override { return handle(c); }
+  bool handleHead(CivetServer*, mg_connection* c) override { return handle(c); }
+  bool handlePut(CivetServer*, mg_connection* c) override { return handle(c); }
+  bool handleDelete(CivetServer*, mg_connection* c) override { return handle(c); }
+  bool handleOptions(CivetServer*, mg_connection* c) override { return handle(c); }
+  bool handlePatch(CivetServer*, mg_connection* c) override { return handle(c); }
+
+  std::unique_ptr<CivetServer> civet;
+
+ private:
+  bool handle(mg_connection* conn) const {
+    const mg_request_info* info = mg_get_request_info(conn);
+    HttpRequest request;
+    request.method = info->request_method ? info->request_method : "";
+    request.path = info->local_uri ? info->local_uri : "";
+    request.params = parseQuery(info->query_string ? info->query_string : "");
+    HttpResponse response;
+    // Nothing may escape into civetweb's C frames; dispatch already maps handler exceptions.
+    try {
+      if (!readBody(conn, info->content_length, owner_.options_.max_body_bytes, request.body)) {
+        response = jsonError(413, "request body too large");
+      } else {
+        response = owner_.dispatch(request);
+      }
+    } catch (...) {
+      response = HttpResponse{500, "text/plain", "internal error\n", {}};
+    }
+    writeResponse(conn, response, request.method == "HEAD");
+    return true;
+  }
+
+  const HttpServer& owner_;
+};
+
+HttpServer::HttpServer(HttpServerOptions options) : options_(std::move(options)) {}
+
+HttpServer::~HttpServer() {
+  stop();
+}
+
+void HttpServer::route(std::string method, std::string path, Handler handler) {
+  const bool prefix = !path.empty() && path.back() == '*';
+  if (prefix) {
+    path.pop_back();
+  }
+  routes_.push_back(Route{std::move(method), std::move(path), prefix, std::move(handler)});
+}
+
+Result<void> HttpServer::start() {
+  if (impl_) {
+    return {};
+  }
+  auto impl = std::make_unique<Impl>(*this);
+  const std::vector<std::string> civet_options = {
+      "listening_ports",
+      options_.listen,
+      "num_threads",
+      std::to_string(std::max(1, options_.threads)),
+      "request_timeout_ms",
+      std::to_string(std::max(1, options_.request_timeout_ms)),
+      "enable_directory_listing",
+      "no"};
+  try {
+    impl->civet = std::make_unique<CivetServer>(civet_options);
+  } catch (const std::exception& e) {
+    return makeError("cannot listen on " + options_.listen + ": " + e.what());
+  }
+  impl->civet->addHandler("/", *impl);
+  impl_ = std::move(impl);
+  return {};
+}
+
+void HttpServer::stop() {
+  if (!impl_) {
+    return;
+  }
+  // civetweb's accept loop polls with a 2 s timeout and only then sees the stop flag; a
+  // connection to our own port wakes it at once, so stopping takes milliseconds, not 2 s.
+  std::atomic<bool> stopped{false};
+  std::thread waker([port = port(), &stopped] {
+    for (int i = 0; i < 200 && !stopped.load(); ++i) {
+      pokeLoopback(port);
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  });
+  impl_->civet->close();
+  stopped = true;
+  waker.join();
+  impl_.reset();
+}
+
+int HttpServer::port() const {
+  if (!impl_) {
+    return 0;
+  }
+  const auto ports = impl_->civet->getListeningPorts();
+  return ports.empty() ? 0 : ports.front();
+}
+
+HttpResponse HttpServer::dispatch(const HttpRequest& request) const {
+  std::string allowed;
+  for (const auto& r : routes_) {
+    const bool path_ok = r.prefix ? request.path.starts_with(r.path) : request.path == r.path;
+    if (!path_ok) {
+      continue;
+    }
+    // HEAD is answered wherever GET is, without the body (see writeResponse).
+    if (r.method != request.method && !(r.method == "GET" && request.method == "HEAD")) {
+      allowed += (allowed.empty() ? "" : ", ") + r.method;
+      continue;
+    }
+    try {
+      return r.handler(request);
+    } catch (const std::exception& e) {
+      return jsonError(500, std::string("internal error: ") + e.what());
+    }
+  }
+  if (allowed.empty()) {
+    return jsonError(404, "no such path: " + request.path);
+  }
+  HttpResponse response = jsonError(405, "method " + request.method + " not allowed");
+  response.headers.emplace_back("Allow", allowed);
+  return response;
+}
+
+}  // namespace dagadvisor::server

@@ -1,0 +1,85 @@
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/result.h"
+
+namespace dagadvisor::server {
+
+/// One request as handlers see it; civetweb types stay inside http_server.cpp.
+struct HttpRequest {
+  std::string method;                         // "GET", "POST", …
+  std::string path;                           // URL-decoded, without the query string
+  std::map<std::string, std::string> params;  // URL-decoded query parameters (first value wins)
+  std::string body;                           // at most HttpServerOptions::max_body_bytes
+
+  /// The parameter's value, or "" when absent.
+  std::string param(const std::string& name) const;
+};
+
+struct HttpResponse {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;  // extra headers, e.g. Allow
+};
+
+using Handler = std::function<HttpResponse(const HttpRequest&)>;
+
+/// A JSON error body {"error": message} with the given status.
+HttpResponse jsonError(int status, std::string_view message);
+
+struct HttpServerOptions {
+  std::string listen = "127.0.0.1:9731";  // host:port; port 0 picks a free port
+  int threads = 4;
+  int request_timeout_ms = 10000;
+  std::size_t max_body_bytes = 1 << 20;  // larger bodies are refused with 413
+};
+
+/// The daemon's single HTTP server (civetweb): a route table of (method, path) → handler.
+/// Paths match exactly, or by prefix when registered with a trailing "*" ("/api/v1/dags/*").
+/// Unknown paths get 404 JSON, a known path with another method 405 JSON (with Allow), a
+/// handler that throws 500 JSON. No files are served. Register routes before start().
+class HttpServer {
+ public:
+  explicit HttpServer(HttpServerOptions options);
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  void route(std::string method, std::string path, Handler handler);
+
+  /// Binds and starts the worker threads; "cannot listen on <listen>: …" when it cannot.
+  Result<void> start();
+
+  /// Stops accepting and joins the workers; safe to call twice, and from the destructor.
+  void stop();
+
+  /// The bound port (the real one when listening on port 0); 0 when not started.
+  int port() const;
+
+  /// Dispatches one request through the route table (what the civetweb handler calls).
+  HttpResponse dispatch(const HttpRequest& request) const;
+
+ private:
+  struct Route {
+    std::string method;
+    std::string path;  // exact, or prefix when it ended in "*"
+    bool prefix = false;
+    Handler handler;
+  };
+  class Impl;
+
+  HttpServerOptions options_;
+  std::vector<Route> routes_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace dagadvisor::server

@@ -1,0 +1,82 @@
+#include "server/snapshot_store.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "report/report_json.h"
+
+namespace dagadvisor::server {
+namespace {
+
+std::string wholeSeconds(double seconds) {
+  return std::to_string(static_cast<long long>(std::floor(seconds))) + "s";
+}
+
+}  // namespace
+
+SnapshotStore::SnapshotStore(const Clock& clock, double stale_after_seconds)
+    : clock_(clock), stale_after_(stale_after_seconds) {}
+
+void SnapshotStore::publish(std::shared_ptr<const advice::AnalysisReport> report) {
+  if (!report) {
+    return;
+  }
+  auto published = std::make_shared<Published>();
+  published->recommendations = report::dumpJson(report::recommendationsJson(*report));
+  published->findings = report::dumpJson(report::findingsJson(*report));
+  published->dags = report::dumpJson(report::runsJson(*report));
+  published->summary = report::dumpJson(report::clusterSummaryJson(report->summary));
+  published->detectors = report::dumpJson(report::detectorsJson(*report));
+  published->report = std::move(report);
+  const UnixSeconds now = clock_.now();
+  std::lock_guard lock(mutex_);
+  current_ = std::move(published);
+  status_.last_attempt = now;
+  status_.last_success = now;
+  status_.last_error.clear();
+  status_.consecutive_failures = 0;
+}
+
+void SnapshotStore::recordFailure(std::string error) {
+  const UnixSeconds now = clock_.now();
+  std::lock_guard lock(mutex_);
+  status_.last_attempt = now;
+  status_.last_error = error.empty() ? "unknown error" : std::move(error);
+  ++status_.consecutive_failures;
+}
+
+std::shared_ptr<const Published> SnapshotStore::current() const {
+  std::lock_guard lock(mutex_);
+  return current_;
+}
+
+CycleStatus SnapshotStore::status() const {
+  std::lock_guard lock(mutex_);
+  return status_;
+}
+
+Freshness SnapshotStore::freshness() const {
+  std::shared_ptr<const Published> published;
+  CycleStatus cycle;
+  {
+    std::lock_guard lock(mutex_);  // one consistent view of report and cycle status
+    published = current_;
+    cycle = status_;
+  }
+  Freshness out;
+  if (!published) {
+    out.reason = "no analysis yet";
+    return out;
+  }
+  out.age_seconds = std::max(0.0, clock_.now() - published->report->generated_at);
+  if (cycle.consecutive_failures > 0) {
+    out.reason = "last cycle failed: " + cycle.last_error;
+  } else if (out.age_seconds > stale_after_) {
+    out.reason = "analysis is " + wholeSeconds(out.age_seconds) + " old (stale_after " +
+                 wholeSeconds(stale_after_) + ")";
+  }
+  out.stale = !out.reason.empty();
+  return out;
+}
+
+}  // namespace dagadvisor::server

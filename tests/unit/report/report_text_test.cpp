@@ -1,0 +1,87 @@
+#include "report/report_text.h"
+
+#include <catch2/catch.hpp>
+
+#include "report/report_yaml.h"
+#include "unit/report/sample_report.h"
+
+namespace report = dagadvisor::report;
+namespace t = dagadvisor::testing;
+
+namespace {
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("the text report shows the header, ranked recommendations and the patch indented") {
+  const std::string text = report::renderText(*t::sampleReport());
+  CHECK(contains(text, "prod-eu"));
+  CHECK(contains(text, "prometheus http://127.0.0.1:9090"));
+  CHECK(contains(text, "2026-11-28T09:00:00Z"));
+  CHECK(contains(text, "12 (4 with GPUs)"));
+  CHECK(contains(text, "7 pending"));
+  CHECK(contains(text, "20 requested of 32"));
+  CHECK(contains(text, "warning:    partial data: 3 pods without labels"));
+  CHECK(contains(text, "1. [critical] Taint GPU nodes so that non-GPU pods stop holding them"));
+  CHECK(contains(text, "gpu-node-hoarding-3f9a1c2b"));
+  CHECK(contains(text, "impact:   frees 8 GPUs for 3 pending GPU pods"));
+  CHECK(contains(text, "evidence: free_gpus=8, pending_gpu_pods=3"));
+  CHECK(contains(text, "\n     spec:\n       taints:\n         - key: nvidia.com/gpu\n"));
+  CHECK(text.find("1. [critical]") < text.find("2. [warning]"));
+  CHECK(text.find("2. [warning]") < text.find("3. [info]"));
+}
+
+TEST_CASE("the runs table lists the longest runs first with their figures") {
+  const std::string text = report::renderText(*t::sampleReport());
+  CHECK(contains(text, "CRITICAL PATH TASKS"));
+  CHECK(contains(text, "extract > transform > load"));
+  const auto table = text.find("RUNS (3)");
+  REQUIRE(table != std::string::npos);
+  const auto ml = text.find("ml/train/2026-11-28", table);
+  const auto r2 = text.find("etl/daily/r2", table);
+  const auto r1 = text.find("etl/daily/r1", table);
+  REQUIRE(ml != std::string::npos);
+  CHECK(ml < r2);
+  CHECK(r2 < r1);
+  const std::string ml_line = text.substr(ml, text.find('\n', ml) - ml);
+  CHECK(contains(ml_line, "2h"));
+  CHECK(contains(ml_line, "1h"));
+  CHECK(contains(ml_line, "50%"));
+
+  const std::string limited = report::renderText(*t::sampleReport(), {1});
+  CHECK(contains(limited, "ml/train/2026-11-28"));
+  CHECK_FALSE(contains(limited, "etl/daily/r1"));
+  CHECK(contains(limited, "and 2 shorter runs"));
+}
+
+TEST_CASE("an empty report renders without recommendations or runs") {
+  const std::string text = report::renderText(dagadvisor::advice::AnalysisReport{});
+  CHECK(contains(text, "RECOMMENDATIONS (0)"));
+  CHECK(contains(text, "RUNS (0)"));
+}
+
+TEST_CASE("durations read as people write them") {
+  CHECK(report::humanSeconds(0.25) == "250ms");
+  CHECK(report::humanSeconds(42.4) == "42s");
+  CHECK(report::humanSeconds(5405) == "1h30m5s");
+  CHECK(report::humanSeconds(0) == "0s");
+  CHECK(report::humanSeconds(std::numeric_limits<double>::quiet_NaN()) == "-");
+}
+
+TEST_CASE("the YAML report has the JSON field names and the patch as a literal block") {
+  const std::string yaml = report::renderYaml(*t::sampleReport(), t::kSampleDataTime + 2, false);
+  CHECK(contains(yaml, "cluster: prod-eu"));
+  CHECK(contains(yaml, "stale: false"));
+  INFO(yaml);
+  CHECK(contains(yaml, "data_time: \"2026-11-28T09:00:00Z\""));  // quoted: not a YAML date
+  CHECK(contains(yaml, "run: \"2026-11-28\""));
+  CHECK(contains(yaml, "analysis_seconds: 0.42\n"));  // shortest spelling, not 0.4199999…
+  CHECK(contains(yaml, "problems: []"));
+  CHECK(contains(yaml, "id: gpu-node-hoarding-3f9a1c2b"));
+  CHECK(contains(yaml, "patch_yaml: |\n"));
+  CHECK(contains(yaml, "  kind: Node\n"));
+  CHECK(contains(yaml, "makespan_seconds: 7200"));
+}

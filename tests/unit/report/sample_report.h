@@ -1,0 +1,112 @@
+#pragma once
+
+// A small but complete AnalysisReport shared by the report, exporter and server tests. The
+// numbers are chosen by hand; tests assert against these literals, never against the code under
+// test.
+
+#include <memory>
+
+#include "advice/analysis_report.h"
+
+namespace dagadvisor::testing {
+
+inline constexpr UnixSeconds kSampleDataTime = 1795856400;  // 2026-11-28T09:00:00Z
+
+inline const char* const kSamplePatch =
+    "apiVersion: v1\n"
+    "kind: Node\n"
+    "metadata:\n"
+    "  name: gpu-a\n"
+    "spec:\n"
+    "  taints:\n"
+    "    - key: nvidia.com/gpu\n"
+    "      effect: NoSchedule\n";
+
+inline advice::RunSummary sampleRun(const char* ns, const char* dag, const char* run,
+                                    double makespan, double critical) {
+  advice::RunSummary r;
+  r.namespace_ = ns;
+  r.dag = dag;
+  r.run = run;
+  r.id = std::string(ns) + "/" + dag + "/" + run;
+  r.engine = "labels";
+  r.tasks = 4;
+  r.edges = 3;
+  r.finished = true;
+  r.makespan_seconds = makespan;
+  r.critical_path_seconds = critical;
+  r.efficiency = critical / makespan;
+  r.critical_path = {"extract", "transform", "load"};
+  return r;
+}
+
+inline analysis::Finding sampleFinding(const char* kind, analysis::Severity severity,
+                                       const char* target, nlohmann::json evidence) {
+  analysis::Finding f;
+  f.kind = kind;
+  f.severity = severity;
+  f.target = target;
+  f.summary = std::string(kind) + " on " + target;
+  f.evidence = std::move(evidence);
+  f.impact = 1;
+  return f;
+}
+
+inline advice::Recommendation sampleRecommendation(const char* id, const char* kind,
+                                                   analysis::Severity severity,
+                                                   const char* target) {
+  advice::Recommendation r;
+  r.id = id;
+  r.kind = kind;
+  r.severity = severity;
+  r.target = target;
+  r.title = std::string("Fix ") + kind;
+  r.action = "do the thing";
+  r.impact = "saves time";
+  r.first_seen = kSampleDataTime - 3600;
+  r.last_seen = kSampleDataTime;
+  return r;
+}
+
+inline std::shared_ptr<advice::AnalysisReport> sampleReport() {
+  using analysis::Severity;
+  auto report = std::make_shared<advice::AnalysisReport>();
+  report->cluster = "prod-eu";
+  report->source = "prometheus http://127.0.0.1:9090";
+  report->data_time = kSampleDataTime;
+  report->generated_at = kSampleDataTime + 2;
+  report->analysis_seconds = 0.42;
+  report->queries = 12;
+  report->bytes_received = 34567;
+  report->warnings = {"partial data: 3 pods without labels"};
+  report->summary = {12, 4, 340, 300, 7, 32, 20};
+  report->runs = {sampleRun("etl", "daily", "r1", 600, 450),
+                  sampleRun("ml", "train", "2026-11-28", 7200, 3600),
+                  sampleRun("etl", "daily", "r2", 900, 450)};
+  report->findings = {
+      sampleFinding("gpu-node-hoarding", Severity::kCritical, "node/gpu-a",
+                    {{"free_gpus", 6}, {"non_gpu_cpu_share", 0.82}}),
+      sampleFinding("gpu-node-hoarding", Severity::kWarning, "node/gpu-b", {{"free_gpus", 2}}),
+      sampleFinding("split-dependencies", Severity::kInfo, "run/etl/daily/r1", {}),
+      sampleFinding("dag-stacking", Severity::kWarning, "run/ml/train/2026-11-28", {})};
+
+  auto hoarding = sampleRecommendation("gpu-node-hoarding-3f9a1c2b", "gpu-node-hoarding",
+                                       Severity::kCritical, "cluster/prod-eu");
+  hoarding.title = "Taint GPU nodes so that non-GPU pods stop holding them";
+  hoarding.instances = {"node/gpu-a", "node/gpu-b"};
+  hoarding.patch_yaml = kSamplePatch;
+  hoarding.evidence = {{"free_gpus", 8}, {"pending_gpu_pods", 3}};
+  hoarding.impact = "frees 8 GPUs for 3 pending GPU pods";
+  hoarding.impact_score = 8;
+  auto stacking = sampleRecommendation("dag-stacking-aa11", "dag-stacking", Severity::kWarning,
+                                       "run/ml/train/2026-11-28");
+  auto split = sampleRecommendation("split-dependencies-bb22", "split-dependencies",
+                                    Severity::kInfo, "cluster/prod-eu");
+  split.evidence = {{"namespaces", {"etl", "reporting"}}, {"dag", "daily"}};
+  report->recommendations = {hoarding, stacking, split};
+  report->detectors = {{"gpu_node_hoarding", 0.012, true, "", 2},
+                       {"dag_stacking", 0.003, false, "no runs", 0}};
+  return report;
+}
+
+}  // namespace dagadvisor::testing

@@ -4,8 +4,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <string_view>
+#include <vector>
 
+#include "advice/kinds/dag_stacking.h"
 #include "advice/kinds/gpu_node_hoarding.h"
+#include "advice/kinds/split_dependencies.h"
+#include "advice/kinds/stranded_resources.h"
 
 namespace dagadvisor::advice {
 namespace {
@@ -13,9 +18,14 @@ namespace {
 using Adviser = std::vector<Recommendation> (*)(const std::vector<const analysis::Finding*>&,
                                                 const config::Config&);
 
-// One line per recommendation kind; a finding kind without an adviser yields no advice.
-const std::map<std::string, Adviser, std::less<>> kAdvisers = {
+// One line per recommendation kind, in priority order: impacts of different kinds are in
+// different units (GPUs, seconds), so ranking compares severity first, then this order, and
+// impact only within a kind. A finding kind without an adviser yields no advice.
+const std::vector<std::pair<std::string_view, Adviser>> kAdvisers = {
     {"gpu-node-hoarding", &adviseGpuNodeHoarding},
+    {"split-dependencies", &adviseSplitDependencies},
+    {"dag-stacking", &adviseDagStacking},
+    {"stranded-resources", &adviseStrandedResources},
 };
 
 std::uint64_t fnv1a(const std::string& text, std::uint64_t hash = 1469598103934665603ULL) {
@@ -37,22 +47,28 @@ std::string stableId(const std::string& kind, const std::string& cluster,
 
 std::vector<Recommendation> recommend(const std::vector<analysis::Finding>& findings,
                                       const config::Config& config) {
-  std::map<std::string, std::vector<const analysis::Finding*>> by_kind;
-  for (const analysis::Finding& f : findings) {
-    by_kind[f.kind].push_back(&f);
-  }
   std::vector<Recommendation> out;
-  for (const auto& [kind, group] : by_kind) {
-    auto it = kAdvisers.find(kind);
-    if (it == kAdvisers.end()) {
-      continue;
+  std::map<std::string_view, std::size_t> priority;
+  for (const auto& [kind, adviser] : kAdvisers) {
+    std::vector<const analysis::Finding*> group;
+    for (const analysis::Finding& f : findings) {
+      if (f.kind == kind) {
+        group.push_back(&f);
+      }
     }
-    for (Recommendation& rec : it->second(group, config)) {
+    priority[kind] = priority.size();
+    for (Recommendation& rec : adviser(group, config)) {
       rec.id = stableId(rec.kind, config.analysis.cluster, rec.target);
       out.push_back(std::move(rec));
     }
   }
-  std::sort(out.begin(), out.end(), [](const Recommendation& a, const Recommendation& b) {
+  std::sort(out.begin(), out.end(), [&](const Recommendation& a, const Recommendation& b) {
+    if (a.severity != b.severity) {
+      return a.severity > b.severity;
+    }
+    if (a.kind != b.kind) {
+      return priority[a.kind] < priority[b.kind];
+    }
     if (a.impact_score != b.impact_score) {
       return a.impact_score > b.impact_score;
     }

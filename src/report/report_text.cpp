@@ -27,14 +27,25 @@ std::string indent(const std::string& text, const std::string& prefix) {
   return out;
 }
 
+// The table keeps to the headline numbers; nested lists (per node, per pod) are counted here
+// and shown in full by --output json|yaml.
 std::string evidenceLine(const nlohmann::json& evidence) {
   if (!evidence.is_object()) {
     return dumpJson(evidence);
   }
   std::string out;
   for (const auto& [key, value] : evidence.items()) {
-    out += (out.empty() ? "" : ", ") + key + "=" +
-           (value.is_string() ? value.get<std::string>() : dumpJson(value));
+    std::string shown;
+    if (value.is_string()) {
+      shown = value.get<std::string>();
+    } else if (value.is_array()) {
+      shown = std::to_string(value.size()) + (value.size() == 1 ? " item" : " items");
+    } else if (value.is_object()) {
+      continue;
+    } else {
+      shown = dumpJson(value);
+    }
+    out += (out.empty() ? "" : ", ") + key + "=" + shown;
   }
   return out;
 }

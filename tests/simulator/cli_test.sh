@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The command line of dagadvisor-sim: outputs, exit codes, determinism by seed.
+# Usage: cli_test.sh <dagadvisor-sim> <config/scenarios dir>
+set -euo pipefail
+SIM="$1"
+SCENARIOS="$2"
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+line="$("$SIM" generate --scenario "$SCENARIOS/gpu-hoarding.yaml" --out "$WORK/a")"
+echo "$line"
+[[ "$line" == scenario=gpu-hoarding* ]] || fail "one-line summary expected, got: $line"
+for f in metrics.om ground_truth.json summary.json; do
+  [[ -s "$WORK/a/$f" ]] || fail "missing $f"
+done
+[[ "$(tail -n 1 "$WORK/a/metrics.om")" == "# EOF" ]] || fail "metrics.om must end with # EOF"
+grep -q '"suggested_analysis_time"' "$WORK/a/ground_truth.json" || fail "ground truth lacks suggested_analysis_time"
+grep -q '"hoarded_gpu_nodes"' "$WORK/a/ground_truth.json" || fail "ground truth lacks hoarded_gpu_nodes"
+
+"$SIM" generate --scenario "$SCENARIOS/gpu-hoarding.yaml" --out "$WORK/b" >/dev/null
+cmp -s "$WORK/a/metrics.om" "$WORK/b/metrics.om" || fail "same seed, different metrics"
+cmp -s "$WORK/a/ground_truth.json" "$WORK/b/ground_truth.json" || fail "same seed, different truth"
+"$SIM" generate --scenario "$SCENARIOS/gpu-hoarding.yaml" --out "$WORK/c" --seed 99 >/dev/null
+cmp -s "$WORK/a/metrics.om" "$WORK/c/metrics.om" && fail "another seed gave the same metrics"
+grep -q '"seed": 99' "$WORK/c/ground_truth.json" || fail "--seed not recorded in the truth"
+
+"$SIM" generate --scenario "$SCENARIOS/gpu-hoarding.yaml" --out "$WORK/d" --step 60 --policy remedied >/dev/null
+grep -q '"policy": "remedied"' "$WORK/d/ground_truth.json" || fail "--policy not recorded"
+grep -q '"step": 60' "$WORK/d/ground_truth.json" || fail "--step not recorded"
+off_grid=$(awk '!/^#/ && ($NF - 1795824000) % 60 != 0' "$WORK/d/metrics.om" | wc -l)
+[[ "$off_grid" == 0 ]] || fail "--step 60: $off_grid samples off the 60 s grid"
+on_30=$(awk '!/^#/ && ($NF - 1795824000) % 60 == 30' "$WORK/a/metrics.om" | wc -l)
+[[ "$on_30" -gt 0 ]] || fail "the default 30 s step wrote no sample at :30"
+
+table="$("$SIM" compare --scenario "$SCENARIOS/seed.yaml")"
+echo "$table"
+grep -q 'baseline' <<<"$table" && grep -q 'remedied' <<<"$table" || fail "compare table header"
+grep -q 'mean makespan (h)' <<<"$table" || fail "compare table lacks makespan"
+grep -q 'GPU utilisation (%)' <<<"$table" || fail "compare table lacks GPU utilisation"
+
+expect_exit() {
+  local want="$1"; shift
+  set +e; "$@" >/dev/null 2>&1; local got=$?; set -e
+  [[ "$got" == "$want" ]] || fail "exit $got (want $want): $*"
+}
+expect_exit 2 "$SIM"
+expect_exit 2 "$SIM" generate --scenario /nonexistent.yaml --out "$WORK/x"
+expect_exit 2 "$SIM" generate --scenario "$SCENARIOS/seed.yaml"
+expect_exit 2 "$SIM" generate --scenario "$SCENARIOS/seed.yaml" --out "$WORK/x" --policy best
+expect_exit 2 "$SIM" generate --scenario "$SCENARIOS/seed.yaml" --out "$WORK/x" --step -5
+expect_exit 2 "$SIM" frobnicate --scenario "$SCENARIOS/seed.yaml"
+echo "PASS"

@@ -1,0 +1,15 @@
+// Live mode: serves the simulated cluster on /metrics for a real Prometheus to scrape.
+#pragma once
+
+#include <string>
+
+#include "scenario.h"
+
+namespace dagadvisor::sim {
+
+/// Simulates the scenario, then serves /metrics at `listen` (host:port); simulated time runs
+/// `speed` times faster than the wall clock from the scenario's window start. Blocks until
+/// SIGINT/SIGTERM. Returns the process exit code.
+int serve(const Scenario& scenario, Policy policy, const std::string& listen, double speed);
+
+}  // namespace dagadvisor::sim

@@ -1,0 +1,38 @@
+// What was planted and what happened: the ground truth used by tests, and per-run figures.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "simulation.h"
+
+namespace dagadvisor::sim {
+
+/// Headline figures of one simulated policy.
+struct Figures {
+  double meanMakespanHours = 0;
+  double maxMakespanHours = 0;
+  double gpuUtilisationPct = 0;  // DCGM-weighted GPU busy time / GPU time over the pipeline span
+  double gpuAllocationPct = 0;   // GPUs held by running pods / GPU time over the pipeline span
+  double meanQueueSeconds = 0;   // created -> scheduled of task pods
+  int runsFinished = 0;
+  int runs = 0;
+};
+
+Figures computeFigures(const History& history);
+
+/// The ground truth document (see config/scenarios/README.md for the format).
+nlohmann::json groundTruth(const History& history);
+
+/// Per-run and overall summary figures.
+nlohmann::json summary(const History& history);
+
+/// Time (seconds after start, on the output grid) at which the planted problem is most visible.
+double suggestedAnalysisTime(const History& history);
+
+/// GPU nodes held by non-GPU pods while GPU pods pend, at time t.
+nlohmann::json hoardedGpuNodes(const History& history, double t);
+
+/// Task ids on the longest path by observed run times, and its length in seconds.
+std::pair<std::vector<int>, double> observedCriticalPath(const History& history, const Run& run);
+
+}  // namespace dagadvisor::sim

@@ -1,0 +1,359 @@
+#include "simulation.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <queue>
+#include <set>
+
+#include "builders.h"
+#include "rng.h"
+#include "scheduler.h"
+
+namespace dagadvisor::sim {
+namespace {
+
+// kube-scheduler requeues an unschedulable pod at the latest after this long.
+constexpr double kMaxUnschedulableSeconds = 300;
+constexpr double kMaxBackoffSeconds = 10;
+// Time a workflow engine needs to notice a finished task and create the next pod.
+constexpr double kEngineReactionSeconds[] = {2, 1, 5, 1};  // seed, argo, airflow, tekton
+// How long finished pods stay, by engine, unless the scenario says otherwise.
+constexpr double kPodGcSeconds[] = {1800, 600, 3, 3600};
+
+enum class EventType { kRunArrival, kTryPod, kStart, kFinish, kDelete, kRetry };
+
+struct Event {
+  double time;
+  std::uint64_t seq;
+  EventType type;
+  int target;
+  int stamp;  // for kTryPod: the attempt count the event was scheduled for
+  bool operator>(const Event& o) const { return time != o.time ? time > o.time : seq > o.seq; }
+};
+
+class Simulation {
+ public:
+  Simulation(const Scenario& s, Policy policy)
+      : s_(s),
+        policy_(policy),
+        nodes_(buildNodes(s, policy)),
+        scheduler_(nodes_, policy == Policy::kRemedied && s.remedies.parentAffinity, s.seed) {
+    for (const auto& w : s.workflows) {
+      ranks_.push_back(upwardRanks(w));
+      critical_.push_back(staticCriticalPath(w, ranks_.back()));
+    }
+  }
+
+  History run() {
+    for (auto& p : buildLongRunningPods(s_, policy_, nodes_)) {
+      addPod(std::move(p));
+    }
+    scheduleArrivals();
+    while (!events_.empty() && events_.top().time <= s_.duration) {
+      Event e = events_.top();
+      events_.pop();
+      dispatch(e);
+    }
+    History h;
+    h.scenario = &s_;
+    h.policy = policy_;
+    h.end = s_.duration;
+    h.nodes = std::move(nodes_);
+    h.pods = std::move(pods_);
+    h.runs = std::move(runs_);
+    h.attempts = std::move(attempts_);
+    h.sli = std::move(sli_);
+    return h;
+  }
+
+ private:
+  void push(double time, EventType type, int target, int stamp = 0) {
+    events_.push(Event{time, seq_++, type, target, stamp});
+  }
+
+  void addPod(Pod p) {
+    p.id = static_cast<int>(pods_.size());
+    double created = p.created;
+    pods_.push_back(std::move(p));
+    push(created + queueDelay(pods_.back()), EventType::kTryPod, pods_.back().id);
+  }
+
+  // Time from entering the queue to the first attempt: small, unless a latency spike is on.
+  double queueDelay(const Pod& p) const {
+    Rng rng(hashKeys(s_.seed, 61, hashText(p.uid)));
+    double delay = rng.logNormal(s_.scheduler.baseLatencySeconds, 0.5);
+    for (const auto& spike : s_.scheduler.spikes) {
+      if (p.created >= spike.at && p.created < spike.at + spike.duration) {
+        delay += spike.extraSeconds * (0.5 + rng.uniform());
+      }
+    }
+    return delay;
+  }
+
+  double attemptSeconds(const Pod& p) const {
+    Rng rng(hashKeys(s_.seed, 62, hashText(p.uid), static_cast<std::uint64_t>(p.attempts)));
+    double scale = std::log10(static_cast<double>(nodes_.size()) + 10.0);
+    return rng.logNormal(0.002 * scale, 0.4);
+  }
+
+  void scheduleArrivals() {
+    for (std::size_t w = 0; w < s_.workflows.size(); ++w) {
+      const Arrival& a = s_.workflows[w].arrival;
+      for (int i = 0; i < a.count; ++i) {
+        double at = a.first + a.every * i;
+        if (at > s_.duration) {
+          break;
+        }
+        runs_.push_back(makeRun(s_, static_cast<int>(w), i, at));
+        push(at, EventType::kRunArrival, static_cast<int>(runs_.size() - 1));
+      }
+    }
+  }
+
+  void dispatch(const Event& e) {
+    switch (e.type) {
+      case EventType::kRunArrival:
+        arrive(e.target, e.time);
+        break;
+      case EventType::kTryPod:
+        if (pods_[static_cast<std::size_t>(e.target)].attempts == e.stamp) {
+          tryPod(e.target, e.time);
+        }
+        break;
+      case EventType::kStart:
+        pods_[static_cast<std::size_t>(e.target)].started = e.time;
+        break;
+      case EventType::kFinish:
+        finish(e.target, e.time);
+        break;
+      case EventType::kDelete:
+        remove(e.target, e.time);
+        break;
+      case EventType::kRetry:
+        retryPending(e.time);
+        break;
+    }
+  }
+
+  void arrive(int runIndex, double t) {
+    Run& r = runs_[static_cast<std::size_t>(runIndex)];
+    for (std::size_t task = 0; task < r.parentsLeft.size(); ++task) {
+      if (r.parentsLeft[task] == 0) {
+        createTask(runIndex, static_cast<int>(task), t + 1);
+      }
+    }
+  }
+
+  void createTask(int runIndex, int task, double t) {
+    const Run& r = runs_[static_cast<std::size_t>(runIndex)];
+    Pod p = makeTaskPod(s_, policy_, r, task, t, ranks_[static_cast<std::size_t>(r.workflow)],
+                        critical_[static_cast<std::size_t>(r.workflow)]);
+    p.run = runIndex;
+    p.task = task;
+    runs_[static_cast<std::size_t>(runIndex)].taskPods[static_cast<std::size_t>(task)] =
+        static_cast<int>(pods_.size());
+    addPod(std::move(p));
+  }
+
+  const TaskSpec& taskSpec(const Pod& p) const {
+    const Run& r = runs_[static_cast<std::size_t>(p.run)];
+    return s_.workflows[static_cast<std::size_t>(r.workflow)]
+        .tasks[static_cast<std::size_t>(p.task)];
+  }
+
+  std::vector<int> parentPods(const Pod& p) const {
+    std::vector<int> out;
+    if (p.run < 0) {
+      return out;
+    }
+    const Run& r = runs_[static_cast<std::size_t>(p.run)];
+    const auto& tasks = s_.workflows[static_cast<std::size_t>(r.workflow)].tasks;
+    for (const auto& parent : taskSpec(p).parents) {
+      for (std::size_t i = 0; i < tasks.size(); ++i) {
+        if (tasks[i].id == parent) {
+          out.push_back(r.taskPods[i]);
+        }
+      }
+    }
+    return out;
+  }
+
+  void tryPod(int id, double t) {
+    Pod& p = pods_[static_cast<std::size_t>(id)];
+    if (p.scheduled != kNever || p.deleted != kNever) {
+      return;
+    }
+    std::vector<int> parentNodes;
+    for (int parent : parentPods(p)) {
+      parentNodes.push_back(pods_[static_cast<std::size_t>(parent)].node);
+    }
+    double took = attemptSeconds(p);
+    int node = p.pinnedNode.empty() ? scheduler_.place(p, parentNodes) : pinnedNode(p);
+    p.attempts++;
+    p.lastAttempt = t;
+    attempts_.push_back(Attempt{t + took, node >= 0, took});
+    if (node < 0) {
+      if (p.unschedulableSince == kNever) {
+        p.unschedulableSince = t + took;
+      }
+      p.unschedulablePlugin = scheduler_.rejectingPlugin(p);
+      pending_.insert(queueKey(p));
+      push(t + kMaxUnschedulableSeconds, EventType::kTryPod, id, p.attempts);
+      return;
+    }
+    pending_.erase(queueKey(p));
+    scheduler_.bind(p, node);
+    p.scheduled = t + took;
+    sli_.push_back(SliObservation{p.scheduled, p.attempts, p.scheduled - p.created});
+    push(p.scheduled + startupSeconds(p), EventType::kStart, id);
+    if (p.kind == PodKind::kTask) {
+      push(p.scheduled + startupSeconds(p) + runSeconds(p), EventType::kFinish, id);
+    }
+  }
+
+  int pinnedNode(const Pod& p) const {
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+      if (nodes_[i].name == p.pinnedNode) {
+        return scheduler_.fits(p, nodes_[i]) ? static_cast<int>(i) : -1;
+      }
+    }
+    return -1;
+  }
+
+  double startupSeconds(const Pod& p) const {
+    Rng rng(hashKeys(s_.seed, 63, hashText(p.uid)));
+    return s_.scheduler.podStartupSeconds * (0.8 + 0.4 * rng.uniform());
+  }
+
+  // The task's own run time plus the time to fetch each parent's output from another node.
+  double runSeconds(Pod& p) {
+    const Run& r = runs_[static_cast<std::size_t>(p.run)];
+    const auto& tasks = s_.workflows[static_cast<std::size_t>(r.workflow)].tasks;
+    double transfer = 0;
+    for (int parentId : parentPods(p)) {
+      const Pod& parent = pods_[static_cast<std::size_t>(parentId)];
+      if (parent.node == p.node) {
+        continue;
+      }
+      bool sameZone = nodes_[static_cast<std::size_t>(parent.node)].zone ==
+                      nodes_[static_cast<std::size_t>(p.node)].zone;
+      double perGb = sameZone ? s_.network.sameZoneSecondsPerGb : s_.network.crossZoneSecondsPerGb;
+      transfer += tasks[static_cast<std::size_t>(parent.task)].outputGb * perGb;
+    }
+    p.transferSeconds = transfer;
+    return r.baseRuntime[static_cast<std::size_t>(p.task)] + transfer;
+  }
+
+  void finish(int id, double t) {
+    Pod& p = pods_[static_cast<std::size_t>(id)];
+    p.finished = t;
+    scheduler_.release(p);
+    requestRetry(t);
+    // createTask grows pods_, so nothing may hold a reference into it below.
+    const int runIndex = p.run;
+    const int finishedTask = p.task;
+    Run& r = runs_[static_cast<std::size_t>(runIndex)];
+    const auto& w = s_.workflows[static_cast<std::size_t>(r.workflow)];
+    double gc = w.podGcSeconds >= 0 ? w.podGcSeconds : kPodGcSeconds[static_cast<int>(r.engine)];
+    if (r.engine == Engine::kAirflow) {
+      push(t + gc, EventType::kDelete, id);
+    }
+    const std::string& finishedId = w.tasks[static_cast<std::size_t>(finishedTask)].id;
+    bool allDone = true;
+    for (std::size_t task = 0; task < w.tasks.size(); ++task) {
+      const auto& parents = w.tasks[task].parents;
+      if (std::find(parents.begin(), parents.end(), finishedId) != parents.end() &&
+          --r.parentsLeft[task] == 0) {
+        createTask(runIndex, static_cast<int>(task),
+                   t + kEngineReactionSeconds[static_cast<int>(r.engine)]);
+      }
+      int podId = r.taskPods[task];
+      allDone = allDone && podId >= 0 && pods_[static_cast<std::size_t>(podId)].finished != kNever;
+    }
+    if (allDone) {
+      r.finished = t;
+      if (r.engine != Engine::kAirflow) {
+        for (int podId : r.taskPods) {
+          push(t + gc, EventType::kDelete, podId);
+        }
+      }
+    }
+  }
+
+  void remove(int id, double t) {
+    Pod& p = pods_[static_cast<std::size_t>(id)];
+    p.deleted = t;
+  }
+
+  void requestRetry(double t) {
+    if (!pending_.empty() && lastRetryRequest_ != t) {
+      lastRetryRequest_ = t;
+      push(t, EventType::kRetry, -1);
+    }
+  }
+
+  // Freed resources move unschedulable pods back to the active queue (after their backoff),
+  // highest priority first, then oldest first: the PrioritySort queue order.
+  void retryPending(double t) {
+    std::vector<int> ready;
+    for (const auto& key : pending_) {
+      const Pod& p = pods_[static_cast<std::size_t>(std::get<2>(key))];
+      double backoff = std::min(kMaxBackoffSeconds, std::pow(2.0, p.attempts - 1));
+      if (t - p.lastAttempt >= backoff) {
+        ready.push_back(p.id);
+      } else {
+        push(p.lastAttempt + backoff, EventType::kTryPod, p.id, p.attempts);
+      }
+    }
+    for (int id : ready) {
+      tryPod(id, t);
+    }
+  }
+
+  std::tuple<int, double, int> queueKey(const Pod& p) const {
+    return {-p.priority, p.created, p.id};
+  }
+
+  const Scenario& s_;
+  Policy policy_;
+  std::vector<Node> nodes_;
+  Scheduler scheduler_;
+  std::vector<Pod> pods_;
+  std::vector<Run> runs_;
+  std::vector<Attempt> attempts_;
+  std::vector<SliObservation> sli_;
+  std::vector<std::vector<double>> ranks_;
+  std::vector<std::vector<bool>> critical_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
+  std::set<std::tuple<int, double, int>> pending_;
+  std::uint64_t seq_ = 0;
+  double lastRetryRequest_ = -kNever;
+};
+
+}  // namespace
+
+History simulate(const Scenario& scenario, Policy policy) {
+  return Simulation(scenario, policy).run();
+}
+
+std::string sanitizeLabelKey(const std::string& key) {
+  std::string underscored;
+  for (char c : key) {
+    underscored += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  }
+  std::string out;
+  for (std::size_t i = 0; i < underscored.size(); ++i) {
+    char c = underscored[i];
+    if (i > 0 && std::isupper(static_cast<unsigned char>(c)) &&
+        (std::islower(static_cast<unsigned char>(underscored[i - 1])) ||
+         std::isdigit(static_cast<unsigned char>(underscored[i - 1])))) {
+      out += '_';
+    }
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+}  // namespace dagadvisor::sim

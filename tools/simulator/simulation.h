@@ -1,0 +1,122 @@
+// The discrete-event simulation: pods arrive, a kube-scheduler emulation places them one at a
+// time, tasks start when their parents finish. The result is a History of every object with
+// its timestamps, from which the metrics and the ground truth are derived.
+#pragma once
+
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "scenario.h"
+
+namespace dagadvisor::sim {
+
+constexpr double kNever = std::numeric_limits<double>::infinity();
+
+using KeyValues = std::vector<std::pair<std::string, std::string>>;
+
+struct Node {
+  std::string name;
+  std::string pool;
+  std::string nodeType;
+  std::string accelerator;
+  std::string zone;
+  std::string ip;
+  std::string gpuModel;
+  Resources capacity;
+  Resources allocatable;
+  std::vector<Taint> taints;
+  Resources used;             // requests of the pods bound right now
+  std::vector<int> gpuOwner;  // pod id per GPU device, -1 when free
+};
+
+enum class PodKind { kDaemonSet, kDeployment, kTask };
+
+/// A pod and everything that happened to it. Times are seconds after the scenario start;
+/// kNever marks an event that has not happened.
+struct Pod {
+  int id = 0;
+  PodKind kind = PodKind::kTask;
+  std::string ns;
+  std::string name;
+  std::string uid;
+  std::string container;
+  std::string ownerKind;  // empty: a bare pod (Airflow)
+  std::string ownerName;
+  std::string priorityClass;
+  int priority = 0;
+  KeyValues labels;
+  KeyValues annotations;
+  Resources request;
+  bool toleratesEverything = false;  // DaemonSet pods
+  bool toleratesGpuTaint = false;
+  std::string requiredNodeType;  // node affinity on `node-type`
+  std::string pinnedNode;        // DaemonSet pods are bound to their node directly
+  double cpuUtil = 0.5;
+  double gpuUtil = 0;
+  double rank = 0;  // upward rank on its DAG (seconds), used by the priority remedy
+  int run = -1;
+  int task = -1;
+  // Timeline.
+  double created = 0;
+  double scheduled = kNever;
+  double started = kNever;
+  double finished = kNever;
+  double deleted = kNever;
+  double unschedulableSince = kNever;  // first failed attempt
+  std::string unschedulablePlugin;     // the filter that rejected it last (empty: none)
+  double lastAttempt = -kNever;
+  int attempts = 0;
+  int node = -1;
+  std::vector<int> gpus;  // device indices on the node
+  double transferSeconds = 0;
+};
+
+/// One workflow run (DAG instance).
+struct Run {
+  int workflow = 0;
+  int index = 0;
+  std::string name;  // run id as the engine names it
+  std::string ns;
+  Engine engine = Engine::kSeed;
+  double arrival = 0;
+  double finished = kNever;
+  std::vector<int> taskPods;        // pod id per task of the workflow spec, -1 until created
+  std::vector<double> baseRuntime;  // drawn at arrival, identical under every policy
+  std::vector<int> parentsLeft;
+};
+
+/// One scheduling attempt as kube-scheduler measures it.
+struct Attempt {
+  double time = 0;
+  bool scheduled = false;
+  double seconds = 0;  // scheduling_attempt_duration
+};
+
+/// One pod's end-to-end scheduling latency (SLI), recorded when the pod is bound.
+struct SliObservation {
+  double time = 0;
+  int attempts = 1;
+  double seconds = 0;
+};
+
+struct History {
+  const Scenario* scenario = nullptr;
+  Policy policy = Policy::kBaseline;
+  double end = 0;  // seconds after start at which the simulation stopped
+  std::vector<Node> nodes;
+  std::vector<Pod> pods;
+  std::vector<Run> runs;
+  std::vector<Attempt> attempts;
+  std::vector<SliObservation> sli;
+};
+
+/// Runs the scenario under a policy. Deterministic for a given scenario and seed.
+History simulate(const Scenario& scenario, Policy policy);
+
+/// Kubernetes-style label-key sanitisation as kube-state-metrics does it
+/// (`dag-id` -> `dag_id`, `tekton.dev/pipelineRun` -> `tekton_dev_pipeline_run`).
+std::string sanitizeLabelKey(const std::string& key);
+
+}  // namespace dagadvisor::sim

@@ -1,0 +1,260 @@
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+
+#include "builders.h"
+#include "rng.h"
+
+namespace dagadvisor::sim {
+namespace {
+
+enum class TimeFormat { kIso, kCompact };
+
+std::string isoTime(std::int64_t unixSeconds, TimeFormat format) {
+  std::time_t t = static_cast<std::time_t>(unixSeconds);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  if (format == TimeFormat::kIso) {
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S+00:00", &tm);
+  } else {
+    std::strftime(buf, sizeof buf, "%Y%m%d-%H%M", &tm);
+  }
+  return buf;
+}
+
+std::string dependencies(const TaskSpec& task) {
+  std::string out;
+  for (const auto& p : task.parents) {
+    out += (out.empty() ? "" : ",") + p;
+  }
+  return out;
+}
+
+// Airflow's make_safe_label_value drops characters a label value cannot hold and then, because
+// the value changed, appends a short hash of the original.
+std::string airflowSafeLabel(const std::string& value) {
+  std::string out;
+  for (char c : value) {
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') {
+      out += c;
+    }
+  }
+  if (out != value) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "-%09llx",
+                  static_cast<unsigned long long>(hashText(value) & 0xfffffffffULL));
+    out = out.substr(0, 52) + buf;
+  }
+  return out;
+}
+
+void seedLabels(Pod& p, const Run& run, const WorkflowSpec& w, const TaskSpec& t) {
+  p.name = w.name + "-" + t.id + "-" + nameSuffix(hashText(p.uid), 5);
+  std::replace(p.name.begin(), p.name.end(), '_', '-');
+  p.labels = {{"dag-id", w.name}, {"dag-run", run.name}, {"task-id", t.id}};
+  p.annotations = {{"workflow.dependencies", dependencies(t)}};
+}
+
+void argoLabels(Pod& p, const Run& run, const TaskSpec& t, std::uint64_t key) {
+  std::string nodeId = run.name + "-" + std::to_string(1000000000 + key % 3000000000ULL);
+  std::string templ = t.id;
+  std::replace(templ.begin(), templ.end(), '_', '-');
+  p.name = run.name + "-" + templ + "-" + std::to_string(1000000000 + key % 3000000000ULL);
+  p.container = "main";
+  p.ownerKind = "Workflow";
+  p.ownerName = run.name;
+  p.labels = {{"workflows.argoproj.io/workflow", run.name},
+              {"workflows.argoproj.io/completed", "false"}};
+  p.annotations = {{"workflows.argoproj.io/node-name", run.name + "." + t.id},
+                   {"workflows.argoproj.io/node-id", nodeId}};
+}
+
+void airflowLabels(Pod& p, const Run& run, const WorkflowSpec& w, const TaskSpec& t,
+                   const Scenario& s) {
+  std::string rawRunId =
+      "scheduled__" + isoTime(s.start + static_cast<std::int64_t>(run.arrival), TimeFormat::kIso);
+  std::string safeDag = w.name;
+  std::replace(safeDag.begin(), safeDag.end(), '_', '-');
+  std::string safeTask = t.id;
+  std::replace(safeTask.begin(), safeTask.end(), '_', '-');
+  p.name = safeDag + "-" + safeTask + "-" + nameSuffix(hashText(p.uid), 8);
+  p.container = "base";
+  p.labels = {
+      {"dag_id", w.name},          {"task_id", t.id},       {"run_id", airflowSafeLabel(rawRunId)},
+      {"try_number", "1"},         {"airflow-worker", "5"}, {"kubernetes_executor", "True"},
+      {"airflow_version", "2.9.3"}};
+  p.annotations = {
+      {"dag_id", w.name}, {"task_id", t.id}, {"run_id", rawRunId}, {"try_number", "1"}};
+}
+
+void tektonLabels(Pod& p, const Run& run, const WorkflowSpec& w, const TaskSpec& t,
+                  const Scenario& s) {
+  std::string task = t.id;
+  std::replace(task.begin(), task.end(), '_', '-');
+  std::string taskRun = run.name + "-" + task;
+  p.name = taskRun + "-pod";
+  p.container = "step-run";
+  p.ownerKind = "TaskRun";
+  p.ownerName = taskRun;
+  p.labels = {{"tekton.dev/pipelineRun", run.name},
+              {"tekton.dev/pipelineRunUID", makeUid(hashText(run.name) ^ s.seed)},
+              {"tekton.dev/pipelineTask", t.id},
+              {"tekton.dev/pipeline", w.name},
+              {"tekton.dev/taskRun", taskRun},
+              {"tekton.dev/memberOf", "tasks"},
+              {"app.kubernetes.io/managed-by", "tekton-pipelines"}};
+  p.annotations = {{"pipeline.tekton.dev/release", "v0.59.0"}};
+}
+
+}  // namespace
+
+Run makeRun(const Scenario& s, int workflow, int index, double arrival) {
+  const WorkflowSpec& w = s.workflows[static_cast<std::size_t>(workflow)];
+  Run r;
+  r.workflow = workflow;
+  r.index = index;
+  r.ns = w.ns;
+  r.engine = w.engine;
+  r.arrival = arrival;
+  std::string base = w.name;
+  std::replace(base.begin(), base.end(), '_', '-');
+  std::uint64_t key =
+      hashKeys(s.seed, 31, static_cast<std::uint64_t>(workflow), static_cast<std::uint64_t>(index));
+  switch (w.engine) {
+    case Engine::kSeed:
+      r.name = "run-" +
+               isoTime(s.start + static_cast<std::int64_t>(arrival), TimeFormat::kCompact) + "-" +
+               std::to_string(index);
+      break;
+    case Engine::kArgo:
+      r.name = base + "-" + nameSuffix(key, 5);
+      break;
+    case Engine::kAirflow:
+      r.name =
+          "scheduled__" + isoTime(s.start + static_cast<std::int64_t>(arrival), TimeFormat::kIso);
+      break;
+    case Engine::kTekton:
+      r.name = base + "-run-" + nameSuffix(key, 5);
+      break;
+  }
+  r.taskPods.assign(w.tasks.size(), -1);
+  r.parentsLeft.assign(w.tasks.size(), 0);
+  Rng rng(key);
+  for (std::size_t i = 0; i < w.tasks.size(); ++i) {
+    r.parentsLeft[i] = static_cast<int>(w.tasks[i].parents.size());
+    r.baseRuntime.push_back(rng.logNormal(w.tasks[i].runtime.median, w.tasks[i].runtime.sigma));
+  }
+  return r;
+}
+
+Pod makeTaskPod(const Scenario& s, Policy policy, const Run& run, int task, double created,
+                const std::vector<double>& ranks, const std::vector<bool>& onCriticalPath) {
+  const WorkflowSpec& w = s.workflows[static_cast<std::size_t>(run.workflow)];
+  const TaskSpec& t = w.tasks[static_cast<std::size_t>(task)];
+  Pod p;
+  p.kind = PodKind::kTask;
+  p.ns = w.ns;
+  p.uid =
+      makeUid(hashKeys(s.seed, 41, hashText(run.name) ^ static_cast<std::uint64_t>(run.workflow),
+                       static_cast<std::uint64_t>(task)));
+  p.container = "task";
+  p.request = t.request;
+  p.request.pods = 1;
+  p.cpuUtil = t.cpuUtil;
+  p.gpuUtil = t.request.gpu > 0 ? t.gpuUtil : 0;
+  p.toleratesGpuTaint = t.request.gpu > 0;
+  p.created = created;
+  p.rank = ranks[static_cast<std::size_t>(task)];
+  if (policy == Policy::kRemedied && s.remedies.nodePools) {
+    p.requiredNodeType = t.nodeType;
+  }
+  if (policy == Policy::kRemedied && s.remedies.criticalPathPriority) {
+    bool critical = onCriticalPath[static_cast<std::size_t>(task)];
+    p.priorityClass = critical ? "dag-critical-path" : "dag-batch";
+    p.priority = critical ? 1000000 : static_cast<int>(p.rank);
+  }
+  std::uint64_t key = hashText(p.uid);
+  switch (w.engine) {
+    case Engine::kSeed:
+      seedLabels(p, run, w, t);
+      break;
+    case Engine::kArgo:
+      argoLabels(p, run, t, key);
+      break;
+    case Engine::kAirflow:
+      airflowLabels(p, run, w, t, s);
+      break;
+    case Engine::kTekton:
+      tektonLabels(p, run, w, t, s);
+      break;
+  }
+  return p;
+}
+
+std::vector<double> upwardRanks(const WorkflowSpec& w) {
+  std::vector<double> rank(w.tasks.size(), -1);
+  // Children of each task, found once, so the ranks can be computed bottom-up.
+  std::vector<std::vector<std::size_t>> children(w.tasks.size());
+  for (std::size_t i = 0; i < w.tasks.size(); ++i) {
+    for (const auto& parent : w.tasks[i].parents) {
+      for (std::size_t j = 0; j < w.tasks.size(); ++j) {
+        if (w.tasks[j].id == parent) {
+          children[j].push_back(i);
+        }
+      }
+    }
+  }
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (std::size_t i = 0; i < w.tasks.size(); ++i) {
+      double below = 0;
+      bool ready = true;
+      for (auto c : children[i]) {
+        ready = ready && rank[c] >= 0;
+        below = std::max(below, rank[c]);
+      }
+      if (ready && rank[i] < 0) {
+        rank[i] = w.tasks[i].runtime.median + below;
+        changed = true;
+      }
+    }
+  }
+  return rank;
+}
+
+std::vector<bool> staticCriticalPath(const WorkflowSpec& w, const std::vector<double>& ranks) {
+  std::vector<bool> on(w.tasks.size(), false);
+  std::size_t best = w.tasks.size();
+  for (std::size_t i = 0; i < w.tasks.size(); ++i) {
+    if (w.tasks[i].parents.empty() && (best == w.tasks.size() || ranks[i] > ranks[best])) {
+      best = i;
+    }
+  }
+  if (best == w.tasks.size()) {
+    return on;
+  }
+  // Walk down: each step goes to the child whose rank continues the longest chain.
+  std::size_t current = best;
+  while (true) {
+    on[current] = true;
+    double want = ranks[current] - w.tasks[current].runtime.median;
+    std::size_t next = w.tasks.size();
+    for (std::size_t i = 0; i < w.tasks.size(); ++i) {
+      for (const auto& p : w.tasks[i].parents) {
+        if (p == w.tasks[current].id && std::abs(ranks[i] - want) < 1e-6) {
+          next = i;
+        }
+      }
+    }
+    if (next == w.tasks.size()) {
+      return on;
+    }
+    current = next;
+  }
+}
+
+}  // namespace dagadvisor::sim

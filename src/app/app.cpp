@@ -6,6 +6,7 @@
 #include "app/analysis_cycle.h"
 #include "app/serve.h"
 #include "app/setup.h"
+#include "app/whatif_command.h"
 #include "common/duration.h"
 #include "common/log.h"
 #include "config/config_loader.h"
@@ -105,6 +106,12 @@ int run(int argc, char** argv) {
   if (cli->command == "version") {
     std::cout << "dagadvisor " << DAGADVISOR_VERSION << "\n";
     return kExitOk;
+  }
+  if (cli->command == "whatif") {
+    if (cli->plan_path.empty()) {
+      return fail(kExitUsage, "whatif needs --plan FILE.json (see docs/whatif.md)");
+    }
+    return runWhatIfCommand(cli->plan_path, cli->output, std::cout, std::cerr);
   }
   auto config = loadEffectiveConfig(*cli);
   if (!config.ok()) {

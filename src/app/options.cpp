@@ -11,6 +11,7 @@ constexpr const char* kCommands = R"(Commands:
   serve             analyse every interval and serve the API, /metrics and health checks
   analyze           run one analysis and print the report (table, json or yaml)
   snapshot record   record every query of one analysis into a directory, for replay
+  whatif            schedule a planned DAG with HEFT (--plan FILE.json; see docs/whatif.md)
   check-config      validate a config file and print the effective configuration
   version           print the version
 
@@ -19,6 +20,7 @@ Examples:
   dagadvisor analyze --snapshot config/scenarios/default --output json
   dagadvisor serve --config /etc/dagadvisor/dagadvisor.yaml
   dagadvisor snapshot record --prometheus http://127.0.0.1:9090 --out /tmp/snap
+  dagadvisor whatif --plan tests/fixtures/plans/topcuoglu2002.json
 
 Exit codes: 0 success, 1 the analysis or a source failed, 2 bad usage or configuration.)";
 
@@ -43,7 +45,7 @@ Result<std::string> commandFrom(const std::vector<std::string>& words) {
   if (words.size() > 1) {
     return makeError("unexpected argument '" + words[1] + "' after '" + first + "'");
   }
-  for (const char* known : {"serve", "analyze", "check-config", "version", "help"}) {
+  for (const char* known : {"serve", "analyze", "whatif", "check-config", "version", "help"}) {
     if (first == known) {
       return first;
     }
@@ -68,6 +70,7 @@ Result<CliOptions> parseOptions(int argc, char** argv) {
     ("at", "analysis time, RFC 3339 or unix seconds (default: now, or the snapshot's time)", cxxopts::value<std::string>())
     ("o,output", "analyze: table, json or yaml", cxxopts::value<std::string>()->default_value("table"))
     ("out", "snapshot record: the directory to write", cxxopts::value<std::string>())
+    ("plan", "whatif: the plan file (processors, tasks, edges) as JSON", cxxopts::value<std::string>())
     ("listen", "serve: host:port to listen on (default 127.0.0.1:9731)", cxxopts::value<std::string>())
     ("interval", "serve: time between analyses, e.g. 60s", cxxopts::value<std::string>())
     ("cluster", "cluster name carried by every output", cxxopts::value<std::string>())
@@ -101,6 +104,9 @@ Result<CliOptions> parseOptions(int argc, char** argv) {
     copyIfSet(parsed, "log-level", out.log_level);
     copyIfSet(parsed, "log-format", out.log_format);
     out.output = parsed["output"].as<std::string>();
+    if (parsed.count("plan")) {
+      out.plan_path = parsed["plan"].as<std::string>();
+    }
     if (parsed.count("out")) {
       out.out_dir = parsed["out"].as<std::string>();
     }

@@ -17,6 +17,7 @@ struct CliOptions {
   std::optional<std::string> at;  // RFC 3339 or unix seconds
   std::string output = "table";   // table, json, yaml
   std::string out_dir;            // snapshot record
+  std::string plan_path;          // whatif
   std::optional<std::string> listen;
   std::optional<std::string> interval;
   std::optional<std::string> cluster;

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "advice/kinds/capacity_shortfall.h"
 #include "advice/kinds/dag_stacking.h"
 #include "advice/kinds/gpu_node_hoarding.h"
 #include "advice/kinds/split_dependencies.h"
@@ -26,6 +27,7 @@ const std::vector<std::pair<std::string_view, Adviser>> kAdvisers = {
     {"split-dependencies", &adviseSplitDependencies},
     {"dag-stacking", &adviseDagStacking},
     {"stranded-resources", &adviseStrandedResources},
+    {"capacity-shortfall", &adviseCapacityShortfall},
 };
 
 std::uint64_t fnv1a(const std::string& text, std::uint64_t hash = 1469598103934665603ULL) {

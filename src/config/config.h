@@ -94,8 +94,67 @@ struct GpuNodeHoarding {
   bool operator==(const GpuNodeHoarding&) const = default;
 };
 
+struct SplitDependencies {
+  bool enabled = true;
+  /// A run is reported when at least min_split_edges of its parent → child edges ran on
+  /// different nodes and either they are at least min_split_share of the edges whose two pods
+  /// were placed, or at least min_cross_zone_edges of them crossed zones.
+  int min_split_edges = 2;
+  double min_split_share = 0.5;
+  int min_cross_zone_edges = 2;
+  /// The transfer-cost model: what one edge is estimated to cost by placement.
+  Seconds same_node_transfer{0};
+  Seconds same_zone_transfer{5};
+  Seconds cross_zone_transfer{30};
+  std::string zone_label = "topology.kubernetes.io/zone";  // node label naming the zone
+
+  bool operator==(const SplitDependencies&) const = default;
+};
+
+struct DagStacking {
+  bool enabled = true;
+  /// A run is reported when at least min_tasks_per_node of its tasks run on one node at the
+  /// analysis time, that node's requested CPU (all pods) is at least min_node_cpu_share of its
+  /// allocatable, and another node of the same pool has at least min_peer_free_cpu_share free.
+  int min_tasks_per_node = 4;
+  double min_node_cpu_share = 0.8;
+  double min_peer_free_cpu_share = 0.5;
+  std::string pool_label = "node-type";  // node label naming a node's pool
+
+  bool operator==(const DagStacking&) const = default;
+};
+
+struct StrandedResources {
+  bool enabled = true;
+  /// A node's resource is exhausted when at most this share of its allocatable is unrequested…
+  double max_exhausted_free_share = 0.05;
+  /// …and another resource of that node is stranded when at least this share of it is free.
+  double min_stranded_share = 0.25;
+  /// The cluster fragmentation finding needs this many pending pods that fit the pooled free
+  /// capacity but no single node.
+  int min_fragmentation_blocked_pods = 1;
+
+  bool operator==(const StrandedResources&) const = default;
+};
+
+struct CapacityShortfall {
+  bool enabled = true;
+  /// Pending pods younger than this are left out: the scheduler may not have tried them yet.
+  Seconds min_pending_age{60};
+  /// Reported when the pending pods' requests exceed the free capacity of all nodes together
+  /// in some resource and at least this many pods find no room in a first-fit-decreasing
+  /// packing onto the nodes' free capacity.
+  int min_unplaced_pods = 1;
+
+  bool operator==(const CapacityShortfall&) const = default;
+};
+
 struct Detectors {
   GpuNodeHoarding gpu_node_hoarding;
+  SplitDependencies split_dependencies;
+  DagStacking dag_stacking;
+  StrandedResources stranded_resources;
+  CapacityShortfall capacity_shortfall;
 
   bool operator==(const Detectors&) const = default;
 };

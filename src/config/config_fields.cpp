@@ -10,6 +10,10 @@ std::vector<Field> configFields(Config& config) {
   PrometheusSource& prom = config.sources.prometheus;
   MetricNames& metrics = prom.metrics;
   GpuNodeHoarding& hoarding = config.detectors.gpu_node_hoarding;
+  SplitDependencies& split = config.detectors.split_dependencies;
+  DagStacking& stacking = config.detectors.dag_stacking;
+  StrandedResources& stranded = config.detectors.stranded_resources;
+  CapacityShortfall& shortfall = config.detectors.capacity_shortfall;
   WorkflowLabels& labels = config.workflow_labels;
   return {
       {"sources.prometheus.url", &prom.url, Rule::kUrl},
@@ -56,6 +60,37 @@ std::vector<Field> configFields(Config& config) {
       {"detectors.gpu_node_hoarding.taint_key", &hoarding.taint_key, Rule::kNonEmpty},
       {"detectors.gpu_node_hoarding.accelerator_label", &hoarding.accelerator_label,
        Rule::kNonEmpty},
+      {"detectors.split_dependencies.enabled", &split.enabled},
+      {"detectors.split_dependencies.min_split_edges", &split.min_split_edges, Rule::kNonNegative},
+      {"detectors.split_dependencies.min_split_share", &split.min_split_share, Rule::kShare},
+      {"detectors.split_dependencies.min_cross_zone_edges", &split.min_cross_zone_edges,
+       Rule::kNonNegative},
+      {"detectors.split_dependencies.same_node_transfer", &split.same_node_transfer,
+       Rule::kNonNegative},
+      {"detectors.split_dependencies.same_zone_transfer", &split.same_zone_transfer,
+       Rule::kNonNegative},
+      {"detectors.split_dependencies.cross_zone_transfer", &split.cross_zone_transfer,
+       Rule::kNonNegative},
+      {"detectors.split_dependencies.zone_label", &split.zone_label, Rule::kNonEmpty},
+      {"detectors.dag_stacking.enabled", &stacking.enabled},
+      {"detectors.dag_stacking.min_tasks_per_node", &stacking.min_tasks_per_node,
+       Rule::kNonNegative},
+      {"detectors.dag_stacking.min_node_cpu_share", &stacking.min_node_cpu_share, Rule::kShare},
+      {"detectors.dag_stacking.min_peer_free_cpu_share", &stacking.min_peer_free_cpu_share,
+       Rule::kShare},
+      {"detectors.dag_stacking.pool_label", &stacking.pool_label, Rule::kNonEmpty},
+      {"detectors.stranded_resources.enabled", &stranded.enabled},
+      {"detectors.stranded_resources.max_exhausted_free_share", &stranded.max_exhausted_free_share,
+       Rule::kShare},
+      {"detectors.stranded_resources.min_stranded_share", &stranded.min_stranded_share,
+       Rule::kShare},
+      {"detectors.stranded_resources.min_fragmentation_blocked_pods",
+       &stranded.min_fragmentation_blocked_pods, Rule::kNonNegative},
+      {"detectors.capacity_shortfall.enabled", &shortfall.enabled},
+      {"detectors.capacity_shortfall.min_pending_age", &shortfall.min_pending_age,
+       Rule::kNonNegative},
+      {"detectors.capacity_shortfall.min_unplaced_pods", &shortfall.min_unplaced_pods,
+       Rule::kNonNegative},
       {"logging.level", &config.logging.level, Rule::kLogLevel},
       {"logging.format", &config.logging.format, Rule::kLogFormat},
   };

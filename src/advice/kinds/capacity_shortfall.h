@@ -1,0 +1,17 @@
+#pragma once
+
+#include <vector>
+
+#include "advice/recommendation.h"
+#include "analysis/finding.h"
+#include "config/config.h"
+
+namespace dagadvisor::advice {
+
+/// One recommendation per capacity-shortfall finding (one per cluster): add nodes of the shapes
+/// the packing estimate names (node group / autoscaler / spot pool), or let urgent work preempt.
+/// No patch applies. `findings` holds only that kind; empty in → empty out.
+std::vector<Recommendation> adviseCapacityShortfall(
+    const std::vector<const analysis::Finding*>& findings, const config::Config& config);
+
+}  // namespace dagadvisor::advice

@@ -1,0 +1,98 @@
+#include "advice/kinds/dag_stacking.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "advice/patch_yaml.h"
+
+namespace dagadvisor::advice {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kHostnameKey = "kubernetes.io/hostname";
+
+struct DagTotals {
+  std::vector<const analysis::Finding*> runs;
+  std::int64_t stacked_tasks = 0;
+  std::int64_t max_tasks_on_node = 0;
+  std::set<std::string> nodes;
+  std::set<std::string> idle_peers;
+};
+
+void accumulate(const analysis::Finding& f, DagTotals& totals) {
+  totals.runs.push_back(&f);
+  totals.stacked_tasks += f.evidence.value("stacked_tasks", std::int64_t{0});
+  for (const json& stack : f.evidence.value("stacked_nodes", json::array())) {
+    totals.nodes.insert(stack.value("node", ""));
+    totals.max_tasks_on_node =
+        std::max(totals.max_tasks_on_node, stack.value("tasks", std::int64_t{0}));
+    for (const json& peer : stack.value("idle_peers", json::array())) {
+      totals.idle_peers.insert(peer.value("node", ""));
+    }
+  }
+}
+
+std::string actionText(const std::string& dag, const config::Config& config) {
+  return "Add a preferred pod anti-affinity (weight 100, topologyKey " + std::string(kHostnameKey) +
+         ") on the " + config.workflow_labels.dag_label +
+         " label to the pod template of every "
+         "task of " +
+         dag +
+         ", so that the scheduler spreads the DAG's concurrent tasks over the idle nodes of the "
+         "pool instead of piling them on one. Preferred, not required: when every node is "
+         "busy the tasks still share one. For data-locality-sensitive tasks, combine it with a "
+         "zone affinity (see split-dependencies) rather than a node affinity.";
+}
+
+Recommendation adviseDag(const std::string& dag, const DagTotals& totals,
+                         const config::Config& config) {
+  Recommendation rec;
+  rec.kind = "dag-stacking";
+  rec.target = "dag/" + dag;
+  json runs = json::array();
+  for (const analysis::Finding* f : totals.runs) {
+    rec.severity = std::max(rec.severity, f->severity);
+    rec.instances.push_back(f->target);
+    runs.push_back(f->evidence);
+  }
+  PodAffinitySpec spec;
+  spec.match_labels = {
+      {config.workflow_labels.dag_label, totals.runs.front()->evidence.value("dag", "")}};
+  spec.topology_key = kHostnameKey;
+  spec.anti = true;
+  rec.patch_yaml = joinDocuments(
+      {{"merge into the pod template spec of every task of " + dag, podAffinityPatch(spec)}});
+  rec.title = dag + ": up to " + std::to_string(totals.max_tasks_on_node) +
+              " concurrent tasks of one run on one busy node while " +
+              std::to_string(totals.idle_peers.size()) + " node(s) of its pool have CPU free";
+  rec.action = actionText(dag, config);
+  rec.impact_score = static_cast<double>(totals.stacked_tasks);
+  rec.impact = std::to_string(totals.stacked_tasks) + " stacked task(s) in " +
+               std::to_string(totals.runs.size()) + " run(s) could spread over " +
+               std::to_string(totals.idle_peers.size()) + " idle node(s)";
+  rec.evidence = {
+      {"runs", runs},
+      {"stacked_tasks", totals.stacked_tasks},
+      {"stacked_nodes", std::vector<std::string>(totals.nodes.begin(), totals.nodes.end())},
+      {"idle_peers", std::vector<std::string>(totals.idle_peers.begin(), totals.idle_peers.end())}};
+  return rec;
+}
+
+}  // namespace
+
+std::vector<Recommendation> adviseDagStacking(const std::vector<const analysis::Finding*>& findings,
+                                              const config::Config& config) {
+  std::map<std::string, DagTotals> by_dag;
+  for (const analysis::Finding* f : findings) {
+    accumulate(*f, by_dag[f->evidence.value("namespace", "") + "/" + f->evidence.value("dag", "")]);
+  }
+  std::vector<Recommendation> out;
+  for (const auto& [dag, totals] : by_dag) {
+    out.push_back(adviseDag(dag, totals, config));
+  }
+  return out;
+}
+
+}  // namespace dagadvisor::advice

@@ -1,0 +1,107 @@
+#include "advice/kinds/split_dependencies.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <utility>
+
+#include "advice/patch_yaml.h"
+
+namespace dagadvisor::advice {
+namespace {
+
+using nlohmann::json;
+
+struct DagTotals {
+  std::vector<const analysis::Finding*> runs;
+  std::int64_t split_edges = 0;
+  std::int64_t cross_zone_edges = 0;
+  double transfer_seconds = 0;
+  double worst_critical_seconds = 0;
+};
+
+std::string dagKey(const json& evidence) {
+  return evidence.value("namespace", "") + "/" + evidence.value("dag", "");
+}
+
+std::string formatSeconds(double seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f s", seconds);
+  return buf;
+}
+
+std::string actionText(const std::string& dag, const config::Config& config) {
+  const auto& labels = config.workflow_labels;
+  return "Add a preferred pod affinity (weight 100, topologyKey " +
+         config.detectors.split_dependencies.zone_label +
+         ") to the pod template of every task of " + dag +
+         ", selecting the pods of the same run (labels " + labels.dag_label + " and " +
+         labels.run_label +
+         "), so that children are placed in their parents' zone and fetch their inputs without "
+         "crossing zones. Set " +
+         labels.run_label +
+         " to each run's own value (the engine templates it, as it does the label itself); the "
+         "value below is that of the last run reported. Preferred, not required: a full zone still "
+         "accepts "
+         "the pod elsewhere.";
+}
+
+Recommendation adviseDag(const std::string& dag, const DagTotals& totals,
+                         const config::Config& config) {
+  const analysis::Finding& latest = *totals.runs.back();
+  Recommendation rec;
+  rec.kind = "split-dependencies";
+  rec.target = "dag/" + dag;
+  json runs = json::array();
+  for (const analysis::Finding* f : totals.runs) {
+    rec.severity = std::max(rec.severity, f->severity);
+    rec.instances.push_back(f->target);
+    runs.push_back(f->evidence);
+  }
+  const auto& labels = config.workflow_labels;
+  PodAffinitySpec spec;
+  spec.match_labels = {{labels.dag_label, latest.evidence.value("dag", "")},
+                       {labels.run_label, latest.evidence.value("run", "")}};
+  spec.topology_key = config.detectors.split_dependencies.zone_label;
+  rec.patch_yaml = joinDocuments({{"merge into the pod template spec of every task of " + dag +
+                                       "; set " + labels.run_label + " per run",
+                                   podAffinityPatch(spec)}});
+  rec.title = dag + ": " + std::to_string(totals.split_edges) +
+              " dependency edge(s) split across nodes (" + std::to_string(totals.cross_zone_edges) +
+              " across zones) in " + std::to_string(totals.runs.size()) + " run(s)";
+  rec.action = actionText(dag, config);
+  rec.impact_score = totals.transfer_seconds;
+  rec.impact = "about " + formatSeconds(totals.transfer_seconds) +
+               " of estimated transfer in all; up to " +
+               formatSeconds(totals.worst_critical_seconds) +
+               " of makespan per run (the transfer on its critical path)";
+  rec.evidence = {{"runs", runs},
+                  {"split_node_edges", totals.split_edges},
+                  {"cross_zone_edges", totals.cross_zone_edges},
+                  {"estimated_transfer_seconds", totals.transfer_seconds},
+                  {"max_critical_path_transfer_seconds", totals.worst_critical_seconds}};
+  return rec;
+}
+
+}  // namespace
+
+std::vector<Recommendation> adviseSplitDependencies(
+    const std::vector<const analysis::Finding*>& findings, const config::Config& config) {
+  std::map<std::string, DagTotals> by_dag;
+  for (const analysis::Finding* f : findings) {
+    DagTotals& totals = by_dag[dagKey(f->evidence)];
+    totals.runs.push_back(f);
+    totals.split_edges += f->evidence.value("split_node_edges", std::int64_t{0});
+    totals.cross_zone_edges += f->evidence.value("cross_zone_edges", std::int64_t{0});
+    totals.transfer_seconds += f->evidence.value("estimated_transfer_seconds", 0.0);
+    totals.worst_critical_seconds = std::max(
+        totals.worst_critical_seconds, f->evidence.value("critical_path_transfer_seconds", 0.0));
+  }
+  std::vector<Recommendation> out;
+  for (const auto& [dag, totals] : by_dag) {
+    out.push_back(adviseDag(dag, totals, config));
+  }
+  return out;
+}
+
+}  // namespace dagadvisor::advice

@@ -1,0 +1,89 @@
+#include "advice/kinds/stranded_resources.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace dagadvisor::advice {
+namespace {
+
+using nlohmann::json;
+
+struct Totals {
+  json nodes = json::array();
+  json cluster = nullptr;
+  double node_units = 0;
+  std::int64_t stranded_gpus = 0;
+  std::int64_t blocked_pods = 0;
+};
+
+void accumulate(const analysis::Finding& f, Totals& totals) {
+  const json& e = f.evidence;
+  if (e.value("scope", "") == "cluster") {
+    totals.cluster = e;
+    totals.blocked_pods = e.value("fragmentation_blocked_pods", std::int64_t{0});
+    return;
+  }
+  totals.nodes.push_back(e);
+  totals.node_units += e.value("stranded_node_units", 0.0);
+  totals.stranded_gpus += e.value("stranded", json::object()).value("free_gpus", std::int64_t{0});
+}
+
+std::string actionText(const Totals& totals) {
+  std::string text;
+  if (!totals.nodes.empty()) {
+    text +=
+        "On the listed nodes one resource is used up while others sit free: move the pods that "
+        "exhaust it (descheduling candidates: the largest requesters of the exhausted resource) "
+        "to nodes whose shape matches theirs, label node pools by shape (node-type) with a "
+        "required node affinity for the heavy workloads, and right-size requests whose ratio "
+        "differs from the nodes' (for example CPU-heavy pods on memory-rich nodes). ";
+  }
+  if (!totals.cluster.is_null()) {
+    text +=
+        "Pending pods fit the cluster's free capacity in total but no single node: pack "
+        "smaller pods tighter (NodeResourcesFit MostAllocated scoring) so that whole nodes "
+        "stay free for the large shapes, or split the large pods.";
+  }
+  return text;
+}
+
+}  // namespace
+
+std::vector<Recommendation> adviseStrandedResources(
+    const std::vector<const analysis::Finding*>& findings, const config::Config& config) {
+  if (findings.empty()) {
+    return {};
+  }
+  Recommendation rec;
+  rec.kind = "stranded-resources";
+  rec.target = "cluster/" + config.analysis.cluster;
+  Totals totals;
+  for (const analysis::Finding* f : findings) {
+    rec.severity = std::max(rec.severity, f->severity);
+    rec.instances.push_back(f->target);
+    accumulate(*f, totals);
+  }
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "%zu node(s) with stranded resources (%.2f node-resource units, %lld GPU(s)); "
+                "%lld pending pod(s) blocked by fragmentation",
+                totals.nodes.size(), totals.node_units,
+                static_cast<long long>(totals.stranded_gpus),
+                static_cast<long long>(totals.blocked_pods));
+  rec.title = buf;
+  rec.action = actionText(totals);
+  rec.impact_score = totals.node_units + static_cast<double>(totals.blocked_pods);
+  std::snprintf(buf, sizeof buf,
+                "about %.2f node(s) worth of stranded capacity usable again, %lld stranded GPU(s), "
+                "%lld pending pod(s) placeable",
+                totals.node_units, static_cast<long long>(totals.stranded_gpus),
+                static_cast<long long>(totals.blocked_pods));
+  rec.impact = buf;
+  rec.evidence = {{"nodes", totals.nodes},
+                  {"stranded_node_units", totals.node_units},
+                  {"stranded_gpus", totals.stranded_gpus},
+                  {"fragmentation", totals.cluster}};
+  return {std::move(rec)};
+}
+
+}  // namespace dagadvisor::advice

@@ -1,0 +1,228 @@
+#include "analysis/detectors/capacity_shortfall.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+#include <tuple>
+
+namespace dagadvisor::analysis {
+namespace {
+
+using model::ClusterSnapshot;
+using model::NodeId;
+using model::Pod;
+using model::PodId;
+using model::ResourceVector;
+using nlohmann::json;
+
+constexpr std::size_t kMaxListedPods = 20;
+
+ResourceVector clampFree(const ResourceVector& v) {
+  return {std::max<std::int64_t>(0, v.cpu_millis), std::max<std::int64_t>(0, v.memory_bytes),
+          std::max<std::int64_t>(0, v.gpus)};
+}
+
+bool usable(const model::Node& node) {
+  return !node.unschedulable && node.allocatable.cpu_millis > 0;
+}
+
+auto sizeKey(const ResourceVector& r) {
+  return std::make_tuple(r.gpus, r.cpu_millis, r.memory_bytes);
+}
+
+// Pending pods old enough to have been tried, largest first (GPUs, then CPU, then memory).
+std::vector<PodId> pendingDecreasing(const ClusterSnapshot& cluster, double min_age) {
+  std::vector<PodId> out;
+  for (PodId id : cluster.pendingPods()) {
+    const Pod& pod = cluster.pod(id);
+    const bool requests =
+        pod.requests.cpu_millis > 0 || pod.requests.memory_bytes > 0 || pod.requests.gpus > 0;
+    // Unknown age counts as old: the pod is pending now, whenever it was created.
+    if (requests && (!pod.created || cluster.at() - *pod.created >= min_age)) {
+      out.push_back(id);
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [&](PodId a, PodId b) {
+    return sizeKey(cluster.pod(a).requests) > sizeKey(cluster.pod(b).requests);
+  });
+  return out;
+}
+
+// First fit: the first bin with room takes the pod. True when one did.
+bool firstFit(std::vector<ResourceVector>& bins, const ResourceVector& demand) {
+  for (ResourceVector& bin : bins) {
+    if (bin.fits(demand)) {
+      bin -= demand;
+      return true;
+    }
+  }
+  return false;
+}
+
+struct Shape {
+  ResourceVector allocatable;
+  std::optional<std::string> pool;
+  std::string example_node;
+  std::int64_t missing = 0;
+};
+
+std::vector<Shape> nodeShapes(const ClusterSnapshot& cluster, const std::string& pool_label) {
+  std::vector<Shape> shapes;
+  for (const model::Node& node : cluster.nodes()) {
+    if (!usable(node)) {
+      continue;
+    }
+    auto pool = node.labels.get(pool_label);
+    std::optional<std::string> pool_name =
+        pool ? std::optional<std::string>(std::string(*pool)) : std::nullopt;
+    const bool known = std::any_of(shapes.begin(), shapes.end(), [&](const Shape& s) {
+      return s.allocatable == node.allocatable && s.pool == pool_name;
+    });
+    if (!known) {
+      shapes.push_back({node.allocatable, pool_name, node.name, 0});
+    }
+  }
+  // Smallest first, fewest GPUs first: a CPU pod opens a CPU node when one would hold it.
+  std::stable_sort(shapes.begin(), shapes.end(), [](const Shape& a, const Shape& b) {
+    return sizeKey(a.allocatable) < sizeKey(b.allocatable);
+  });
+  return shapes;
+}
+
+// Whether a new node of `shape` may take `demand`: it must fit, and a pod without GPUs keeps
+// off GPU shapes whenever a GPU-free shape would hold it (the gpu-node-hoarding lesson).
+bool mayTake(const Shape& shape, const ResourceVector& demand, bool cpu_shape_fits) {
+  return shape.allocatable.fits(demand) &&
+         (demand.gpus > 0 || shape.allocatable.gpus == 0 || !cpu_shape_fits);
+}
+
+// First-fit decreasing onto new, empty nodes: an opened node takes pods while they fit, else
+// the smallest real shape that may take the pod is opened. Returns the nodes opened.
+std::int64_t packOntoNewNodes(const ClusterSnapshot& cluster, const std::vector<PodId>& pods,
+                              std::vector<Shape>& shapes, json& unplaceable) {
+  std::vector<std::pair<std::size_t, ResourceVector>> opened;  // shape index, free
+  std::int64_t count = 0;
+  for (PodId id : pods) {
+    const ResourceVector& r = cluster.pod(id).requests;
+    const bool cpu_shape_fits = std::any_of(shapes.begin(), shapes.end(), [&](const Shape& s) {
+      return s.allocatable.gpus == 0 && s.allocatable.fits(r);
+    });
+    auto room = std::find_if(opened.begin(), opened.end(), [&](const auto& node) {
+      return node.second.fits(r) && mayTake(shapes[node.first], r, cpu_shape_fits);
+    });
+    if (room != opened.end()) {
+      room->second -= r;
+      continue;
+    }
+    auto shape = std::find_if(shapes.begin(), shapes.end(),
+                              [&](const Shape& s) { return mayTake(s, r, cpu_shape_fits); });
+    if (shape == shapes.end()) {
+      if (unplaceable.size() < kMaxListedPods) {
+        unplaceable.push_back(cluster.pod(id).key());
+      }
+      continue;
+    }
+    ++shape->missing;
+    ++count;
+    opened.emplace_back(static_cast<std::size_t>(shape - shapes.begin()), shape->allocatable - r);
+  }
+  return count;
+}
+
+json resourcesJson(const ResourceVector& r) {
+  return {{"cpu_millis", r.cpu_millis}, {"memory_bytes", r.memory_bytes}, {"gpus", r.gpus}};
+}
+
+json shortResources(const ResourceVector& demand, const ResourceVector& free) {
+  json out = json::array();
+  if (demand.cpu_millis > free.cpu_millis) {
+    out.push_back("cpu");
+  }
+  if (demand.memory_bytes > free.memory_bytes) {
+    out.push_back("memory");
+  }
+  if (demand.gpus > free.gpus) {
+    out.push_back("gpu");
+  }
+  return out;
+}
+
+}  // namespace
+
+const DetectorInfo& CapacityShortfall::info() const {
+  static const DetectorInfo kInfo{
+      "capacity-shortfall",
+      "Pending pods asking for more than the free capacity of all nodes together"};
+  return kInfo;
+}
+
+void CapacityShortfall::analyze(const AnalysisInput& input, FindingSink& out) const {
+  const auto& params = input.config.detectors.capacity_shortfall;
+  const ClusterSnapshot& cluster = input.cluster;
+  const std::vector<PodId> pending = pendingDecreasing(cluster, params.min_pending_age.count());
+  std::vector<ResourceVector> bins;
+  ResourceVector free_total;
+  for (NodeId id = 0; id < cluster.nodes().size(); ++id) {
+    if (usable(cluster.node(id))) {
+      bins.push_back(clampFree(cluster.freeOn(id)));
+      free_total += bins.back();
+    }
+  }
+  ResourceVector demand;
+  std::vector<PodId> unplaced;
+  for (PodId id : pending) {
+    demand += cluster.pod(id).requests;
+    if (!firstFit(bins, cluster.pod(id).requests)) {
+      unplaced.push_back(id);
+    }
+  }
+  // No usable node means no node data, not a cluster without capacity.
+  if (bins.empty()) {
+    return;
+  }
+  const json short_of = shortResources(demand, free_total);
+  const auto min_unplaced = static_cast<std::size_t>(std::max(params.min_unplaced_pods, 1));
+  if (short_of.empty() || unplaced.size() < min_unplaced) {
+    return;
+  }
+  std::vector<Shape> shapes = nodeShapes(cluster, input.config.detectors.dag_stacking.pool_label);
+  json unplaceable = json::array();
+  const std::int64_t missing_nodes = packOntoNewNodes(cluster, unplaced, shapes, unplaceable);
+  json missing = json::array();
+  for (const Shape& s : shapes) {
+    if (s.missing > 0) {
+      missing.push_back({{"shape", resourcesJson(s.allocatable)},
+                         {"pool", s.pool ? json(*s.pool) : json(nullptr)},
+                         {"example_node", s.example_node},
+                         {"count", s.missing}});
+    }
+  }
+  json pods = json::array();
+  for (std::size_t i = 0; i < unplaced.size() && i < kMaxListedPods; ++i) {
+    pods.push_back(cluster.pod(unplaced[i]).key());
+  }
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "%zu pending pod(s) ask for more %s than all nodes have free; %zu find no room; "
+                "about %lld node(s) missing",
+                pending.size(), short_of.dump().c_str(), unplaced.size(),
+                static_cast<long long>(missing_nodes));
+  Finding finding;
+  finding.kind = std::string(info().kind);
+  finding.severity = Severity::kWarning;
+  finding.target = "cluster/" + input.config.analysis.cluster;
+  finding.summary = buf;
+  finding.impact = static_cast<double>(unplaced.size());
+  finding.evidence = {{"pending_pods", pending.size()},
+                      {"pending_requests", resourcesJson(demand)},
+                      {"free_capacity", resourcesJson(free_total)},
+                      {"short_resources", short_of},
+                      {"unplaced_pods", unplaced.size()},
+                      {"unplaced", std::move(pods)},
+                      {"missing_nodes", missing_nodes},
+                      {"missing_by_shape", std::move(missing)},
+                      {"unplaceable_pods", std::move(unplaceable)}};
+  out.emit(std::move(finding));
+}
+
+}  // namespace dagadvisor::analysis

@@ -1,0 +1,175 @@
+#include "analysis/detectors/dag_stacking.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <string_view>
+
+namespace dagadvisor::analysis {
+namespace {
+
+using model::ClusterSnapshot;
+using model::Node;
+using model::NodeId;
+using nlohmann::json;
+
+constexpr std::size_t kMaxListedPeers = 10;
+
+struct Stack {
+  std::vector<std::string> task_ids;
+  std::int64_t run_cpu_millis = 0;
+};
+
+double cpuShare(std::int64_t millis, const Node& node) {
+  return node.allocatable.cpu_millis > 0
+             ? static_cast<double>(millis) / static_cast<double>(node.allocatable.cpu_millis)
+             : 0.0;
+}
+
+// Tasks of the run that hold resources on a node now; finished or unbound ones do not stack.
+std::map<NodeId, Stack> runningByNode(const graph::RunGraph& rg, const ClusterSnapshot& cluster) {
+  std::map<NodeId, Stack> out;
+  for (const model::Task& task : rg.run->tasks) {
+    if (task.pod >= cluster.pods().size()) {
+      continue;
+    }
+    const model::Pod& pod = cluster.pod(task.pod);
+    if (!pod.holdsResources()) {
+      continue;
+    }
+    Stack& stack = out[pod.node];
+    stack.task_ids.push_back(task.id);
+    stack.run_cpu_millis += pod.requests.cpu_millis;
+  }
+  return out;
+}
+
+bool blocksScheduling(const model::Taint& t) {
+  return t.effect == "NoSchedule" || t.effect == "NoExecute";
+}
+
+// A peer can take the run's pods when it is in the same pool (or both have none) and every
+// taint that keeps pods off it is one the stacked node carries too, so the pods tolerate it.
+bool eligiblePeer(const Node& node, const Node& peer, const std::string& pool_label) {
+  if (peer.unschedulable || node.labels.get(pool_label) != peer.labels.get(pool_label)) {
+    return false;
+  }
+  return std::all_of(peer.taints.begin(), peer.taints.end(), [&](const model::Taint& t) {
+    return !blocksScheduling(t) ||
+           std::any_of(node.taints.begin(), node.taints.end(), [&](const model::Taint& own) {
+             return own.key == t.key && own.value == t.value && own.effect == t.effect;
+           });
+  });
+}
+
+json idlePeers(const ClusterSnapshot& cluster, NodeId stacked, const config::DagStacking& params) {
+  std::vector<std::pair<double, NodeId>> peers;
+  for (NodeId id = 0; id < cluster.nodes().size(); ++id) {
+    if (id == stacked ||
+        !eligiblePeer(cluster.node(stacked), cluster.node(id), params.pool_label)) {
+      continue;
+    }
+    const double free_share = cpuShare(cluster.freeOn(id).cpu_millis, cluster.node(id));
+    if (cluster.node(id).allocatable.cpu_millis > 0 &&
+        free_share >= params.min_peer_free_cpu_share) {
+      peers.emplace_back(free_share, id);
+    }
+  }
+  std::stable_sort(peers.begin(), peers.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  json out = json::array();
+  for (const auto& [free_share, id] : peers) {
+    out.push_back({{"node", cluster.node(id).name},
+                   {"free_cpu_millis", cluster.freeOn(id).cpu_millis},
+                   {"free_cpu_share", free_share}});
+  }
+  return out;
+}
+
+json stackJson(const Node& node, const Stack& stack, double node_share,
+               const std::string& pool_label, json peers) {
+  const auto pool = node.labels.get(pool_label);
+  const std::size_t peer_count = peers.size();
+  if (peers.size() > kMaxListedPeers) {
+    peers.erase(peers.begin() + kMaxListedPeers, peers.end());
+  }
+  return {{"node", node.name},
+          {"pool", pool ? json(std::string(*pool)) : json(nullptr)},
+          {"tasks", stack.task_ids.size()},
+          {"task_ids", stack.task_ids},
+          {"run_cpu_millis", stack.run_cpu_millis},
+          {"node_cpu_requested_share", node_share},
+          {"idle_peer_count", peer_count},
+          {"idle_peers", std::move(peers)}};
+}
+
+std::string summaryLine(const model::WorkflowRun& run, const json& stacks) {
+  const json& top = stacks.front();
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "%s: %zu tasks running together on %s (%.0f%% of its CPU requested) while %zu "
+                "node(s) of its pool have CPU free; %zu node(s) stacked",
+                run.id().c_str(), top["tasks"].get<std::size_t>(),
+                top["node"].get<std::string>().c_str(),
+                top["node_cpu_requested_share"].get<double>() * 100,
+                top["idle_peer_count"].get<std::size_t>(), stacks.size());
+  return buf;
+}
+
+}  // namespace
+
+const DetectorInfo& DagStacking::info() const {
+  static const DetectorInfo kInfo{
+      "dag-stacking", "Many running tasks of one DAG run on one busy node while peers idle"};
+  return kInfo;
+}
+
+void DagStacking::analyze(const AnalysisInput& input, FindingSink& out) const {
+  const auto& params = input.config.detectors.dag_stacking;
+  const ClusterSnapshot& cluster = input.cluster;
+  const auto min_tasks = static_cast<std::size_t>(std::max(params.min_tasks_per_node, 2));
+  for (const graph::RunGraph& rg : input.runs) {
+    if (rg.run == nullptr) {
+      continue;
+    }
+    json stacks = json::array();
+    std::size_t stacked_tasks = 0;
+    for (const auto& [node_id, stack] : runningByNode(rg, cluster)) {
+      const Node& node = cluster.node(node_id);
+      const double node_share = cpuShare(cluster.requestedOn(node_id).cpu_millis, node);
+      if (stack.task_ids.size() < min_tasks || node.allocatable.cpu_millis <= 0 ||
+          node_share < params.min_node_cpu_share) {
+        continue;
+      }
+      json peers = idlePeers(cluster, node_id, params);
+      if (peers.empty()) {
+        continue;
+      }
+      stacked_tasks += stack.task_ids.size();
+      stacks.push_back(stackJson(node, stack, node_share, params.pool_label, std::move(peers)));
+    }
+    if (stacks.empty()) {
+      continue;
+    }
+    std::stable_sort(stacks.begin(), stacks.end(), [](const json& a, const json& b) {
+      return a["tasks"].get<std::size_t>() > b["tasks"].get<std::size_t>();
+    });
+    const model::WorkflowRun& run = *rg.run;
+    Finding finding;
+    finding.kind = std::string(info().kind);
+    finding.severity = Severity::kWarning;
+    finding.target = "run/" + run.id();
+    finding.summary = summaryLine(run, stacks);
+    finding.impact = static_cast<double>(stacked_tasks);
+    finding.evidence = {{"namespace", run.namespace_},
+                        {"dag", run.dag},
+                        {"run", run.run},
+                        {"engine", run.engine},
+                        {"stacked_tasks", stacked_tasks},
+                        {"stacked_nodes", std::move(stacks)}};
+    out.emit(std::move(finding));
+  }
+}
+
+}  // namespace dagadvisor::analysis

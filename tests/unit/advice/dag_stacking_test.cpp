@@ -1,0 +1,64 @@
+#include <yaml-cpp/yaml.h>
+
+#include <catch2/catch.hpp>
+
+#include "advice/recommender.h"
+
+using namespace dagadvisor;
+using nlohmann::json;
+
+namespace {
+
+analysis::Finding stackingFinding(const std::string& run, int tasks, const std::string& node,
+                                  const std::vector<std::string>& peers) {
+  json peer_list = json::array();
+  for (const std::string& p : peers) {
+    peer_list.push_back({{"node", p}, {"free_cpu_millis", 16000}, {"free_cpu_share", 1.0}});
+  }
+  analysis::Finding f;
+  f.kind = "dag-stacking";
+  f.severity = analysis::Severity::kWarning;
+  f.target = "run/etl/daily/" + run;
+  f.impact = tasks;
+  f.evidence = {{"namespace", "etl"},
+                {"dag", "daily"},
+                {"run", run},
+                {"stacked_tasks", tasks},
+                {"stacked_nodes", json::array({{{"node", node},
+                                                {"tasks", tasks},
+                                                {"idle_peer_count", peers.size()},
+                                                {"idle_peers", peer_list}}})}};
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("stacked runs of one DAG become one anti-affinity recommendation",
+          "[advice][dag-stacking]") {
+  config::Config config;
+  const auto recs = advice::recommend(
+      {stackingFinding("r1", 5, "w1", {"w2", "w3"}), stackingFinding("r2", 4, "w2", {"w3"})},
+      config);
+  REQUIRE(recs.size() == 1);
+  const advice::Recommendation& rec = recs[0];
+  CHECK(rec.kind == "dag-stacking");
+  CHECK(rec.target == "dag/etl/daily");
+  CHECK(rec.instances == std::vector<std::string>{"run/etl/daily/r1", "run/etl/daily/r2"});
+  CHECK(rec.impact_score == 9);
+  CHECK(rec.evidence["idle_peers"] == json::array({"w2", "w3"}));
+  CHECK(rec.evidence["stacked_nodes"] == json::array({"w1", "w2"}));
+  CHECK_THAT(rec.title, Catch::Contains("up to 5 concurrent tasks"));
+
+  const auto docs = YAML::LoadAll(rec.patch_yaml);
+  REQUIRE(docs.size() == 1);
+  CHECK_FALSE(docs[0]["spec"]["affinity"]["podAffinity"]);
+  const auto terms = docs[0]["spec"]["affinity"]["podAntiAffinity"]
+                         ["preferredDuringSchedulingIgnoredDuringExecution"];
+  REQUIRE(terms.size() == 1);
+  CHECK(terms[0]["weight"].as<int>() == 100);
+  const auto term = terms[0]["podAffinityTerm"];
+  CHECK(term["topologyKey"].as<std::string>() == "kubernetes.io/hostname");
+  const auto labels = term["labelSelector"]["matchLabels"];
+  REQUIRE(labels.size() == 1);  // the DAG, not the run: spread every run's tasks
+  CHECK(labels["dag-id"].as<std::string>() == "daily");
+}

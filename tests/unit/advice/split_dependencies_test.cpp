@@ -1,0 +1,82 @@
+#include <yaml-cpp/yaml.h>
+
+#include <catch2/catch.hpp>
+
+#include "advice/recommender.h"
+
+using namespace dagadvisor;
+using nlohmann::json;
+
+namespace {
+
+analysis::Finding splitFinding(const std::string& dag, const std::string& run, int split, int cross,
+                               double seconds, double critical_seconds) {
+  analysis::Finding f;
+  f.kind = "split-dependencies";
+  f.severity = cross > 0 ? analysis::Severity::kWarning : analysis::Severity::kInfo;
+  f.target = "run/science/" + dag + "/" + run;
+  f.impact = seconds;
+  f.evidence = {{"namespace", "science"},
+                {"dag", dag},
+                {"run", run},
+                {"split_node_edges", split},
+                {"cross_zone_edges", cross},
+                {"estimated_transfer_seconds", seconds},
+                {"critical_path_transfer_seconds", critical_seconds}};
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("split runs of one DAG become one recommendation with a zone-affinity fragment",
+          "[advice][split-dependencies]") {
+  config::Config config;
+  const std::vector<analysis::Finding> findings = {
+      splitFinding("genome", "r1", 3, 3, 90, 60), splitFinding("genome", "2026-11-30", 2, 0, 10, 0),
+      splitFinding("other", "r9", 4, 1, 45, 30)};
+  const auto recs = advice::recommend(findings, config);
+  REQUIRE(recs.size() == 2);
+  const advice::Recommendation& rec = recs[0];  // 100 s of transfer ranks first
+  CHECK(rec.kind == "split-dependencies");
+  CHECK(rec.target == "dag/science/genome");
+  CHECK(rec.instances ==
+        std::vector<std::string>{"run/science/genome/r1", "run/science/genome/2026-11-30"});
+  CHECK(rec.severity == analysis::Severity::kWarning);
+  CHECK(rec.impact_score == Approx(100));
+  CHECK(rec.evidence["split_node_edges"] == 5);
+  CHECK(rec.evidence["cross_zone_edges"] == 3);
+  CHECK(rec.evidence["max_critical_path_transfer_seconds"].get<double>() == Approx(60));
+  CHECK_THAT(rec.impact, Catch::Contains("60 s"));
+  CHECK(recs[1].target == "dag/science/other");
+
+  // A documented pod-template fragment: spec.affinity to merge into each task's pod template.
+  const auto docs = YAML::LoadAll(rec.patch_yaml);
+  REQUIRE(docs.size() == 1);
+  const auto terms =
+      docs[0]["spec"]["affinity"]["podAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"];
+  REQUIRE(terms.size() == 1);
+  CHECK(terms[0]["weight"].as<int>() == 100);
+  const auto term = terms[0]["podAffinityTerm"];
+  CHECK(term["topologyKey"].as<std::string>() == "topology.kubernetes.io/zone");
+  CHECK(term["labelSelector"]["matchLabels"]["dag-id"].as<std::string>() == "genome");
+  // The run id is a date: it must stay a quoted string, not become a timestamp or number.
+  CHECK(term["labelSelector"]["matchLabels"]["dag-run"].Tag() == "!");
+  CHECK(term["labelSelector"]["matchLabels"]["dag-run"].as<std::string>() == "2026-11-30");
+  CHECK_THAT(rec.patch_yaml, Catch::Contains("# merge into the pod template spec"));
+}
+
+TEST_CASE("split-dependencies advice follows renamed workflow labels and zone label",
+          "[advice][split-dependencies]") {
+  config::Config config;
+  config.workflow_labels.dag_label = "pipeline";
+  config.workflow_labels.run_label = "pipeline-run";
+  config.detectors.split_dependencies.zone_label = "example.com/rack";
+  const auto recs = advice::recommend({splitFinding("genome", "r1", 3, 3, 90, 60)}, config);
+  REQUIRE(recs.size() == 1);
+  const auto doc = YAML::Load(recs[0].patch_yaml);
+  const auto term = doc["spec"]["affinity"]["podAffinity"]
+                       ["preferredDuringSchedulingIgnoredDuringExecution"][0]["podAffinityTerm"];
+  CHECK(term["topologyKey"].as<std::string>() == "example.com/rack");
+  CHECK(term["labelSelector"]["matchLabels"]["pipeline"].as<std::string>() == "genome");
+  CHECK(term["labelSelector"]["matchLabels"]["pipeline-run"].as<std::string>() == "r1");
+}

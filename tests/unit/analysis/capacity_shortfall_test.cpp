@@ -1,0 +1,135 @@
+#include "analysis/detectors/capacity_shortfall.h"
+
+#include <catch2/catch.hpp>
+
+#include "support/builders.h"
+
+using namespace dagadvisor;
+using testing::makeNode;
+using testing::makePod;
+
+namespace {
+
+constexpr double kAt = 5000;
+
+std::vector<analysis::Finding> detect(const std::vector<model::Node>& nodes,
+                                      const std::vector<model::Pod>& pods,
+                                      const config::Config& config = {}) {
+  model::ClusterSnapshot cluster(kAt, nodes, pods);
+  std::vector<graph::RunGraph> runs;
+  analysis::FindingSink sink;
+  analysis::CapacityShortfall().analyze({cluster, runs, config}, sink);
+  return sink.findings();
+}
+
+model::Node pooled(const std::string& name, double cores, double mem, std::int64_t gpus,
+                   const std::string& pool) {
+  return makeNode(name, cores, mem, gpus, [&](model::Node& n) { n.labels.set("node-type", pool); });
+}
+
+// Two 16-core nodes with 4 cores free each: 8 cores free in all.
+std::vector<model::Node> twoNodes() {
+  return {pooled("a", 16, 64, 0, "c6i"), pooled("b", 16, 64, 0, "c6i")};
+}
+std::vector<model::Pod> busy() {
+  return {makePod("svc", "s1", "a", 12, 8), makePod("svc", "s2", "b", 12, 8)};
+}
+model::Pod pending(const std::string& name, double cores, double created = 1000,
+                   std::int64_t gpus = 0) {
+  return makePod("batch", name, "", cores, 8, gpus, [&](model::Pod& p) { p.created = created; });
+}
+
+}  // namespace
+
+TEST_CASE("pending demand beyond all free capacity is a shortfall with the missing nodes",
+          "[detector][capacity-shortfall]") {
+  auto pods = busy();
+  for (const char* name : {"p1", "p2", "p3"}) {
+    pods.push_back(pending(name, 4));  // 12 cores asked, 8 free: one pod left over
+  }
+  const auto findings = detect(twoNodes(), pods);
+  REQUIRE(findings.size() == 1);
+  const analysis::Finding& f = findings[0];
+  CHECK(f.kind == "capacity-shortfall");
+  CHECK(f.target == "cluster/default");
+  CHECK(f.evidence["pending_pods"] == 3);
+  CHECK(f.evidence["pending_requests"]["cpu_millis"] == 12'000);
+  CHECK(f.evidence["free_capacity"]["cpu_millis"] == 8'000);
+  CHECK(f.evidence["short_resources"] == nlohmann::json::array({"cpu"}));
+  CHECK(f.evidence["unplaced_pods"] == 1);
+  CHECK(f.evidence["missing_nodes"] == 1);
+  REQUIRE(f.evidence["missing_by_shape"].size() == 1);
+  const auto& shape = f.evidence["missing_by_shape"][0];
+  CHECK(shape["count"] == 1);
+  CHECK(shape["pool"] == "c6i");
+  CHECK(shape["shape"]["cpu_millis"] == 16'000);
+  CHECK(f.impact == 1);
+}
+
+TEST_CASE("demand that fits, or fits only in total, is no shortfall",
+          "[detector][capacity-shortfall]") {
+  auto pods = busy();
+  SECTION("two 4-core pods fit the two nodes") {
+    pods.push_back(pending("p1", 4));
+    pods.push_back(pending("p2", 4));
+  }
+  SECTION("a 6-core pod fits 8 free cores in total but no node: fragmentation, not this") {
+    pods.push_back(pending("p1", 6));
+  }
+  SECTION("a pending pod without requests") {
+    pods.push_back(pending("p1", 0));
+  }
+  CHECK(detect(twoNodes(), pods).empty());
+}
+
+TEST_CASE("min_pending_age holds at its edge", "[detector][capacity-shortfall]") {
+  auto pods = busy();
+  pods.push_back(pending("p1", 4));
+  pods.push_back(pending("p2", 4));
+  pods.push_back(pending("young", 4, kAt - 60));  // exactly the default 60 s old
+  CHECK(detect(twoNodes(), pods).size() == 1);
+  pods.back().created = kAt - 59;
+  CHECK(detect(twoNodes(), pods).empty());
+}
+
+TEST_CASE("min_unplaced_pods holds at its edge", "[detector][capacity-shortfall]") {
+  auto pods = busy();
+  for (const char* name : {"p1", "p2", "p3", "p4"}) {
+    pods.push_back(pending(name, 4));  // two left over
+  }
+  config::Config config;
+  config.detectors.capacity_shortfall.min_unplaced_pods = 2;
+  CHECK(detect(twoNodes(), pods, config).size() == 1);
+  config.detectors.capacity_shortfall.min_unplaced_pods = 3;
+  CHECK(detect(twoNodes(), pods, config).empty());
+}
+
+TEST_CASE("left-over pods open the smallest real node shape that holds them",
+          "[detector][capacity-shortfall]") {
+  std::vector<model::Node> nodes = {pooled("cpu-1", 16, 64, 0, "c6i"),
+                                    pooled("gpu-1", 32, 128, 4, "p4d")};
+  std::vector<model::Pod> pods = {makePod("svc", "s1", "cpu-1", 16, 8),
+                                  makePod("ml", "t0", "gpu-1", 32, 8, 4),
+                                  pending("cpu-job", 10),
+                                  pending("cpu-job-2", 10),
+                                  pending("train", 8, 1000, 2),
+                                  pending("giant", 64)};
+  const auto findings = detect(nodes, pods);
+  REQUIRE(findings.size() == 1);
+  const auto& e = findings[0].evidence;
+  CHECK(e["unplaced_pods"] == 4);
+  CHECK(e["missing_nodes"] == 3);  // two CPU nodes (10 + 10 > 16), one GPU node
+  REQUIRE(e["missing_by_shape"].size() == 2);
+  CHECK(e["missing_by_shape"][0]["example_node"] == "cpu-1");
+  CHECK(e["missing_by_shape"][0]["count"] == 2);
+  CHECK(e["missing_by_shape"][1]["example_node"] == "gpu-1");
+  CHECK(e["missing_by_shape"][1]["count"] == 1);
+  CHECK(e["unplaceable_pods"] == nlohmann::json::array({"batch/giant"}));
+}
+
+TEST_CASE("no node data means no shortfall finding", "[detector][capacity-shortfall]") {
+  CHECK(detect({}, {pending("p1", 4)}).empty());
+  CHECK(detect({makeNode("cordoned", 16, 64, 0, [](model::Node& n) { n.unschedulable = true; })},
+               {pending("p1", 4)})
+            .empty());
+}

@@ -1,0 +1,153 @@
+#include "analysis/detectors/split_dependencies.h"
+
+#include <catch2/catch.hpp>
+
+#include "run_fixture.h"
+
+using namespace dagadvisor;
+using testing::RunFixture;
+using testing::TaskSpec;
+using testing::zonedNode;
+
+namespace {
+
+// fetch → split → {align-1, align-2} → merge. align-1 is the long branch, so the critical path
+// is fetch, split, align-1, merge. The nodes: a1 and a2 in zone-a, b1 in zone-b, x unzoned.
+const std::vector<model::Edge> kDiamond = {{0, 1}, {1, 2}, {1, 3}, {2, 4}, {3, 4}};
+
+RunFixture diamond(const std::vector<std::string>& node_of_task) {
+  RunFixture fx;
+  fx.nodes = {zonedNode("a1", "zone-a"), zonedNode("a2", "zone-a"), zonedNode("b1", "zone-b"),
+              zonedNode("x", "")};
+  const double start[] = {0, 100, 200, 200, 1200};
+  const double finish[] = {100, 200, 1200, 500, 1300};
+  const char* ids[] = {"fetch", "split", "align-1", "align-2", "merge"};
+  std::vector<TaskSpec> tasks;
+  for (std::size_t i = 0; i < 5; ++i) {
+    tasks.push_back({ids[i], node_of_task[i], start[i], finish[i]});
+  }
+  fx.addRun("science", "genome", "r1", tasks, kDiamond);
+  return fx;
+}
+
+std::vector<analysis::Finding> detect(RunFixture& fx, const config::Config& config = {}) {
+  return fx.detect(analysis::SplitDependencies(), config);
+}
+
+}  // namespace
+
+TEST_CASE("a run spread over zones is reported with its edges and transfer estimate",
+          "[detector][split-dependencies]") {
+  // fetch→split, split→align-2 and align-1→merge cross zones; the two others stay on a node.
+  RunFixture fx = diamond({"a1", "b1", "b1", "a2", "a2"});
+  const auto findings = detect(fx);
+  REQUIRE(findings.size() == 1);
+  const analysis::Finding& f = findings[0];
+  CHECK(f.kind == "split-dependencies");
+  CHECK(f.target == "run/science/genome/r1");
+  CHECK(f.severity == analysis::Severity::kWarning);
+  const auto& e = f.evidence;
+  CHECK(e["edges"] == 5);
+  CHECK(e["placed_edges"] == 5);
+  CHECK(e["same_node_edges"] == 2);
+  CHECK(e["split_node_edges"] == 3);
+  CHECK(e["cross_zone_edges"] == 3);
+  CHECK(e["same_zone_split_edges"] == 0);
+  CHECK(e["split_share"].get<double>() == Approx(0.6));
+  CHECK(e["estimated_transfer_seconds"].get<double>() == Approx(90));  // 3 × 30 s
+  CHECK(e["critical_path_split_edges"] == 2);  // fetch→split, align-1→merge
+  CHECK(e["critical_path_transfer_seconds"].get<double>() == Approx(60));
+  REQUIRE(e["split_edges"].size() == 3);
+  CHECK(e["split_edges"][0]["parent"] == "fetch");
+  CHECK(e["split_edges"][0]["parent_zone"] == "zone-a");
+  CHECK(e["split_edges"][0]["child_zone"] == "zone-b");
+  CHECK(f.impact == Approx(90));
+}
+
+TEST_CASE("the cost model comes from the configuration", "[detector][split-dependencies]") {
+  RunFixture fx = diamond({"a1", "b1", "b1", "a2", "a2"});
+  config::Config config;
+  config.detectors.split_dependencies.cross_zone_transfer = config::Seconds(100);
+  config.detectors.split_dependencies.same_node_transfer = config::Seconds(1);
+  const auto findings = detect(fx, config);
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].evidence["estimated_transfer_seconds"].get<double>() == Approx(302));
+}
+
+TEST_CASE("a run on one node, or one that is not placed yet, stays silent",
+          "[detector][split-dependencies]") {
+  SECTION("every task on one node") {
+    RunFixture fx = diamond({"a1", "a1", "a1", "a1", "a1"});
+    CHECK(detect(fx).empty());
+  }
+  SECTION("no task placed") {
+    RunFixture fx = diamond({"", "", "", "", ""});
+    CHECK(detect(fx).empty());
+  }
+  SECTION("no runs at all") {
+    RunFixture fx;
+    fx.nodes = {zonedNode("a1", "zone-a")};
+    CHECK(detect(fx).empty());
+  }
+}
+
+TEST_CASE("the split-share threshold and min_split_edges hold at their edges",
+          "[detector][split-dependencies]") {
+  // align-2 alone on a2, same zone: split→align-2 and align-2→merge split, 2 of 5 = 0.4.
+  RunFixture fx = diamond({"a1", "a1", "a1", "a2", "a1"});
+  config::Config config;
+  CHECK(detect(fx, config).empty());  // 0.4 < 0.5 and no cross-zone edge
+  config.detectors.split_dependencies.min_split_share = 0.4;
+  const auto findings = detect(fx, config);
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].severity == analysis::Severity::kInfo);  // no zone crossed
+  CHECK(findings[0].evidence["same_zone_split_edges"] == 2);
+  CHECK(findings[0].evidence["estimated_transfer_seconds"].get<double>() == Approx(10));
+  config.detectors.split_dependencies.min_split_edges = 3;
+  CHECK(detect(fx, config).empty());
+}
+
+TEST_CASE("enough cross-zone edges fire below the share threshold, edge included",
+          "[detector][split-dependencies]") {
+  RunFixture fx = diamond({"a1", "a1", "a1", "b1", "a1"});  // 2 cross-zone edges of 5
+  config::Config config;
+  REQUIRE(config.detectors.split_dependencies.min_cross_zone_edges == 2);
+  const auto findings = detect(fx, config);
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].evidence["cross_zone_edges"] == 2);
+  config.detectors.split_dependencies.min_cross_zone_edges = 3;
+  CHECK(detect(fx, config).empty());
+}
+
+TEST_CASE("partial placement: unplaced edges are left out, unknown zones are not cross-zone",
+          "[detector][split-dependencies]") {
+  SECTION("merge still pending: its edges are not counted") {
+    RunFixture fx = diamond({"a1", "b1", "b1", "a2", ""});
+    const auto findings = detect(fx);
+    REQUIRE(findings.size() == 1);
+    CHECK(findings[0].evidence["placed_edges"] == 3);
+    CHECK(findings[0].evidence["unplaced_edges"] == 2);
+    CHECK(findings[0].evidence["split_share"].get<double>() == Approx(2.0 / 3));
+  }
+  SECTION("an unzoned node and a node gone from the snapshot") {
+    RunFixture fx = diamond({"x", "ghost", "ghost", "x", "x"});
+    const auto findings = detect(fx);
+    REQUIRE(findings.size() == 1);
+    const auto& e = findings[0].evidence;
+    CHECK(e["zone_unknown_edges"] == 3);  // ghost → ghost is one node, whatever its zone
+    CHECK(e["cross_zone_edges"] == 0);
+    CHECK(findings[0].severity == analysis::Severity::kInfo);
+    CHECK(e["estimated_transfer_seconds"].get<double>() == Approx(15));  // costed as same zone
+    CHECK(e["split_edges"][0]["child_zone"].is_null());
+  }
+}
+
+TEST_CASE("a task pointing at no pod is skipped, not a crash", "[detector][split-dependencies]") {
+  RunFixture fx = diamond({"a1", "b1", "b1", "a2", "a2"});
+  fx.build();
+  fx.runs[0].tasks[4].pod = 999;  // after build: the graph was measured, the detector reads again
+  analysis::FindingSink sink;
+  analysis::SplitDependencies().analyze({*fx.cluster, fx.graphs, config::Config{}}, sink);
+  REQUIRE(sink.findings().size() == 1);
+  CHECK(sink.findings()[0].evidence["unplaced_edges"] == 2);
+}

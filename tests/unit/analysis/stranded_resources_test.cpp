@@ -1,0 +1,153 @@
+#include "analysis/detectors/stranded_resources.h"
+
+#include <catch2/catch.hpp>
+
+#include "support/builders.h"
+
+using namespace dagadvisor;
+using testing::kGiB;
+using testing::makeNode;
+using testing::makePod;
+
+namespace {
+
+std::vector<analysis::Finding> detect(const model::ClusterSnapshot& cluster,
+                                      const config::Config& config = {}) {
+  std::vector<graph::RunGraph> runs;
+  analysis::FindingSink sink;
+  analysis::StrandedResources().analyze({cluster, runs, config}, sink);
+  return sink.findings();
+}
+
+std::vector<analysis::Finding> ofScope(const std::vector<analysis::Finding>& all,
+                                       const std::string& scope) {
+  std::vector<analysis::Finding> out;
+  for (const auto& f : all) {
+    if (f.evidence.value("scope", "") == scope) {
+      out.push_back(f);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("GPUs and memory stranded on a node whose CPU is used up",
+          "[detector][stranded-resources]") {
+  model::ClusterSnapshot cluster(
+      5000, {makeNode("gpu-1", 16, 64, 4)},
+      {makePod("web", "api-1", "gpu-1", 10, 4), makePod("logging", "fluentd", "gpu-1", 6, 4)});
+  const auto findings = detect(cluster);
+  REQUIRE(findings.size() == 1);
+  const analysis::Finding& f = findings[0];
+  CHECK(f.kind == "stranded-resources");
+  CHECK(f.target == "node/gpu-1");
+  CHECK(f.severity == analysis::Severity::kWarning);  // GPUs among the stranded
+  CHECK(f.evidence["exhausted"] == nlohmann::json::array({"cpu"}));
+  CHECK(f.evidence["stranded"]["free_gpus"] == 4);
+  CHECK(f.evidence["stranded"]["free_memory_bytes"] == 56 * kGiB);
+  CHECK_FALSE(f.evidence["stranded"].contains("free_cpu_millis"));
+  CHECK(f.evidence["stranded_node_units"].get<double>() == Approx(1.0 + 56.0 / 64));
+  CHECK(f.impact == Approx(1.875));
+}
+
+TEST_CASE("the exhausted threshold holds at its edge", "[detector][stranded-resources]") {
+  auto cluster = [](double cores) {
+    return model::ClusterSnapshot(5000, {makeNode("cpu-1", 20, 64)},
+                                  {makePod("batch", "job", "cpu-1", cores, 8)});
+  };
+  const auto at_edge = detect(cluster(19));  // 1 of 20 cores free = 0.05
+  REQUIRE(at_edge.size() == 1);
+  CHECK(at_edge[0].severity == analysis::Severity::kInfo);
+  CHECK(at_edge[0].evidence["stranded"]["free_memory_bytes"] == 56 * kGiB);
+  CHECK(detect(cluster(18.9)).empty());  // 0.055 free: not exhausted
+}
+
+TEST_CASE("the stranded threshold holds at its edge", "[detector][stranded-resources]") {
+  auto cluster = [](double mem_gib) {
+    return model::ClusterSnapshot(5000, {makeNode("cpu-1", 16, 64)},
+                                  {makePod("batch", "job", "cpu-1", 16, mem_gib)});
+  };
+  CHECK(detect(cluster(48)).size() == 1);  // 16 of 64 GiB free = 0.25
+  CHECK(detect(cluster(48.5)).empty());
+}
+
+TEST_CASE("balanced, empty, cordoned or shapeless nodes strand nothing",
+          "[detector][stranded-resources]") {
+  SECTION("every resource used up") {
+    model::ClusterSnapshot cluster(5000, {makeNode("cpu-1", 16, 64)},
+                                   {makePod("batch", "job", "cpu-1", 16, 64)});
+    CHECK(detect(cluster).empty());
+  }
+  SECTION("an empty node") {
+    model::ClusterSnapshot cluster(5000, {makeNode("cpu-1", 16, 64, 2)}, {});
+    CHECK(detect(cluster).empty());
+  }
+  SECTION("a cordoned node") {
+    model::ClusterSnapshot cluster(
+        5000, {makeNode("cpu-1", 16, 64, 0, [](model::Node& n) { n.unschedulable = true; })},
+        {makePod("batch", "job", "cpu-1", 16, 8)});
+    CHECK(detect(cluster).empty());
+  }
+  SECTION("a node with no allocatable reported") {
+    model::ClusterSnapshot cluster(5000, {makeNode("ghost", 0, 0)},
+                                   {makePod("batch", "job", "ghost", 1, 1)});
+    CHECK(detect(cluster).empty());
+  }
+  SECTION("no nodes, a pending pod") {
+    model::ClusterSnapshot cluster(5000, {}, {makePod("batch", "job", "", 1, 1)});
+    CHECK(detect(cluster).empty());
+  }
+}
+
+TEST_CASE("a pending pod that fits the pooled free capacity but no node is fragmentation",
+          "[detector][stranded-resources]") {
+  // Two nodes with 4 free cores each; a 6-core pod fits 8 pooled cores, but neither node.
+  std::vector<model::Node> nodes = {makeNode("a", 16, 64), makeNode("b", 16, 64)};
+  std::vector<model::Pod> pods = {makePod("x", "p1", "a", 12, 8), makePod("x", "p2", "b", 12, 8),
+                                  makePod("ml", "big", "", 6, 8), makePod("ml", "huge", "", 10, 8),
+                                  makePod("ml", "empty", "", 0, 0)};
+  const auto findings = ofScope(detect(model::ClusterSnapshot(5000, nodes, pods)), "cluster");
+  REQUIRE(findings.size() == 1);
+  const analysis::Finding& f = findings[0];
+  CHECK(f.target == "cluster/default");
+  CHECK(f.severity == analysis::Severity::kWarning);
+  CHECK(f.evidence["fragmentation_blocked_pods"] == 1);
+  CHECK(f.evidence["capacity_blocked_pods"] == 1);  // 10 cores > 8 pooled
+  CHECK(f.evidence["fragmentation_index"].get<double>() == Approx(1.0));
+  REQUIRE(f.evidence["shapes"].size() == 2);  // the request-less pod is no shape
+  const auto& big = f.evidence["shapes"][0];  // sorted by shape: 6 cores first
+  CHECK(big["cpu_millis"] == 6000);
+  CHECK(big["fit"] == 0);
+  CHECK(big["pooled"] == 1);
+  CHECK(big["blocked_by"] == "fragmentation");
+  CHECK(f.evidence["shapes"][1]["blocked_by"] == "capacity");
+  CHECK(f.evidence["shapes"][1]["fragmentation_index"].is_null());
+  CHECK(f.impact == 1);
+}
+
+TEST_CASE("pending pods that fit a node, or no capacity at all, are not fragmentation",
+          "[detector][stranded-resources]") {
+  std::vector<model::Node> nodes = {makeNode("a", 16, 64), makeNode("b", 16, 64)};
+  std::vector<model::Pod> pods = {makePod("x", "p1", "a", 12, 8), makePod("x", "p2", "b", 12, 8)};
+  SECTION("a 3-core pod fits each node: Fit = Pooled = 2, index 0") {
+    pods.push_back(makePod("ml", "small", "", 3, 8));
+  }
+  SECTION("a 10-core pod exceeds even the pooled capacity") {
+    pods.push_back(makePod("ml", "huge", "", 10, 8));
+  }
+  CHECK(ofScope(detect(model::ClusterSnapshot(5000, nodes, pods)), "cluster").empty());
+}
+
+TEST_CASE("min_fragmentation_blocked_pods holds at its edge", "[detector][stranded-resources]") {
+  std::vector<model::Node> nodes = {makeNode("a", 16, 64), makeNode("b", 16, 64)};
+  std::vector<model::Pod> pods = {makePod("x", "p1", "a", 12, 8), makePod("x", "p2", "b", 12, 8),
+                                  makePod("ml", "big-1", "", 6, 8),
+                                  makePod("ml", "big-2", "", 6, 8)};
+  model::ClusterSnapshot cluster(5000, nodes, pods);
+  config::Config config;
+  config.detectors.stranded_resources.min_fragmentation_blocked_pods = 2;
+  CHECK(ofScope(detect(cluster, config), "cluster").size() == 1);
+  config.detectors.stranded_resources.min_fragmentation_blocked_pods = 3;
+  CHECK(ofScope(detect(cluster, config), "cluster").empty());
+}

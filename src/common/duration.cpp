@@ -119,6 +119,10 @@ Result<Duration> parseDuration(std::string_view text) {
   std::size_t pos = 0;
   while (pos < text.size()) {
     std::int64_t number = 0;
+    // from_chars accepts a sign; durations have none.
+    if (!isDigit(text[pos])) {
+      return bad("expected a digit at position " + std::to_string(pos));
+    }
     auto [end, ec] = std::from_chars(text.data() + pos, text.data() + text.size(), number);
     if (ec != std::errc() || end == text.data() + pos) {
       return bad("expected a number at position " + std::to_string(pos));

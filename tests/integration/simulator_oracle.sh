@@ -25,7 +25,6 @@ for scenario in "$@"; do
     [ "$n" -eq 0 ] || { jq '.recommendations[].title' "$out/report.json" >&2; fail "healthy: $n recommendation(s)"; }
     echo "ok: healthy: no recommendation"
   fi
-  # The run count the simulator emitted is the run count dagadvisor rebuilt (seed convention only).
   kill "$PROM_PID"; wait "$PROM_PID" 2>/dev/null || true; PROM_PID=""
   rm -rf "$WORK_DIR/data"
 done

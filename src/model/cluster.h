@@ -11,6 +11,7 @@
 
 #include "common/clock.h"
 #include "model/resources.h"
+#include "model/scheduler_stats.h"
 
 namespace dagadvisor::model {
 
@@ -55,6 +56,15 @@ struct Node {
   bool hasGpus() const { return allocatable.gpus > 0; }
 };
 
+/// What a pod really used over the usage window (cAdvisor, DCGM), next to what it requested.
+/// Right-sizing needs enough samples: `samples` counts the memory samples seen in the window.
+struct ObservedUsage {
+  double cpu_cores = 0;     // a high percentile (config) of the 5-minute CPU rate
+  double memory_bytes = 0;  // peak working set
+  double samples = 0;       // memory samples in the window
+  std::optional<double> gpu_utilization_percent;  // DCGM mean, only for pods holding GPUs
+};
+
 enum class PodPhase { kPending, kRunning, kSucceeded, kFailed, kUnknown };
 
 std::string_view phaseName(PodPhase phase);
@@ -76,6 +86,7 @@ struct Pod {
   std::optional<UnixSeconds> scheduled;
   std::optional<UnixSeconds> started;
   std::optional<UnixSeconds> finished;
+  std::optional<ObservedUsage> usage;  // absent without cAdvisor data for this pod
 
   /// Holds node resources now: bound to a node and neither succeeded nor failed.
   bool holdsResources() const {
@@ -111,6 +122,9 @@ class ClusterSnapshot {
   /// Pending pods that no node has been chosen for.
   const std::vector<PodId>& pendingPods() const { return pending_; }
 
+  const SchedulerStats& scheduler() const { return scheduler_; }
+  void setScheduler(SchedulerStats stats) { scheduler_ = std::move(stats); }
+
  private:
   UnixSeconds at_;
   std::vector<Node> nodes_;
@@ -120,6 +134,7 @@ class ClusterSnapshot {
   std::vector<std::vector<PodId>> pods_by_node_;
   std::vector<ResourceVector> requested_by_node_;
   std::vector<PodId> pending_;
+  SchedulerStats scheduler_;
 };
 
 }  // namespace dagadvisor::model

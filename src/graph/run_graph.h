@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,13 @@ struct RunGraph {
   bool finished = false;              // every task succeeded or failed
   double makespan = 0;                // last_finished − first_created
   std::vector<std::string> problems;  // the run's data problems plus graph ones (cycles)
+  // Time the tasks of the observed critical chain spent waiting for a node (created → started):
+  // the part of the makespan a better scheduler could win back.
+  double critical_path_wait_seconds = 0;
+  std::optional<double> whatif_makespan;  // HEFT re-schedule on the observed nodes, when possible
+
+  /// Share of the makespan the critical chain spent waiting for scheduling (0 … 1).
+  double waitShare() const { return makespan > 0 ? critical_path_wait_seconds / makespan : 0; }
 
   /// critical path / makespan: 1 means no time was lost outside the critical path's work.
   double efficiency() const { return makespan > 0 ? critical_path.length / makespan : 0; }

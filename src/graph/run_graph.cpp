@@ -21,8 +21,11 @@ std::string describeCycle(const model::WorkflowRun& run, const std::vector<TaskI
 }  // namespace
 
 RunGraph buildRunGraph(const model::WorkflowRun& run, const model::ClusterSnapshot& cluster) {
-  RunGraph out{&run,        TaskGraph(run.tasks.size(), run.edges), {}, {}, {}, 0, 0, true, 0,
-               run.problems};
+  RunGraph out;
+  out.run = &run;
+  out.graph = TaskGraph(run.tasks.size(), run.edges);
+  out.problems = run.problems;
+  out.finished = true;  // until a task is seen unfinished
   const UnixSeconds at = cluster.at();
   const std::size_t n = run.tasks.size();
   out.run_seconds.assign(n, 0.0);

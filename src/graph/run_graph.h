@@ -14,7 +14,7 @@ namespace dagadvisor::graph {
 /// One run with its graph and observed timings: what every run-level detector and view reads.
 struct RunGraph {
   const model::WorkflowRun* run = nullptr;  // owned by the cycle's run list
-  TaskGraph graph;
+  TaskGraph graph{0, {}};
   std::vector<double>
       run_seconds;  // started → finished (→ analysis time while running; 0 unstarted)
   std::vector<double> queue_seconds;  // created → started (→ analysis time while waiting)

@@ -21,7 +21,7 @@ run_suite() {  # run_suite BUILD_DIR CTEST_ARGS CMAKE_ARGS...
   (cd "$dir" && ctest -j"$JOBS" --output-on-failure --timeout 300 $ctest_args)
 }
 
-run_suite build "" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+run_suite build "" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDAGADVISOR_BUILD_BENCHMARKS=ON
 if [ "${1:-}" != "--quick" ]; then
   # Graphviz' fontconfig leaks at exit; nothing of ours is suppressed.
   export LSAN_OPTIONS="suppressions=$ROOT/tests/lsan.supp"

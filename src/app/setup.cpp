@@ -90,8 +90,17 @@ Result<SourceSetup> openSource(const config::Config& config) {
   sources::PrometheusOptions options;
   options.url = prom.url;
   options.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(prom.timeout);
-  options.bearer_token_file = prom.bearer_token_file;
-  options.headers = prom.headers;
+  sources::HttpClientOptions& http = options.http;
+  http.bearer_token_file = prom.bearer_token_file;
+  http.headers = prom.headers;
+  http.basic_auth_user = prom.basic_auth.username;
+  http.basic_auth_password_file = prom.basic_auth.password_file;
+  http.ca_file = prom.tls.ca_file;
+  http.client_cert_file = prom.tls.cert_file;
+  http.client_key_file = prom.tls.key_file;
+  http.tls_verify = !prom.tls.insecure_skip_verify;
+  http.sigv4_region = prom.sigv4.region;
+  http.sigv4_service = prom.sigv4.service;
   auto source = sources::PrometheusSource::create(std::move(options));
   if (!source.ok()) {
     return source.error();

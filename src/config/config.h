@@ -31,8 +31,41 @@ struct MetricNames {
   std::vector<std::string> scheduling_latency = {"scheduler_pod_scheduling_sli_duration_seconds",
                                                  "scheduler_pod_scheduling_duration_seconds",
                                                  "scheduler_e2e_scheduling_duration_seconds"};
+  std::string pod_init_requests = "kube_pod_init_container_resource_requests";
+  std::string scheduler_pending_pods = "scheduler_pending_pods";
+  std::string scheduler_unschedulable_pods = "scheduler_unschedulable_pods";
+  std::string scheduler_schedule_attempts = "scheduler_schedule_attempts_total";
+  std::string scheduler_preemption_attempts = "scheduler_preemption_attempts_total";
+  std::string scheduler_extension_point_duration =
+      "scheduler_framework_extension_point_duration_seconds";
+  std::string container_cpu_usage = "container_cpu_usage_seconds_total";
+  std::string container_memory_working_set = "container_memory_working_set_bytes";
+  std::string gpu_utilization = "DCGM_FI_DEV_GPU_UTIL";
 
   bool operator==(const MetricNames&) const = default;
+};
+
+struct BasicAuth {
+  std::string username;       // "" = no basic auth
+  std::string password_file;  // re-read when it changes; never logged
+
+  bool operator==(const BasicAuth&) const = default;
+};
+
+struct Tls {
+  std::string ca_file;    // extra CA bundle (PEM); "" = the system's
+  std::string cert_file;  // client certificate (PEM), for mutual TLS
+  std::string key_file;   // its key
+  bool insecure_skip_verify = false;
+
+  bool operator==(const Tls&) const = default;
+};
+
+struct SigV4 {
+  std::string region;           // "" = off; e.g. "eu-west-1" for Amazon Managed Prometheus
+  std::string service = "aps";  // credentials: AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY
+
+  bool operator==(const SigV4&) const = default;
 };
 
 struct PrometheusSource {
@@ -40,8 +73,16 @@ struct PrometheusSource {
   Seconds timeout{30};                         // per query
   std::string bearer_token_file;               // re-read every cycle; never logged
   std::map<std::string, std::string> headers;  // extra headers, e.g. X-Scope-OrgID for Mimir
+  BasicAuth basic_auth;
+  Tls tls;
+  SigV4 sigv4;
   std::string selector;          // extra label matchers for every query, e.g. cluster="prod"
   Seconds lookback{6 * 3600.0};  // how far back finished pods are still rebuilt
+  Seconds rate_window{300};      // window of the scheduler's rates and histogram quantiles
+  Seconds usage_window{86400};   // window of observed pod usage (right-sizing needs days)
+  double usage_cpu_quantile = 0.95;
+  // Labels that only tell HA replicas (or shards) of one series apart; merged, never summed.
+  std::vector<std::string> replica_labels = {"prometheus_replica", "replica"};
   MetricNames metrics;
 
   bool operator==(const PrometheusSource&) const = default;
@@ -58,6 +99,10 @@ struct Server {
   std::string listen = "127.0.0.1:9731";  // loopback unless told otherwise
   int threads = 4;
   Seconds stale_after{300};  // analysis older than this is reported stale
+  /// Prometheus web-config.yml (basic_auth_users with bcrypt hashes); "" = no authentication.
+  std::string web_config_file;
+  /// Per-run metrics are exported for at most this many runs (the longest), bounding cardinality.
+  int metrics_top_runs = 50;
 
   bool operator==(const Server&) const = default;
 };
@@ -75,6 +120,12 @@ struct WorkflowLabels {
   std::string run_label = "dag-run";
   std::string task_label = "task-id";
   std::string dependencies_annotation = "workflow.dependencies";
+  /// Engines whose pods are rebuilt into runs (names not listed here are ignored).
+  std::vector<std::string> engines = {"labels", "argo", "airflow", "tekton", "kubeflow", "spark"};
+  /// Runs whose engine declares no edges get edges guessed from timing when this is true: a
+  /// task's parents are the tasks that finished at most inference_window before it was created.
+  bool infer_edges = true;
+  Seconds inference_window{30};
 
   bool operator==(const WorkflowLabels&) const = default;
 };
@@ -149,12 +200,118 @@ struct CapacityShortfall {
   bool operator==(const CapacityShortfall&) const = default;
 };
 
+struct CriticalPathPriority {
+  bool enabled = true;
+  /// A pending task is critical when its slack in the run's remaining work (durations of
+  /// unfinished tasks estimated from earlier runs of the same DAG) is at most max_critical_slack,
+  /// and slack-rich when it is at least min_rich_slack. A run is reported when a critical task
+  /// pends with no higher PriorityClass than a slack-rich pending task.
+  Seconds max_critical_slack{0};
+  Seconds min_rich_slack{300};
+  /// The PriorityClass the advice creates for critical-path tasks, and its value.
+  std::string priority_class = "dag-critical-path";
+  int priority_value = 100000;
+
+  bool operator==(const CriticalPathPriority&) const = default;
+};
+
+struct PoolMismatch {
+  bool enabled = true;
+  /// Node and pod shapes by memory per CPU core: at most compute_max_gib_per_core is
+  /// CPU-heavy (compute-optimized), at least memory_min_gib_per_core memory-heavy.
+  double compute_max_gib_per_core = 3;
+  double memory_min_gib_per_core = 6;
+  /// Pods requesting less than this share of their node's CPU and memory are left out.
+  double min_pod_share = 0.1;
+  std::string pool_label = "node-type";  // node label naming a node's pool
+
+  bool operator==(const PoolMismatch&) const = default;
+};
+
+struct IdleSlots {
+  bool enabled = true;
+  /// A pending task whose parents have all finished (ready) is reported when it has waited at
+  /// least this long since it became ready while a schedulable node has room for it now.
+  Seconds min_ready_wait{60};
+
+  bool operator==(const IdleSlots&) const = default;
+};
+
+struct OverRequest {
+  bool enabled = true;
+  /// Only nodes whose requested CPU or memory is at least this share of allocatable count.
+  double min_node_requested_share = 0.8;
+  /// A pod is over-requested when it used at most this share of a request…
+  double max_usage_share = 0.5;
+  /// …with at least this many usage samples, and the request is at least min_cpu_millis.
+  int min_samples = 30;
+  int min_cpu_millis = 100;
+  /// The advice requests the observed use plus this headroom (0.2 = 20 % more).
+  double headroom = 0.2;
+
+  bool operator==(const OverRequest&) const = default;
+};
+
+struct BatchOnlineColocation {
+  bool enabled = true;
+  /// A node is reported when DAG task pods and long-running service pods (Deployment,
+  /// ReplicaSet, StatefulSet) share it and its requested CPU is at least this share.
+  double min_node_cpu_share = 0.8;
+  /// The label the advice uses to separate batch and online pools.
+  std::string workload_label = "workload-type";
+
+  bool operator==(const BatchOnlineColocation&) const = default;
+};
+
+struct SchedulingLatency {
+  bool enabled = true;
+  /// The service-level objectives of pod scheduling latency (created to scheduled).
+  Seconds p95_slo{5};
+  Seconds p99_slo{30};
+  /// Without scheduler metrics, per-pod times need this many scheduled pods.
+  int min_pods = 20;
+
+  bool operator==(const SchedulingLatency&) const = default;
+};
+
+struct CohortComparison {
+  bool enabled = true;
+  /// The pod label that splits pods and runs into cohorts (A/B).
+  std::string cohort_label = "scheduler-version";
+  /// No verdict below this many samples per cohort, nor above this p-value.
+  int min_samples = 20;
+  double max_p_value = 0.05;
+
+  bool operator==(const CohortComparison&) const = default;
+};
+
+struct ShardCandidate {
+  bool enabled = true;
+  /// A DAG with at least min_runs finished runs is reported when one task takes at least
+  /// min_critical_share of the critical path in each of them…
+  int min_runs = 3;
+  double min_critical_share = 0.5;
+  /// …and at least min_idle_nodes schedulable nodes could each take one more copy of it.
+  int min_idle_nodes = 2;
+  int max_chunks = 8;  // the advice splits the task into at most this many chunks
+
+  bool operator==(const ShardCandidate&) const = default;
+};
+
 struct Detectors {
   GpuNodeHoarding gpu_node_hoarding;
   SplitDependencies split_dependencies;
   DagStacking dag_stacking;
   StrandedResources stranded_resources;
   CapacityShortfall capacity_shortfall;
+  CriticalPathPriority critical_path_priority;
+  PoolMismatch pool_mismatch;
+  IdleSlots idle_slots;
+  OverRequest over_request;
+  BatchOnlineColocation batch_online_colocation;
+  SchedulingLatency scheduling_latency;
+  CohortComparison cohort_comparison;
+  ShardCandidate shard_candidate;
 
   bool operator==(const Detectors&) const = default;
 };

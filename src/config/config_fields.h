@@ -37,6 +37,7 @@ enum class Rule {
   kLogLevel,     // one of kLogLevels
   kLogFormat,    // one of kLogFormats
   kMetricName,   // one Prometheus metric name, or a non-empty list of them
+  kLabelName,    // a list (possibly empty) of Prometheus label names
   kSelector,     // empty, or label matchers: cluster="prod",env=~"x.*"
   kHeaders,      // HTTP header names that are tokens
 };

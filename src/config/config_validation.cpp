@@ -173,6 +173,9 @@ Problem checkString(Rule rule, const std::string& value) {
     case Rule::kMetricName:
       return isMetricName(value) ? std::nullopt
                                  : Problem("not a valid metric name (" + inQuotes(value) + ")");
+    case Rule::kLabelName:
+      return isLabelName(value) ? std::nullopt
+                                : Problem("not a valid label name (" + inQuotes(value) + ")");
     case Rule::kSelector:
       return value.empty() || isSelector(value)
                  ? std::nullopt

@@ -57,11 +57,12 @@ struct Node {
 };
 
 /// What a pod really used over the usage window (cAdvisor, DCGM), next to what it requested.
-/// Right-sizing needs enough samples: `samples` counts the memory samples seen in the window.
+/// `samples` counts the 5-minute CPU rates seen in the window; a pod too short-lived for one rate
+/// has none, and its cpu_cores is not a measurement. Right-sizing needs many samples.
 struct ObservedUsage {
   double cpu_cores = 0;     // a high percentile (config) of the 5-minute CPU rate
   double memory_bytes = 0;  // peak working set
-  double samples = 0;       // memory samples in the window
+  double samples = 0;       // CPU-rate samples (one per 5 minutes) in the window
   std::optional<double> gpu_utilization_percent;  // DCGM mean, only for pods holding GPUs
 };
 

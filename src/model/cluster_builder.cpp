@@ -60,9 +60,90 @@ std::optional<UnixSeconds> timeValue(double v) {
   return std::isfinite(v) && v > 0 ? std::optional<UnixSeconds>(v) : std::nullopt;
 }
 
+void addPodTime(Pod& pod, std::string_view event, std::optional<UnixSeconds> time) {
+  if (event == "created") {
+    pod.created = time;
+  } else if (event == "scheduled") {
+    pod.scheduled = time;
+  } else if (event == "started") {
+    pod.started = time;
+  } else if (event == "finished") {
+    pod.finished = time;
+  }
+}
+
 bool isNodeQuery(QueryId id) {
   return id == QueryId::kNodeAllocatable || id == QueryId::kNodeLabels ||
          id == QueryId::kNodeTaints;
+}
+
+std::optional<double> finite(double v) {
+  return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+}
+
+ProfileLatency& profileFor(SchedulerStats& stats, std::string_view profile) {
+  auto it = std::lower_bound(
+      stats.latency.begin(), stats.latency.end(), profile,
+      [](const ProfileLatency& p, std::string_view name) { return p.profile < name; });
+  if (it == stats.latency.end() || it->profile != profile) {
+    it = stats.latency.insert(it, ProfileLatency{std::string(profile), {}, {}, {}, 0});
+  }
+  return *it;
+}
+
+void addLatencySample(SchedulerStats& stats, const SampleView& sample) {
+  const std::string_view stat = sample.label("stat");
+  ProfileLatency& profile = profileFor(stats, sample.label("profile"));
+  if (stat == "p50") {
+    profile.p50 = finite(sample.value);
+  } else if (stat == "p95") {
+    profile.p95 = finite(sample.value);
+  } else if (stat == "p99") {
+    profile.p99 = finite(sample.value);
+  } else if (stat == "rate") {
+    profile.pods_per_second = finite(sample.value).value_or(0);
+  }
+  stats.latency_metric = sample.label("metric");
+  stats.present = true;
+}
+
+void addSignalSample(SchedulerStats& stats, const SampleView& sample) {
+  const std::string_view signal = sample.label("signal");
+  const double value = sample.value;
+  if (!std::isfinite(value)) {
+    return;
+  }
+  if (signal == "pending") {
+    stats.pending_by_queue[std::string(sample.label("queue"))] = value;
+  } else if (signal == "unschedulable") {
+    stats.unschedulable_by_plugin[std::string(sample.label("plugin"))] = value;
+  } else if (signal == "attempts") {
+    stats.attempts_per_second[std::string(sample.label("result"))] = value;
+  } else if (signal == "preemption") {
+    stats.preemption_attempts_per_second = value;
+  } else if (signal == "extension_p99") {
+    stats.extension_point_p99[std::string(sample.label("extension_point"))] = value;
+  } else {
+    return;
+  }
+  stats.present = true;
+}
+
+void addUsageSample(ObservedUsage& usage, const SampleView& sample) {
+  const std::string_view stat = sample.label("stat");
+  const double value = sample.value;
+  if (!std::isfinite(value)) {
+    return;
+  }
+  if (stat == "cpu") {
+    usage.cpu_cores = value;
+  } else if (stat == "memory") {
+    usage.memory_bytes = value;
+  } else if (stat == "samples") {
+    usage.samples = value;
+  } else if (stat == "gpu") {
+    usage.gpu_utilization_percent = value;
+  }
 }
 
 }  // namespace
@@ -71,6 +152,17 @@ void ClusterBuilder::add(QueryId id, const SampleView& sample) {
   if (isNodeQuery(id)) {
     if (!sample.label("node").empty()) {
       addNodeSample(id, sample);
+    }
+  } else if (id == QueryId::kSchedulingLatency) {
+    addLatencySample(scheduler_, sample);
+  } else if (id == QueryId::kSchedulerSignals) {
+    addSignalSample(scheduler_, sample);
+  } else if (id == QueryId::kPodUsage) {
+    if (!sample.label("pod").empty()) {
+      key_buffer_.assign(sample.label("namespace"));
+      key_buffer_ += '/';
+      key_buffer_ += sample.label("pod");
+      addUsageSample(usage_[key_buffer_], sample);
     }
   } else if (!sample.label("pod").empty()) {
     addPodSample(id, sample);
@@ -165,17 +257,8 @@ void ClusterBuilder::addPodSample(QueryId id, const SampleView& sample) {
       pod.owner_kind = sample.label("owner_kind");
       pod.owner_name = sample.label("owner_name");
       break;
-    case QueryId::kPodCreated:
-      pod.created = timeValue(sample.value);
-      break;
-    case QueryId::kPodScheduled:
-      pod.scheduled = timeValue(sample.value);
-      break;
-    case QueryId::kPodStarted:
-      pod.started = timeValue(sample.value);
-      break;
-    case QueryId::kPodCompleted:
-      pod.finished = timeValue(sample.value);
+    case QueryId::kPodTimes:
+      addPodTime(pod, sample.label("event"), timeValue(sample.value));
       break;
     default:
       break;
@@ -206,12 +289,17 @@ ClusterSnapshot ClusterBuilder::build() && {
     if (!record.live && (pod.phase == PodPhase::kPending || pod.phase == PodPhase::kRunning)) {
       pod.phase = pod.finished ? PodPhase::kSucceeded : PodPhase::kUnknown;
     }
+    if (auto usage = usage_.find(pod.namespace_ + "/" + pod.name); usage != usage_.end()) {
+      pod.usage = usage->second;
+    }
     pods.push_back(std::move(pod));
   }
   std::sort(pods.begin(), pods.end(), [](const Pod& a, const Pod& b) {
     return std::tie(a.namespace_, a.name, a.uid) < std::tie(b.namespace_, b.name, b.uid);
   });
-  return ClusterSnapshot(at_, std::move(nodes), std::move(pods));
+  ClusterSnapshot snapshot(at_, std::move(nodes), std::move(pods));
+  snapshot.setScheduler(std::move(scheduler_));
+  return snapshot;
 }
 
 }  // namespace dagadvisor::model

@@ -45,7 +45,9 @@ class ClusterBuilder {
   // fresh string per sample would dominate the cost.
   std::string key_buffer_;
   std::unordered_map<std::string, NodeRecord> nodes_;
-  std::unordered_map<std::string, PodRecord> pods_;  // key: namespace/pod/uid
+  std::unordered_map<std::string, PodRecord> pods_;       // key: namespace/pod/uid
+  std::unordered_map<std::string, ObservedUsage> usage_;  // key: namespace/pod
+  SchedulerStats scheduler_;
 };
 
 }  // namespace dagadvisor::model

@@ -1,7 +1,9 @@
 #include "model/query_catalog.h"
 
 #include <chrono>
+#include <initializer_list>
 #include <string_view>
+#include <utility>
 
 #include "common/duration.h"
 
@@ -9,6 +11,8 @@ namespace dagadvisor::model {
 namespace {
 
 constexpr std::string_view kPodKey = "namespace, pod, uid";
+constexpr std::string_view kResources = R"(resource=~"cpu|memory|nvidia_com_gpu|amd_com_gpu")";
+constexpr std::string_view kRealContainers = R"(container!="", container!="POD")";
 
 // `metric{matchers,selector}` with the user's selector (e.g. cluster="prod") appended.
 std::string select(std::string_view metric, std::string_view matchers, std::string_view selector) {
@@ -23,25 +27,182 @@ std::string select(std::string_view metric, std::string_view matchers, std::stri
   return out;
 }
 
-std::string maxBy(std::string_view labels, const std::string& inner) {
-  return "max by (" + std::string(labels) + ") (" + inner + ")";
+std::string aggregate(std::string_view op, std::string_view labels, const std::string& inner) {
+  return std::string(op) + " (" + std::string(labels) + ") (" + inner + ")";
 }
+
+std::string maxBy(std::string_view labels, const std::string& inner) {
+  return aggregate("max by", labels, inner);
+}
+
+std::string range(config::Seconds window) {
+  return "[" + formatDuration(std::chrono::duration_cast<Duration>(window)) + "]";
+}
+
+// Adds the constant label `name="value"`, so that several facts can share one query.
+std::string tagged(const std::string& inner, std::string_view name, std::string_view value) {
+  return "label_replace(" + inner + ", \"" + std::string(name) + "\", \"" + std::string(value) +
+         "\", \"\", \"\")";
+}
+
+// `a or b or …`: the facts of one query, kept apart by their tags.
+std::string either(std::initializer_list<std::string> parts, std::string_view on = {}) {
+  std::string out;
+  for (const std::string& part : parts) {
+    if (!out.empty()) {
+      out += on.empty() ? " or " : " or on (" + std::string(on) + ") ";
+    }
+    out += "(" + part + ")";
+  }
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& words) {
+  std::string out;
+  for (const std::string& word : words) {
+    out += (out.empty() ? "" : ", ") + word;
+  }
+  return out;
+}
+
+// Builds the queries that need more than one line each.
+class Builder {
+ public:
+  explicit Builder(const config::PrometheusSource& s)
+      : s_(s), lookback_(range(s.lookback)), rate_(range(s.rate_window)) {
+    const std::string replicas = joined(s.replica_labels);
+    dedup_ = replicas.empty() ? "max without (__name__)" : "max without (" + replicas + ")";
+  }
+
+  std::string recent(std::string_view metric, std::string_view matchers = {}) const {
+    return "last_over_time(" + select(metric, matchers, s_.selector) + lookback_ + ")";
+  }
+
+  std::string pod(std::string_view extra) const {
+    return std::string(kPodKey) + (extra.empty() ? "" : ", ") + std::string(extra);
+  }
+
+  // A pod needs the larger of its app containers' sum and its largest init container.
+  std::string podRequests() const {
+    const std::string app =
+        aggregate("sum by", pod("resource"),
+                  maxBy(pod("container, resource"), recent(s_.metrics.pod_requests, kResources)));
+    const std::string init =
+        maxBy(pod("resource"), recent(s_.metrics.pod_init_requests, kResources));
+    return either({app + " > " + init, init, app});
+  }
+
+  std::string podTimes() const {
+    const auto& m = s_.metrics;
+    auto event = [&](const std::string& metric, std::string_view name) {
+      return tagged(maxBy(kPodKey, recent(metric)), "event", name);
+    };
+    return either({event(m.pod_created, "created"), event(m.pod_scheduled_time, "scheduled"),
+                   event(m.pod_start_time, "started"), event(m.pod_completion_time, "finished")});
+  }
+
+  // The first configured histogram that exists wins (`or on (profile, stat)`), so one list covers
+  // clusters from the e2e histogram to the SLI one; classic `_bucket` series and native
+  // histograms are both understood.
+  std::string schedulingLatency() const {
+    std::string out;
+    for (const std::string& metric : s_.metrics.scheduling_latency) {
+      std::string one =
+          tagged(either({quantile(metric, "0.5", "p50"), quantile(metric, "0.95", "p95"),
+                         quantile(metric, "0.99", "p99"), observationRate(metric)}),
+                 "metric", metric);
+      out = out.empty() ? one : either({out, one}, "profile, stat");
+    }
+    return out;
+  }
+
+  std::string schedulerSignals() const {
+    const auto& m = s_.metrics;
+    auto sumBy = [&](std::string_view by, const std::string& inner) {
+      return aggregate("sum by", by, dedup_ + " (" + inner + ")");
+    };
+    auto rate = [&](const std::string& metric) {
+      return "rate(" + select(metric, "", s_.selector) + rate_ + ")";
+    };
+    const std::string extension =
+        "histogram_quantile(0.99, " +
+        sumBy("extension_point, le", rate(m.scheduler_extension_point_duration + "_bucket")) + ")";
+    return either({
+        tagged(sumBy("queue", select(m.scheduler_pending_pods, "", s_.selector)), "signal",
+               "pending"),
+        tagged(sumBy("plugin", select(m.scheduler_unschedulable_pods, "", s_.selector)), "signal",
+               "unschedulable"),
+        tagged(sumBy("result", rate(m.scheduler_schedule_attempts)), "signal", "attempts"),
+        tagged("sum (" + dedup_ + " (" + rate(m.scheduler_preemption_attempts) + "))", "signal",
+               "preemption"),
+        tagged(extension, "signal", "extension_p99"),
+    });
+  }
+
+  // Right-sizing reads a percentile of the 5-minute CPU rate and the peak working set over days,
+  // sampled every 5 minutes: the same resolution the right-sizing tools use.
+  std::string podUsage() const {
+    const auto& m = s_.metrics;
+    const std::string window =
+        "[" + formatDuration(std::chrono::duration_cast<Duration>(s_.usage_window)) + ":5m]";
+    auto perPod = [&](const std::string& inner) {
+      return aggregate("sum by", "namespace, pod", maxBy("namespace, pod, container", inner));
+    };
+    const std::string cpu =
+        perPod("rate(" + select(m.container_cpu_usage, kRealContainers, s_.selector) + "[5m])");
+    const std::string memory =
+        perPod(select(m.container_memory_working_set, kRealContainers, s_.selector));
+    const std::string quantile = std::to_string(s_.usage_cpu_quantile);
+    return either({
+        tagged("quantile_over_time(" + quantile + ", " + cpu + window + ")", "stat", "cpu"),
+        tagged("max_over_time(" + memory + window + ")", "stat", "memory"),
+        tagged("count_over_time(" + cpu + window + ")", "stat", "samples"),
+        tagged(gpuUse(window), "stat", "gpu"),
+    });
+  }
+
+ private:
+  std::string quantile(const std::string& metric, std::string_view q, std::string_view stat) const {
+    const std::string classic = "histogram_quantile(" + std::string(q) +
+                                ", sum by (profile, le) (" + dedup_ + " (rate(" +
+                                select(metric + "_bucket", "", s_.selector) + rate_ + "))))";
+    const std::string native = "histogram_quantile(" + std::string(q) +
+                               ", sum by (profile) (rate(" + select(metric, "", s_.selector) +
+                               rate_ + ")))";
+    return tagged(either({classic, native}), "stat", stat);
+  }
+
+  std::string observationRate(const std::string& metric) const {
+    const std::string classic = "sum by (profile) (" + dedup_ + " (rate(" +
+                                select(metric + "_count", "", s_.selector) + rate_ + ")))";
+    const std::string native =
+        "histogram_count(sum by (profile) (rate(" + select(metric, "", s_.selector) + rate_ + ")))";
+    return tagged(either({classic, native}), "stat", "rate");
+  }
+
+  // dcgm-exporter names the pod `pod`, `exported_pod` or `pod_name` depending on its version and
+  // on honor_labels; all three are folded into `pod` (and `namespace` likewise).
+  std::string gpuUse(const std::string& window) const {
+    std::string series = select(s_.metrics.gpu_utilization, "", s_.selector);
+    for (const char* alias : {"exported_pod", "pod_name"}) {
+      series = "label_replace(" + series + ", \"pod\", \"$1\", \"" + alias + "\", \"(.+)\")";
+    }
+    series = "label_replace(" + series + R"q(, "namespace", "$1", "exported_namespace", "(.+)"))q";
+    return "avg by (namespace, pod) (avg_over_time(" + series + window + "))";
+  }
+
+  const config::PrometheusSource& s_;
+  std::string lookback_;
+  std::string rate_;
+  std::string dedup_;
+};
 
 }  // namespace
 
 QueryCatalog::QueryCatalog(const config::PrometheusSource& s) {
   const auto& m = s.metrics;
   const std::string& sel = s.selector;
-  const std::string lookback =
-      "[" + formatDuration(std::chrono::duration_cast<Duration>(s.lookback)) + "]";
-  auto recent = [&](std::string_view metric, std::string_view matchers = {}) {
-    return "last_over_time(" + select(metric, matchers, sel) + lookback + ")";
-  };
-  auto pod = [&](std::string_view extra) {
-    return std::string(kPodKey) + (extra.empty() ? "" : ", ") + std::string(extra);
-  };
-  constexpr std::string_view kResources = R"(resource=~"cpu|memory|nvidia_com_gpu")";
-
+  const Builder b(s);
   auto set = [&](QueryId id, std::string name, std::string promql) {
     queries_[static_cast<std::size_t>(id)] = {std::move(name), std::move(promql)};
   };
@@ -52,19 +213,18 @@ QueryCatalog::QueryCatalog(const config::PrometheusSource& s) {
   set(QueryId::kNodeTaints, "node_taints",
       maxBy("node, key, value, effect", select(m.node_taint, "", sel)));
   set(QueryId::kPodInfo, "pod_info",
-      maxBy(pod("node, created_by_kind, created_by_name, priority_class"), recent(m.pod_info)));
+      maxBy(b.pod("node, created_by_kind, created_by_name, priority_class"), b.recent(m.pod_info)));
   set(QueryId::kPodLive, "pod_live", maxBy(kPodKey, select(m.pod_info, "", sel)));
-  set(QueryId::kPodPhase, "pod_phase", maxBy(pod("phase"), recent(m.pod_phase)) + " == 1");
-  set(QueryId::kPodRequests, "pod_requests",
-      "sum by (" + pod("resource") + ") (" +
-          maxBy(pod("container, resource"), recent(m.pod_requests, kResources)) + ")");
-  set(QueryId::kPodLabels, "pod_labels", recent(m.pod_labels));
-  set(QueryId::kPodAnnotations, "pod_annotations", recent(m.pod_annotations));
-  set(QueryId::kPodOwner, "pod_owner", maxBy(pod("owner_kind, owner_name"), recent(m.pod_owner)));
-  set(QueryId::kPodCreated, "pod_created", maxBy(kPodKey, recent(m.pod_created)));
-  set(QueryId::kPodScheduled, "pod_scheduled", maxBy(kPodKey, recent(m.pod_scheduled_time)));
-  set(QueryId::kPodStarted, "pod_started", maxBy(kPodKey, recent(m.pod_start_time)));
-  set(QueryId::kPodCompleted, "pod_completed", maxBy(kPodKey, recent(m.pod_completion_time)));
+  set(QueryId::kPodPhase, "pod_phase", maxBy(b.pod("phase"), b.recent(m.pod_phase)) + " == 1");
+  set(QueryId::kPodRequests, "pod_requests", b.podRequests());
+  set(QueryId::kPodLabels, "pod_labels", b.recent(m.pod_labels));
+  set(QueryId::kPodAnnotations, "pod_annotations", b.recent(m.pod_annotations));
+  set(QueryId::kPodOwner, "pod_owner",
+      maxBy(b.pod("owner_kind, owner_name"), b.recent(m.pod_owner)));
+  set(QueryId::kPodTimes, "pod_times", b.podTimes());
+  set(QueryId::kSchedulingLatency, "scheduling_latency", b.schedulingLatency());
+  set(QueryId::kSchedulerSignals, "scheduler_signals", b.schedulerSignals());
+  set(QueryId::kPodUsage, "pod_usage", b.podUsage());
 }
 
 }  // namespace dagadvisor::model

@@ -9,9 +9,12 @@
 
 namespace dagadvisor::model {
 
-/// Every PromQL the cycle sends, in one place. Each query is aggregated on the server (`max by`)
-/// so that HA Prometheus pairs and sharded kube-state-metrics never double-count, and pod queries
-/// look back over `lookback` (`last_over_time`) so pods deleted after finishing are still seen.
+/// Every PromQL the cycle sends, in one place: at most 15 per cycle, so the load on Prometheus
+/// stays flat whatever the cluster size. Each query is aggregated on the server (`max by`, or `max
+/// without` the replica labels) so that HA Prometheus pairs and sharded kube-state-metrics never
+/// double-count, and pod queries look back over `lookback` (`last_over_time`) so pods deleted after
+/// finishing are still seen. Facts of one shape share a query, told apart by a label the query
+/// adds (`event`, `stat`, `signal`).
 enum class QueryId : std::size_t {
   kNodeAllocatable,
   kNodeLabels,
@@ -23,10 +26,10 @@ enum class QueryId : std::size_t {
   kPodLabels,
   kPodAnnotations,
   kPodOwner,
-  kPodCreated,
-  kPodScheduled,
-  kPodStarted,
-  kPodCompleted,
+  kPodTimes,           // event="created|scheduled|started|finished"
+  kSchedulingLatency,  // stat="p50|p95|p99|rate", by profile, from the first histogram that exists
+  kSchedulerSignals,   // signal="pending|unschedulable|attempts|preemption|extension_p99"
+  kPodUsage,           // stat="cpu|memory|samples|gpu", by namespace and pod
   kCount
 };
 
@@ -39,6 +42,12 @@ class QueryCatalog {
 
   const sources::Query& get(QueryId id) const { return queries_[static_cast<std::size_t>(id)]; }
   const std::array<sources::Query, kQueryCount>& all() const { return queries_; }
+  /// Optional data (scheduler, usage) may be missing or refused by a backend: its failure is a
+  /// data-quality warning, not a failed cycle.
+  static bool isOptional(QueryId id) {
+    return id == QueryId::kSchedulingLatency || id == QueryId::kSchedulerSignals ||
+           id == QueryId::kPodUsage;
+  }
 
  private:
   std::array<sources::Query, kQueryCount> queries_;

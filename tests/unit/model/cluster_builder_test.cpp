@@ -1,6 +1,7 @@
 #include "model/cluster_builder.h"
 
 #include <catch2/catch.hpp>
+#include <cmath>
 
 using namespace dagadvisor;
 using model::ClusterBuilder;
@@ -51,8 +52,8 @@ TEST_CASE("kube-state-metrics samples become nodes and pods in model units", "[m
   feed(b, QueryId::kPodLabels, with({{"label_dag_id", "train"}}), 1);
   feed(b, QueryId::kPodAnnotations, with({{"annotation_workflow_dependencies", "a,b"}}), 1);
   feed(b, QueryId::kPodOwner, with({{"owner_kind", "Workflow"}, {"owner_name", "wf-1"}}), 1);
-  feed(b, QueryId::kPodCreated, with({}), 900);
-  feed(b, QueryId::kPodStarted, with({}), 950);
+  feed(b, QueryId::kPodTimes, with({{"event", "created"}}), 900);
+  feed(b, QueryId::kPodTimes, with({{"event", "started"}}), 950);
 
   const model::ClusterSnapshot snap = std::move(b).build();
   REQUIRE(snap.nodes().size() == 1);
@@ -85,10 +86,69 @@ TEST_CASE("a pod deleted before the analysis time holds nothing", "[model]") {
   feed(b, QueryId::kPodInfo, gone, 1);
   feed(b, QueryId::kPodPhase, {gone[0], gone[1], gone[2], {"phase", "Running"}}, 1);
   feed(b, QueryId::kPodRequests, {gone[0], gone[1], gone[2], {"resource", "cpu"}}, 2);
-  feed(b, QueryId::kPodCompleted, {gone[0], gone[1], gone[2]}, 990);
+  feed(b, QueryId::kPodTimes, {gone[0], gone[1], gone[2], {"event", "finished"}}, 990);
   const auto snap = std::move(b).build();
   REQUIRE(snap.pods().size() == 1);
   CHECK(snap.pod(0).phase == model::PodPhase::kSucceeded);
   CHECK(snap.podsOn(0).empty());
   CHECK(snap.requestedOn(0).cpu_millis == 0);
+}
+
+TEST_CASE("usage is attached by namespace and pod, whatever the uid", "[model]") {
+  ClusterBuilder b(1000);
+  feed(b, QueryId::kPodInfo, {{"namespace", "a"}, {"pod", "p"}, {"uid", "u2"}, {"node", ""}}, 1);
+  feed(b, QueryId::kPodInfo, {{"namespace", "a"}, {"pod", "q"}, {"uid", "u3"}, {"node", ""}}, 1);
+  const std::vector<LabelView> p = {{"namespace", "a"}, {"pod", "p"}};
+  feed(b, QueryId::kPodUsage, {p[0], p[1], {"stat", "cpu"}}, 0.75);
+  feed(b, QueryId::kPodUsage, {p[0], p[1], {"stat", "memory"}}, 2e9);
+  feed(b, QueryId::kPodUsage, {p[0], p[1], {"stat", "samples"}}, 288);
+  feed(b, QueryId::kPodUsage, {p[0], p[1], {"stat", "gpu"}}, std::nan(""));
+  const auto snap = std::move(b).build();
+  REQUIRE(snap.pods().size() == 2);
+  REQUIRE(snap.pod(0).usage.has_value());
+  CHECK(snap.pod(0).usage->cpu_cores == 0.75);
+  CHECK(snap.pod(0).usage->memory_bytes == 2e9);
+  CHECK(snap.pod(0).usage->samples == 288);
+  CHECK_FALSE(snap.pod(0).usage->gpu_utilization_percent.has_value());
+  CHECK_FALSE(snap.pod(1).usage.has_value());
+}
+
+TEST_CASE("scheduler quantiles by profile and the scheduler's signals", "[model]") {
+  ClusterBuilder b(1000);
+  auto latency = [&](std::string_view profile, std::string_view stat, double v) {
+    feed(b, QueryId::kSchedulingLatency,
+         {{"profile", profile}, {"stat", stat}, {"metric", "scheduler_x_seconds"}}, v);
+  };
+  latency("gpu", "p95", 4.0);
+  latency("default-scheduler", "p50", 0.2);
+  latency("default-scheduler", "p99", std::nan(""));  // no observations in the window
+  latency("default-scheduler", "rate", 3.5);
+  feed(b, QueryId::kSchedulerSignals, {{"signal", "pending"}, {"queue", "backoff"}}, 7);
+  feed(b, QueryId::kSchedulerSignals, {{"signal", "unschedulable"}, {"plugin", "NodeResourcesFit"}},
+       3);
+  feed(b, QueryId::kSchedulerSignals, {{"signal", "attempts"}, {"result", "error"}}, 0.5);
+  feed(b, QueryId::kSchedulerSignals, {{"signal", "preemption"}}, 0.25);
+  feed(b, QueryId::kSchedulerSignals, {{"signal", "extension_p99"}, {"extension_point", "Filter"}},
+       0.04);
+  const auto snap = std::move(b).build();
+  const model::SchedulerStats& s = snap.scheduler();
+  CHECK(s.present);
+  CHECK(s.latency_metric == "scheduler_x_seconds");
+  REQUIRE(s.latency.size() == 2);
+  CHECK(s.latency[0].profile == "default-scheduler");  // sorted by profile
+  CHECK(s.latency[0].p50 == 0.2);
+  CHECK_FALSE(s.latency[0].p99.has_value());
+  CHECK(s.latency[0].pods_per_second == 3.5);
+  CHECK(s.latency[1].p95 == 4.0);
+  CHECK(s.pending_by_queue.at("backoff") == 7);
+  CHECK(s.unschedulable_by_plugin.at("NodeResourcesFit") == 3);
+  CHECK(s.attempts_per_second.at("error") == 0.5);
+  CHECK(s.preemption_attempts_per_second == 0.25);
+  CHECK(s.extension_point_p99.at("Filter") == 0.04);
+}
+
+TEST_CASE("without scheduler samples the stats say absent", "[model]") {
+  ClusterBuilder b(1000);
+  feed(b, QueryId::kSchedulerSignals, {{"signal", "unknown"}}, 1);
+  CHECK_FALSE(std::move(b).build().scheduler().present);
 }

@@ -1,14 +1,12 @@
 #include "sources/http_client.h"
 
 #include <curl/curl.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <array>
-#include <fstream>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
-#include <sstream>
 
 namespace dagadvisor::sources {
 namespace {
@@ -74,22 +72,30 @@ std::string withoutQuery(const std::string& url) {
   return url.substr(0, url.find('?'));
 }
 
-std::string trimmed(std::string text) {
-  const auto last = text.find_last_not_of(" \t\r\n");
-  text.erase(last == std::string::npos ? 0 : last + 1);
-  return text.substr(std::min(text.size(), text.find_first_not_of(" \t\r\n")));
-}
-
-Slist requestHeaders(const HttpClientOptions& options, const std::string& token) {
+Slist headerList(const HttpClientOptions& options, const std::vector<std::string>& extra) {
   Slist headers;
   for (const auto& [name, value] : options.headers) {
     append(headers, name + ": " + value);
   }
-  if (!token.empty()) {
-    append(headers, "Authorization: Bearer " + token);
+  for (const std::string& line : extra) {
+    append(headers, line);
   }
   append(headers, "Expect:");  // no 100-continue round trip for large forms
   return headers;
+}
+
+std::string environment(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr ? value : "";
+}
+
+// In-memory PEM (curl copies it, so the option outlives nothing of ours).
+void setBlob(CURL* curl, CURLoption option, const std::string& pem) {
+  if (pem.empty()) {
+    return;
+  }
+  curl_blob blob{const_cast<char*>(pem.data()), pem.size(), CURL_BLOB_COPY};
+  curl_easy_setopt(curl, option, &blob);
 }
 
 void setTransferOptions(CURL* curl, const HttpClientOptions& options, long limit_ms) {
@@ -106,6 +112,13 @@ void setTransferOptions(CURL* curl, const HttpClientOptions& options, long limit
   if (!options.ca_file.empty()) {
     curl_easy_setopt(curl, CURLOPT_CAINFO, options.ca_file.c_str());
   }
+  if (!options.client_cert_file.empty()) {
+    curl_easy_setopt(curl, CURLOPT_SSLCERT, options.client_cert_file.c_str());
+    curl_easy_setopt(curl, CURLOPT_SSLKEY, options.client_key_file.c_str());
+  }
+  setBlob(curl, CURLOPT_CAINFO_BLOB, options.ca_pem);
+  setBlob(curl, CURLOPT_SSLCERT_BLOB, options.client_cert_pem);
+  setBlob(curl, CURLOPT_SSLKEY_BLOB, options.client_key_pem);
 }
 
 HttpResponse describeResponse(CURL* curl, std::string body) {
@@ -146,7 +159,10 @@ std::string redactUrl(std::string_view url) {
   return std::string(url.substr(0, host_start)) + std::string(url.substr(at + 1));
 }
 
-HttpClient::HttpClient(HttpClientOptions options) : options_(std::move(options)) {
+HttpClient::HttpClient(HttpClientOptions options)
+    : options_(std::move(options)),
+      token_(options_.bearer_token_file),
+      password_(options_.basic_auth_password_file) {
   initHttpGlobal();
   curl_ = curl_easy_init();
 }
@@ -186,29 +202,45 @@ std::string HttpClient::encode(const HttpParams& params) const {
   return out;
 }
 
-// Re-reading only on an mtime change lets a rotated projected token take effect on the next
-// request without a file read per query.
-Result<void> HttpClient::refreshToken() {
-  if (options_.bearer_token_file.empty()) {
-    return {};
+// Secrets go to curl options or header lines only; none of them reaches a message.
+Result<void> HttpClient::setCredentials(void* handle_ptr, std::vector<std::string>& header_lines) {
+  CURL* curl = handle(handle_ptr);
+  if (token_.configured()) {
+    auto token = token_.value();
+    if (!token) {
+      return token.error();
+    }
+    header_lines.push_back("Authorization: Bearer " + *token);
   }
-  struct stat info {};
-  if (::stat(options_.bearer_token_file.c_str(), &info) != 0) {
-    return makeError("cannot stat bearer token file " + options_.bearer_token_file);
+  if (!options_.basic_auth_user.empty()) {
+    std::string password;
+    if (password_.configured()) {
+      auto secret = password_.value();
+      if (!secret) {
+        return secret.error();
+      }
+      password = std::move(secret).value();
+    }
+    curl_easy_setopt(curl, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
+    curl_easy_setopt(curl, CURLOPT_USERNAME, options_.basic_auth_user.c_str());
+    curl_easy_setopt(curl, CURLOPT_PASSWORD, password.c_str());  // curl copies it
   }
-  if (token_mtime_ && token_mtime_->tv_sec == info.st_mtim.tv_sec &&
-      token_mtime_->tv_nsec == info.st_mtim.tv_nsec) {
-    return {};
+  if (!options_.sigv4_region.empty()) {
+    const std::string key = environment("AWS_ACCESS_KEY_ID");
+    const std::string secret = environment("AWS_SECRET_ACCESS_KEY");
+    if (key.empty() || secret.empty()) {
+      return makeError(
+          "SigV4 needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the environment");
+    }
+    const std::string provider = "aws:amz:" + options_.sigv4_region + ":" +
+                                 (options_.sigv4_service.empty() ? "aps" : options_.sigv4_service);
+    curl_easy_setopt(curl, CURLOPT_AWS_SIGV4, provider.c_str());
+    curl_easy_setopt(curl, CURLOPT_USERNAME, key.c_str());
+    curl_easy_setopt(curl, CURLOPT_PASSWORD, secret.c_str());
+    if (const std::string session = environment("AWS_SESSION_TOKEN"); !session.empty()) {
+      header_lines.push_back("x-amz-security-token: " + session);
+    }
   }
-  std::ifstream in(options_.bearer_token_file, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  std::string token = trimmed(text.str());
-  if (!in.good() || token.empty()) {
-    return makeError("cannot read a token from bearer token file " + options_.bearer_token_file);
-  }
-  token_ = std::move(token);
-  token_mtime_ = info.st_mtim;
   return {};
 }
 
@@ -219,20 +251,32 @@ Result<HttpResponse> HttpClient::perform(const std::string& url, const std::stri
   if (curl_ == nullptr) {
     return makeError(where + ": libcurl could not create a handle");
   }
-  if (auto token = refreshToken(); !token) {
-    return makeError(where + ": " + token.error().message);
+  const auto limit =
+      std::max<long>(1, static_cast<long>(timeout.value_or(options_.timeout).count()));
+  auto response = performOnce(url, where, form, limit);
+  // A 401 may mean the token or password rotated between our reads: read them again, once.
+  if (response.ok() && response->status == 401 && (token_.configured() || password_.configured())) {
+    token_.forget();
+    password_.forget();
+    response = performOnce(url, where, form, limit);
   }
+  return response;
+}
+
+Result<HttpResponse> HttpClient::performOnce(const std::string& url, const std::string& where,
+                                             const std::string* form, long limit_ms) {
   CURL* curl = handle(curl_);
   curl_easy_reset(curl);  // keeps the connection cache, so keep-alive survives
-
-  const Slist headers = requestHeaders(options_, token_);
+  std::vector<std::string> header_lines;
+  if (auto credentials = setCredentials(curl_, header_lines); !credentials) {
+    return makeError(where + ": " + credentials.error().message);
+  }
+  const Slist headers = headerList(options_, header_lines);
   std::string body;
   body.reserve(kBodyPadding);  // an empty body is padded too
   BodySink sink{&body, options_.max_response_bytes};
   std::array<char, CURL_ERROR_SIZE> detail{};
-  const auto limit =
-      std::max<long>(1, static_cast<long>(timeout.value_or(options_.timeout).count()));
-  setTransferOptions(curl, options_, limit);
+  setTransferOptions(curl, options_, limit_ms);
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers.get());
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, writeBody);
@@ -257,7 +301,6 @@ Result<HttpResponse> HttpClient::perform(const std::string& url, const std::stri
     }
     return makeError(std::move(message));
   }
-
   return Result<HttpResponse>(describeResponse(curl, std::move(body)));
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "sources/secret_file.h"
 
 namespace dagadvisor::sources {
 
@@ -26,7 +27,18 @@ struct HttpClientOptions {
   std::map<std::string, std::string> headers{};  // sent with every request
   std::string bearer_token_file{};  // re-read when its mtime changes; the token is never logged
   bool tls_verify = true;
-  std::string ca_file{};  // extra CA bundle; "" = system store
+  std::string ca_file{};           // extra CA bundle; "" = system store
+  std::string client_cert_file{};  // TLS client certificate (PEM), with client_key_file
+  std::string client_key_file{};
+  std::string ca_pem{};  // the same three as PEM text in memory (kubeconfig "*-data" fields)
+  std::string client_cert_pem{};
+  std::string client_key_pem{};
+  std::string basic_auth_user{};           // HTTP basic auth, when set
+  std::string basic_auth_password_file{};  // re-read like the token; never logged
+  // AWS Signature V4 (Amazon Managed Prometheus): region and service ("aps"); credentials come
+  // from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN at request time.
+  std::string sigv4_region{};
+  std::string sigv4_service{};
 };
 
 /// One completed HTTP exchange (any status code).
@@ -72,13 +84,15 @@ class HttpClient {
  private:
   Result<HttpResponse> perform(const std::string& url, const std::string* form,
                                std::optional<std::chrono::milliseconds> timeout);
-  Result<void> refreshToken();
+  Result<HttpResponse> performOnce(const std::string& url, const std::string& where,
+                                   const std::string* form, long limit_ms);
+  Result<void> setCredentials(void* curl, std::vector<std::string>& header_lines);
   std::string encode(const HttpParams& params) const;
 
   HttpClientOptions options_;
   void* curl_ = nullptr;  // CURL*, kept opaque so that only http_client.cpp includes curl.h
-  std::string token_;
-  std::optional<std::timespec> token_mtime_;
+  SecretFile token_;
+  SecretFile password_;
   bool last_error_retryable_ = false;
 };
 

@@ -102,17 +102,22 @@ Result<std::unique_ptr<PrometheusSource>> PrometheusSource::create(PrometheusOpt
   return std::unique_ptr<PrometheusSource>(new PrometheusSource(std::move(options), url));
 }
 
+namespace {
+
+HttpClientOptions clientOptions(const PrometheusOptions& options) {
+  HttpClientOptions http = options.http;
+  http.timeout = options.timeout;
+  http.connect_timeout = std::min(options.timeout, milliseconds(5000));
+  return http;
+}
+
+}  // namespace
+
 PrometheusSource::PrometheusSource(PrometheusOptions options, std::string base_url)
     : options_(std::move(options)),
       base_url_(std::move(base_url)),
       endpoint_(base_url_ + "/api/v1/query"),
-      client_(HttpClientOptions{.timeout = options_.timeout,
-                                .connect_timeout = std::min(options_.timeout, milliseconds(5000)),
-                                .max_response_bytes = options_.max_response_bytes,
-                                .headers = options_.headers,
-                                .bearer_token_file = options_.bearer_token_file,
-                                .tls_verify = options_.tls_verify,
-                                .ca_file = options_.ca_file}),
+      client_(clientOptions(options_)),
       jitter_(std::random_device{}()) {}
 
 std::string PrometheusSource::describe() const {
@@ -174,7 +179,8 @@ PrometheusSource::Attempt PrometheusSource::attempt(const Query& query, const st
         response->content_type.empty() ? "" : " (" + response->content_type + ")";
     out.error = makeError(prefix(query) + "HTTP " + code + type + ": " + snippet(response->body));
   }
-  out.retry = status >= 500 || status == 429;
+  // 499: a proxy or Thanos gave up on the client's behalf; the next attempt may well succeed.
+  out.retry = status >= 500 || status == 429 || status == 499;
   out.wait = retryAfter(response->retry_after);
   return out;
 }

@@ -16,21 +16,19 @@ namespace dagadvisor::sources {
 /// What PrometheusSource needs from the configuration; the caller copies it from
 /// config::PrometheusSource so that sources/ does not depend on config/.
 struct PrometheusOptions {
-  std::string url;                             // http(s)://host:port[/prefix], no trailing /api
-  std::chrono::milliseconds timeout{30000};    // per query, retries included
-  std::string bearer_token_file;               // re-read on rotation; never logged
-  std::map<std::string, std::string> headers;  // e.g. X-Scope-OrgID for Mimir
-  bool tls_verify = true;
-  std::string ca_file;
+  std::string url;                           // http(s)://host:port[/prefix], no trailing /api
+  std::chrono::milliseconds timeout{30000};  // per query, retries included
+  // Auth, TLS, extra headers (e.g. X-Scope-OrgID for Mimir), body size cap; its timeouts are
+  // derived from `timeout`.
+  HttpClientOptions http;
   int max_retries = 2;                               // after the first attempt
   std::chrono::milliseconds retry_backoff{250};      // first wait; doubles, with ±50% jitter
   std::chrono::milliseconds max_retry_after{10000};  // cap on an honoured Retry-After
-  std::size_t max_response_bytes = std::size_t{256} << 20;
 };
 
 /// MetricsSource over a Prometheus-compatible HTTP API (Prometheus, Thanos, Mimir,
-/// VictoriaMetrics): POST <url>/api/v1/query. Network errors, 5xx and 429 are retried within
-/// the query timeout; 4xx never are. Bodies are returned undecoded.
+/// VictoriaMetrics): POST <url>/api/v1/query. Network errors, 5xx, 429 and 499 are retried within
+/// the query timeout; other 4xx never are. Bodies are returned undecoded.
 class PrometheusSource final : public MetricsSource {
  public:
   /// Validates the URL (http or https with a host) and builds the source.

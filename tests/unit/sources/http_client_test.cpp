@@ -193,3 +193,84 @@ TEST_CASE("one client serves many requests on its reused handle", "[http]") {
 
 }  // namespace
 }  // namespace dagadvisor::sources
+
+namespace dagadvisor::sources {
+namespace {
+
+TEST_CASE("basic auth sends the password file's content and never names it in errors", "[http]") {
+  auto& server = LoopbackServer::instance();
+  server.route("/http/basic", [](const SeenRequest&, std::size_t) { return json("{}"); });
+  testing::TempDir dir;
+  const std::string password_file = dir / "password";
+  std::ofstream(password_file) << "open sesame\n";
+  HttpClient client(
+      HttpClientOptions{.basic_auth_user = "alice", .basic_auth_password_file = password_file});
+  REQUIRE(client.get(server.url("/http/basic"), {}).ok());
+  const auto seen = server.seen("/http/basic");
+  REQUIRE(seen.size() == 1);
+  CHECK(seen[0].header("Authorization") == "Basic YWxpY2U6b3BlbiBzZXNhbWU=");  // alice:open sesame
+
+  std::filesystem::remove(password_file);
+  HttpClient broken(
+      HttpClientOptions{.basic_auth_user = "alice", .basic_auth_password_file = password_file});
+  auto failed = broken.get(server.url("/http/basic"), {});
+  REQUIRE_FALSE(failed.ok());
+  CHECK_THAT(failed.error().message, Catch::Contains("password"));
+  CHECK_THAT(failed.error().message, !Catch::Contains("sesame"));
+}
+
+TEST_CASE("a 401 makes the client read a rotated token again, once", "[http]") {
+  auto& server = LoopbackServer::instance();
+  server.route("/http/rotated", [](const SeenRequest& request, std::size_t) {
+    return request.header("Authorization") == "Bearer new-token"
+               ? json("{}")
+               : Reply{401, "text/plain", "unauthorized", {}};
+  });
+  testing::TempDir dir;
+  const std::string token_file = dir / "token";
+  const auto t0 = std::filesystem::file_time_type::clock::now() - 1h;
+  writeToken(token_file, "old-token", t0);
+  HttpClient client(HttpClientOptions{.bearer_token_file = token_file});
+  auto first = client.get(server.url("/http/rotated"), {});
+  REQUIRE(first.ok());
+  CHECK(first->status == 401);  // retried once with the same (unchanged) file, still refused
+  // Same mtime as before: only the 401 can make the client notice the new token.
+  writeToken(token_file, "new-token", t0);
+  auto second = client.get(server.url("/http/rotated"), {});
+  REQUIRE(second.ok());
+  CHECK(second->status == 200);
+  const auto seen = server.seen("/http/rotated");
+  REQUIRE(seen.size() == 4);
+  CHECK(seen[2].header("Authorization") == "Bearer old-token");
+  CHECK(seen[3].header("Authorization") == "Bearer new-token");
+}
+
+TEST_CASE("SigV4 signs with the environment's credentials for the configured region", "[http]") {
+  auto& server = LoopbackServer::instance();
+  server.route("/http/sigv4", [](const SeenRequest&, std::size_t) { return json("{}"); });
+  ::setenv("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE", 1);
+  ::setenv("AWS_SECRET_ACCESS_KEY", "wJalrXUtnFEMI", 1);
+  ::setenv("AWS_SESSION_TOKEN", "session-1", 1);
+  HttpClient client(HttpClientOptions{.sigv4_region = "eu-west-1", .sigv4_service = "aps"});
+  auto response = client.post(server.url("/http/sigv4"), {{"query", "up"}});
+  ::unsetenv("AWS_ACCESS_KEY_ID");
+  ::unsetenv("AWS_SECRET_ACCESS_KEY");
+  ::unsetenv("AWS_SESSION_TOKEN");
+  REQUIRE(response.ok());
+  const auto seen = server.seen("/http/sigv4");
+  REQUIRE(seen.size() == 1);
+  const std::string auth = seen[0].header("Authorization");
+  CHECK_THAT(auth, Catch::StartsWith("AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/"));
+  CHECK_THAT(auth, Catch::Contains("/eu-west-1/aps/aws4_request"));
+  CHECK_THAT(auth, !Catch::Contains("wJalrXUtnFEMI"));
+  CHECK(seen[0].header("x-amz-security-token") == "session-1");
+  CHECK_FALSE(seen[0].header("x-amz-date").empty());
+
+  HttpClient unconfigured(HttpClientOptions{.sigv4_region = "eu-west-1"});
+  auto refused = unconfigured.get(server.url("/http/sigv4"), {});
+  REQUIRE_FALSE(refused.ok());
+  CHECK_THAT(refused.error().message, Catch::Contains("AWS_ACCESS_KEY_ID"));
+}
+
+}  // namespace
+}  // namespace dagadvisor::sources

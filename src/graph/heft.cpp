@@ -25,6 +25,10 @@ Result<void> validate(const HeftProblem& problem) {
                          std::to_string(problem.cost.size()),
                      "cost");
   }
+  const bool shared = !problem.demand.empty() || !problem.capacity.empty();
+  if (shared && (problem.demand.size() != n || problem.capacity.size() != procs)) {
+    return makeError("expected one demand per task and one capacity per processor", "demand");
+  }
   for (std::size_t t = 0; t < n; ++t) {
     bool runnable = false;
     for (std::size_t p = 0; p < procs; ++p) {
@@ -32,7 +36,8 @@ Result<void> validate(const HeftProblem& problem) {
       if (std::isnan(c) || c < 0) {
         return makeError("costs must be ≥ 0", "cost[" + std::to_string(t * procs + p) + "]");
       }
-      runnable = runnable || std::isfinite(c);
+      runnable = runnable ||
+                 (std::isfinite(c) && (!shared || problem.capacity[p].fits(problem.demand[t])));
     }
     if (!runnable) {
       return makeError("task " + std::to_string(t) + " has no processor it can run on", "cost");
@@ -110,7 +115,11 @@ std::vector<TaskIndex> priorityOrder(const TaskGraph& graph, const std::vector<d
 class Placer {
  public:
   explicit Placer(const HeftProblem& problem)
-      : problem_(problem), busy_(problem.processors), placement_(problem.graph->size()) {}
+      : problem_(problem),
+        shared_(!problem.capacity.empty()),
+        busy_(problem.processors),
+        running_(shared_ ? problem.processors : 0),
+        placement_(problem.graph->size()) {}
 
   // Puts `t` (whose parents are placed) where it finishes first; returns where that is.
   const ScheduledTask& place(TaskIndex t) {
@@ -123,6 +132,9 @@ class Placer {
       }
     }
     placement_[t] = best;
+    if (shared_ && best.finish > best.start) {
+      running_[best.processor].push_back({best.start, best.finish, problem_.demand[t]});
+    }
     if (best.finish > best.start) {  // zero-length tasks occupy nothing
       auto& line = busy_[best.processor];
       const Interval slot{best.start, best.finish};
@@ -162,13 +174,17 @@ class Placer {
     for (const Incoming& in : incoming_) {
       ready = std::max(ready, in.finish + problem_.transfer.cost(in.edge, in.processor, p));
     }
-    const double start = findIdleSlot(busy_[p], ready, w);
+    const double start =
+        shared_ ? findCapacitySlot(running_[p], problem_.capacity[p], ready, w, problem_.demand[t])
+                : findIdleSlot(busy_[p], ready, w);
     return {t, p, start, start + w};
   }
 
   const HeftProblem& problem_;
-  std::vector<std::vector<Interval>> busy_;  // per processor, sorted by start
-  std::vector<ScheduledTask> placement_;     // by task
+  bool shared_;                                   // processors run several tasks (demand/capacity)
+  std::vector<std::vector<Interval>> busy_;       // per processor, sorted by start
+  std::vector<std::vector<PlacedTask>> running_;  // per processor when shared_
+  std::vector<ScheduledTask> placement_;          // by task
   std::vector<Incoming> incoming_;
 };
 
@@ -224,6 +240,60 @@ double findIdleSlot(const std::vector<Interval>& busy, double ready, double dura
     start = std::max(start, it->finish);
   }
   return start;
+}
+
+namespace {
+
+// Whether `demand` fits next to `placed` throughout [start, start + duration): usage only rises
+// where a placed task starts, so checking `start` and those starts suffices.
+bool fitsThroughout(const std::vector<PlacedTask>& placed, const model::ResourceVector& capacity,
+                    double start, double duration, const model::ResourceVector& demand) {
+  const double end = start + duration;
+  auto usageAt = [&](double x) {
+    model::ResourceVector used = demand;
+    for (const PlacedTask& other : placed) {
+      if (other.start <= x && x < other.finish) {
+        used += other.demand;
+      }
+    }
+    return used;
+  };
+  if (!capacity.fits(usageAt(start))) {
+    return false;
+  }
+  for (const PlacedTask& other : placed) {
+    if (other.start > start && other.start < end && !capacity.fits(usageAt(other.start))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+double findCapacitySlot(const std::vector<PlacedTask>& placed,
+                        const model::ResourceVector& capacity, double ready, double duration,
+                        const model::ResourceVector& demand) {
+  if (!capacity.fits(demand)) {
+    return kInf;
+  }
+  // Tasks over by `ready` cannot overlap; the earliest fit is at `ready` or when one of the
+  // others ends (resources only free up then).
+  std::vector<PlacedTask> overlapping;
+  std::vector<double> candidates = {ready};
+  for (const PlacedTask& other : placed) {
+    if (other.finish > ready) {
+      overlapping.push_back(other);
+      candidates.push_back(other.finish);
+    }
+  }
+  std::sort(candidates.begin(), candidates.end());
+  for (double start : candidates) {
+    if (duration <= 0 || fitsThroughout(overlapping, capacity, start, duration, demand)) {
+      return start;
+    }
+  }
+  return candidates.back();  // unreachable: after the last finish the processor is empty
 }
 
 Result<HeftSchedule> scheduleHeft(const HeftProblem& problem) {

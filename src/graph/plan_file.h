@@ -42,7 +42,7 @@ struct CompiledPlan {
   TransferCost transfer;
 
   HeftProblem problem() const {
-    return HeftProblem{&graph, processor_names.size(), cost, transfer};
+    return HeftProblem{&graph, processor_names.size(), cost, transfer, {}, {}};
   }
 };
 

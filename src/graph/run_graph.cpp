@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "graph/cluster_whatif.h"
+
 namespace dagadvisor::graph {
 namespace {
 
@@ -18,6 +20,38 @@ std::string describeCycle(const model::WorkflowRun& run, const std::vector<TaskI
   return text;
 }
 
+// Walks back from the last task to finish through the parent that finished last; returns the
+// chain entry to exit. `finish` is each task's observed finish (or the analysis time).
+std::vector<TaskIndex> observedChain(const TaskGraph& graph, const std::vector<double>& finish) {
+  std::vector<TaskIndex> chain;
+  if (finish.empty() || graph.hasCycle()) {
+    return chain;
+  }
+  TaskIndex at = static_cast<TaskIndex>(
+      std::distance(finish.begin(), std::max_element(finish.begin(), finish.end())));
+  for (;;) {
+    chain.push_back(at);
+    const auto parents = graph.parents(at);
+    if (parents.size() == 0) {
+      break;
+    }
+    at = *std::max_element(parents.begin(), parents.end(),
+                           [&](TaskIndex a, TaskIndex b) { return finish[a] < finish[b]; });
+  }
+  std::reverse(chain.begin(), chain.end());
+  return chain;
+}
+
+void addWhatIf(RunGraph& out, const model::ClusterSnapshot& cluster) {
+  if (!out.finished || out.graph.size() == 0 || out.graph.size() > kMaxWhatIfTasks) {
+    return;
+  }
+  auto whatif = runClusterWhatIf(out, cluster);
+  if (whatif.ok()) {
+    out.whatif_makespan = whatif->makespan;
+  }
+}
+
 }  // namespace
 
 RunGraph buildRunGraph(const model::WorkflowRun& run, const model::ClusterSnapshot& cluster) {
@@ -31,6 +65,7 @@ RunGraph buildRunGraph(const model::WorkflowRun& run, const model::ClusterSnapsh
   out.run_seconds.assign(n, 0.0);
   out.queue_seconds.assign(n, 0.0);
   out.first_created = std::numeric_limits<double>::max();
+  std::vector<double> finish(n, at);
   for (std::size_t t = 0; t < n; ++t) {
     const model::Pod& pod = cluster.pod(run.tasks[t].pod);
     const UnixSeconds created = pod.created.value_or(pod.started.value_or(at));
@@ -42,6 +77,7 @@ RunGraph buildRunGraph(const model::WorkflowRun& run, const model::ClusterSnapsh
       out.run_seconds[t] = std::max(0.0, end - *pod.started);
       out.queue_seconds[t] = std::max(0.0, *pod.started - created);
       out.last_finished = std::max(out.last_finished, end);
+      finish[t] = end;
     } else {
       out.queue_seconds[t] = std::max(0.0, at - created);
     }
@@ -57,6 +93,11 @@ RunGraph buildRunGraph(const model::WorkflowRun& run, const model::ClusterSnapsh
     out.problems.push_back(describeCycle(run, out.graph.findCycle()));
   } else {
     out.critical_path = computeCriticalPath(out.graph, out.run_seconds);
+    out.observed_chain = observedChain(out.graph, finish);
+    for (TaskIndex t : out.observed_chain) {
+      out.critical_path_wait_seconds += out.queue_seconds[t];
+    }
+    addWhatIf(out, cluster);
   }
   return out;
 }

@@ -27,7 +27,12 @@ struct RunGraph {
   // Time the tasks of the observed critical chain spent waiting for a node (created → started):
   // the part of the makespan a better scheduler could win back.
   double critical_path_wait_seconds = 0;
-  std::optional<double> whatif_makespan;  // HEFT re-schedule on the observed nodes, when possible
+  /// The observed critical chain, entry to exit: from the last task to finish, each step goes to
+  /// the parent that finished last (the one the task really waited for).
+  std::vector<TaskIndex> observed_chain;
+  /// HEFT re-schedule on the observed nodes (cluster_whatif.h), for finished runs of at most
+  /// kMaxWhatIfTasks tasks whose tasks all got a node.
+  std::optional<double> whatif_makespan;
 
   /// Share of the makespan the critical chain spent waiting for scheduling (0 … 1).
   double waitShare() const { return makespan > 0 ? critical_path_wait_seconds / makespan : 0; }
@@ -35,6 +40,10 @@ struct RunGraph {
   /// critical path / makespan: 1 means no time was lost outside the critical path's work.
   double efficiency() const { return makespan > 0 ? critical_path.length / makespan : 0; }
 };
+
+/// Runs larger than this get no what-if: the shared-node slot search grows with the square of
+/// the tasks overlapping on one node, and a cycle must never hang on one huge run.
+inline constexpr std::size_t kMaxWhatIfTasks = 1000;
 
 /// Builds the graph of `run` and measures it against the pods of `cluster` at cluster.at().
 RunGraph buildRunGraph(const model::WorkflowRun& run, const model::ClusterSnapshot& cluster);

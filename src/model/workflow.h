@@ -18,10 +18,13 @@ struct Task {
   std::vector<std::string> parent_ids;  // as declared, before resolution
 };
 
-/// A directed dependency parent → child, by task index.
+/// A directed dependency parent → child, by task index. `inferred` edges were guessed from
+/// timing (the parent finished shortly before the child was created) because the engine did not
+/// say; treat them as lower confidence than declared ones.
 struct Edge {
   TaskIndex parent;
   TaskIndex child;
+  bool inferred = false;
 };
 
 /// One execution of a DAG, whatever engine ran it.
@@ -29,7 +32,8 @@ struct WorkflowRun {
   std::string namespace_;
   std::string dag;
   std::string run;
-  std::string engine;  // "labels" for the seed convention
+  std::string
+      engine;  // "labels" (seed convention), "argo", "airflow", "tekton", "kubeflow", "spark"
   std::vector<Task> tasks;
   std::vector<Edge> edges;
   std::vector<std::string> problems;  // data-quality messages; never a reason to crash

@@ -3,16 +3,22 @@
 #include <vector>
 
 #include "config/config.h"
+#include "model/adapters/run_assembler.h"
 #include "model/cluster.h"
 #include "model/workflow.h"
 
 namespace dagadvisor::model {
 
-/// Rebuilds runs from the seed's convention: pods labelled with a DAG id (`dag-id`), a run
-/// (`dag-run`; pods without it form one run per DAG) and a task id (`task-id`), and an annotation
+/// Claims a pod of the seed's convention: labelled with a DAG id (`dag-id`), a run (`dag-run`;
+/// pods without it form one run per DAG) and a task id (`task-id`), with an annotation
 /// (`workflow.dependencies`) listing parent task ids separated by commas. Keys come from config.
 /// Retries (several pods with one task id) become attempts; the latest pod represents the task.
-/// Unknown parents are reported as problems and dropped. Runs are returned sorted by id.
+/// Returns false (and adds nothing) for any other pod.
+bool claimLabelledPod(const Pod& pod, PodId id, const config::WorkflowLabels& keys,
+                      RunAssembler& runs);
+
+/// Rebuilds the runs of the seed's convention alone (see claimLabelledPod). Unknown parents are
+/// reported as problems and dropped. Runs are returned sorted by namespace, DAG and run.
 std::vector<WorkflowRun> buildLabelledRuns(const ClusterSnapshot& cluster,
                                            const config::WorkflowLabels& keys);
 

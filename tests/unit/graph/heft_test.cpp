@@ -148,7 +148,8 @@ RandomProblem randomProblem(std::mt19937& rng, std::size_t n, std::size_t procs,
   for (double& w : weight) {
     w = std::floor(unit(rng) * 15);
   }
-  out.problem = HeftProblem{&out.graph, procs, std::move(cost), TransferCost::uniform(weight)};
+  out.problem =
+      HeftProblem{&out.graph, procs, std::move(cost), TransferCost::uniform(weight), {}, {}};
   return out;
 }
 
@@ -236,7 +237,7 @@ TEST_CASE("HEFT inserts a late-ranked task into an earlier idle gap", "[heft]") 
   // x runs only on p1, y (its child) only on p0 and waits 20 for the transfer, so p0 idles
   // until 30; z (independent, lowest rank, p0 only) is placed last but fits at time 0.
   TaskGraph g(3, {{0, 1}});
-  HeftProblem problem{&g, 2, {kInf, 10, 5, kInf, 3, kInf}, TransferCost::uniform({20})};
+  HeftProblem problem{&g, 2, {kInf, 10, 5, kInf, 3, kInf}, TransferCost::uniform({20}), {}, {}};
   const HeftSchedule s = mustSchedule(problem);
   CHECK(s.priority == std::vector<TaskIndex>{0, 1, 2});
   CHECK(s.placement[1].processor == 0);
@@ -257,7 +258,7 @@ TEST_CASE("HEFT inserts a late-ranked task into an earlier idle gap", "[heft]") 
 TEST_CASE("HEFT keeps a child on its parent's processor when the transfer costs more", "[heft]") {
   TaskGraph g(2, {{0, 1}});
   // Child is faster on p1 (4 vs 6) but the transfer (10) outweighs it.
-  HeftProblem problem{&g, 2, {5, 5, 6, 4}, TransferCost::uniform({10})};
+  HeftProblem problem{&g, 2, {5, 5, 6, 4}, TransferCost::uniform({10}), {}, {}};
   const HeftSchedule s = mustSchedule(problem);
   CHECK(s.placement[0].processor == 0);  // finish-time tie: lower processor
   CHECK(s.placement[1].processor == 0);
@@ -266,7 +267,7 @@ TEST_CASE("HEFT keeps a child on its parent's processor when the transfer costs 
 
 TEST_CASE("HEFT breaks ties deterministically", "[heft]") {
   TaskGraph g(3, {});
-  HeftProblem problem{&g, 2, {4, 4, 4, 4, 4, 4}, {}};
+  HeftProblem problem{&g, 2, {4, 4, 4, 4, 4, 4}, {}, {}, {}};
   const HeftSchedule s = mustSchedule(problem);
   CHECK(s.priority == std::vector<TaskIndex>{0, 1, 2});
   CHECK(s.placement[0].processor == 0);
@@ -279,7 +280,7 @@ TEST_CASE("HEFT breaks ties deterministically", "[heft]") {
 TEST_CASE("a zero-cost parent is scheduled before its equally ranked child", "[heft]") {
   // Task 2 (cost 0) is the parent of task 0: equal ranks, topological order must win.
   TaskGraph g(3, {{2, 0}, {0, 1}});
-  HeftProblem problem{&g, 1, {3, 2, 0}, {}};
+  HeftProblem problem{&g, 1, {3, 2, 0}, {}, {}, {}};
   const HeftSchedule s = mustSchedule(problem);
   CHECK(s.priority == std::vector<TaskIndex>{2, 0, 1});
   CHECK(s.critical_path == std::vector<TaskIndex>{2, 0, 1});
@@ -294,17 +295,17 @@ TEST_CASE("HEFT rejects malformed problems with a field", "[heft]") {
     REQUIRE_FALSE(r.ok());
     return r.error().field;
   };
-  CHECK(error({nullptr, 1, {}, {}}) == "graph");
-  CHECK(error({&g, 0, {}, {}}) == "processors");
-  CHECK(error({&g, 2, {1, 2, 3}, {}}) == "cost");
-  CHECK(error({&g, 1, {1, -2}, {}}) == "cost[1]");
-  CHECK(error({&g, 1, {1, std::nan("")}, {}}) == "cost[1]");
-  CHECK(error({&g, 2, {1, 1, kInf, kInf}, {}}) == "cost");
-  CHECK(error({&g, 1, {1, 1}, TransferCost::uniform({1, 2})}) == "transfer");
-  CHECK(error({&g, 1, {1, 1}, TransferCost::between({1}, 3, {}, {})}) == "transfer");
-  CHECK(error({&cyclic, 1, {1, 1}, {}}) == "graph");
+  CHECK(error({nullptr, 1, {}, {}, {}, {}}) == "graph");
+  CHECK(error({&g, 0, {}, {}, {}, {}}) == "processors");
+  CHECK(error({&g, 2, {1, 2, 3}, {}, {}, {}}) == "cost");
+  CHECK(error({&g, 1, {1, -2}, {}, {}, {}}) == "cost[1]");
+  CHECK(error({&g, 1, {1, std::nan("")}, {}, {}, {}}) == "cost[1]");
+  CHECK(error({&g, 2, {1, 1, kInf, kInf}, {}, {}, {}}) == "cost");
+  CHECK(error({&g, 1, {1, 1}, TransferCost::uniform({1, 2}), {}, {}}) == "transfer");
+  CHECK(error({&g, 1, {1, 1}, TransferCost::between({1}, 3, {}, {}), {}, {}}) == "transfer");
+  CHECK(error({&cyclic, 1, {1, 1}, {}, {}, {}}) == "graph");
   TaskGraph empty(0, {});
-  auto none = scheduleHeft({&empty, 2, {}, {}});
+  auto none = scheduleHeft({&empty, 2, {}, {}, {}, {}});
   REQUIRE(none.ok());
   CHECK(none->makespan == 0);
   CHECK(none->placement.empty());
@@ -360,7 +361,7 @@ TEST_CASE("HEFT on 10,000 tasks and 16 processors (timing)", "[.][heft][perf]") 
   for (double& w : weight) {
     w = rng() % 50;
   }
-  HeftProblem problem{&g, 16, std::move(cost), TransferCost::uniform(std::move(weight))};
+  HeftProblem problem{&g, 16, std::move(cost), TransferCost::uniform(std::move(weight)), {}, {}};
   const auto begin = std::chrono::steady_clock::now();
   const HeftSchedule s = mustSchedule(problem);
   const auto ms =

@@ -46,7 +46,7 @@ double heftMakespan(const StgGraph& stg, const TaskGraph& graph, std::size_t pro
   for (double c : stg.cost) {
     cost.insert(cost.end(), procs, c);
   }
-  auto schedule = scheduleHeft(HeftProblem{&graph, procs, std::move(cost), {}});
+  auto schedule = scheduleHeft(HeftProblem{&graph, procs, std::move(cost), {}, {}, {}});
   REQUIRE(schedule.ok());
   // Homogeneous, no communication: the mean-cost critical path is the plain one.
   CHECK(schedule->critical_path_length == Approx(stg.cp_length));

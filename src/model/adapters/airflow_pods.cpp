@@ -1,0 +1,64 @@
+#include "model/adapters/airflow_pods.h"
+
+#include <charconv>
+
+namespace dagadvisor::model {
+namespace {
+
+constexpr std::string_view kAirflowMarkers[] = {"try_number", "airflow_version", "airflow-worker",
+                                                "kubernetes_pod_operator"};
+
+// The raw annotation when the executor wrote one, else the (sanitised) label.
+std::optional<std::string_view> rawValue(const Pod& pod, std::string_view key) {
+  auto value = pod.annotations.get(key);
+  return value && !value->empty() ? value : pod.labels.get(key);
+}
+
+double parseNumber(std::optional<std::string_view> text, double fallback) {
+  if (!text) {
+    return fallback;
+  }
+  long long value = 0;
+  const auto result = std::from_chars(text->data(), text->data() + text->size(), value);
+  return result.ec == std::errc() ? static_cast<double>(value) : fallback;
+}
+
+bool isAirflowPod(const Pod& pod) {
+  for (std::string_view marker : kAirflowMarkers) {
+    if (pod.labels.has(marker)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool claimAirflowPod(const Pod& pod, PodId id, const config::WorkflowLabels& /*keys*/,
+                     RunAssembler& runs) {
+  const auto dag = rawValue(pod, "dag_id");
+  const auto task = rawValue(pod, "task_id");
+  if (!dag || !task || dag->empty() || task->empty() || !isAirflowPod(pod)) {
+    return false;
+  }
+  auto run = rawValue(pod, "run_id");
+  for (std::string_view date_key : {"logical_date", "execution_date"}) {
+    run = run ? run : rawValue(pod, date_key);
+  }
+  std::string task_id(*task);
+  const double map_index = parseNumber(rawValue(pod, "map_index"), -1);
+  if (map_index >= 0) {
+    task_id += "[" + std::to_string(static_cast<long long>(map_index)) + "]";
+  }
+  const bool executor = pod.labels.get("spark-role") == std::optional<std::string_view>("executor");
+  runs.add(pod, id,
+           PodClaim{*dag,
+                    run.value_or(*dag),
+                    task_id,
+                    parseNumber(rawValue(pod, "try_number"), pod.created.value_or(0)),
+                    {},
+                    !executor});
+  return true;
+}
+
+}  // namespace dagadvisor::model

@@ -1,0 +1,18 @@
+#pragma once
+
+#include <cstddef>
+
+#include "model/cluster.h"
+#include "model/workflow.h"
+
+namespace dagadvisor::model {
+
+/// Guesses the edges of a run whose engine did not declare them: a task's parents are the tasks
+/// of the run that finished at most `window` seconds before it was created (and were created
+/// before it, which keeps the guess acyclic). Engines create a task's pod right after its last
+/// parent finishes, so this finds the parents that finished last; earlier ones are missed and
+/// unrelated tasks that happened to finish then are added. Edges are marked `inferred`, and
+/// their count is recorded in run.problems. Returns the number of edges added.
+std::size_t inferEdgesFromTiming(WorkflowRun& run, const ClusterSnapshot& cluster, double window);
+
+}  // namespace dagadvisor::model

@@ -1,0 +1,255 @@
+#include "model/adapters/adapter_registry.h"
+
+#include <catch2/catch.hpp>
+
+#include "model/adapters/argo_pods.h"
+#include "model/adapters/kubeflow_pods.h"
+#include "support/builders.h"
+
+using namespace dagadvisor;
+using testing::makeNode;
+using testing::makePod;
+
+namespace {
+
+using Labels = std::vector<std::pair<std::string, std::string>>;
+
+// A finished pod created at `created` that ran [created + 5, finished]; labels and annotations
+// are given in Kubernetes spelling, the way the adapters must also accept them.
+model::Pod pod(std::string name, const Labels& labels, const Labels& annotations, double created,
+               double finished) {
+  return makePod("ns", std::move(name), "n1", 1, 1, 0, [&](model::Pod& p) {
+    for (const auto& [k, v] : labels) {
+      p.labels.set(k, v);
+    }
+    for (const auto& [k, v] : annotations) {
+      p.annotations.set(k, v);
+    }
+    p.created = created;
+    p.scheduled = created + 1;
+    p.started = created + 5;
+    p.finished = finished;
+    p.phase = model::PodPhase::kSucceeded;
+  });
+}
+
+model::Pod argoPod(std::string wf, std::string node_name, double created, double finished) {
+  return pod(wf + "-" + node_name, {{"workflows.argoproj.io/workflow", wf}},
+             {{"workflows.argoproj.io/node-name", wf + "." + node_name}}, created, finished);
+}
+
+const model::WorkflowRun& runOf(const std::vector<model::WorkflowRun>& runs,
+                                std::string_view engine) {
+  auto it = std::find_if(runs.begin(), runs.end(),
+                         [&](const model::WorkflowRun& r) { return r.engine == engine; });
+  INFO("engine " << engine);
+  REQUIRE(it != runs.end());
+  return *it;
+}
+
+const model::Task& taskOf(const model::WorkflowRun& run, std::string_view id) {
+  auto it = std::find_if(run.tasks.begin(), run.tasks.end(),
+                         [&](const model::Task& t) { return t.id == id; });
+  INFO("task " << id);
+  REQUIRE(it != run.tasks.end());
+  return *it;
+}
+
+bool hasEdge(const model::WorkflowRun& run, std::string_view parent, std::string_view child) {
+  for (const model::Edge& e : run.edges) {
+    if (run.tasks[e.parent].id == parent && run.tasks[e.child].id == child) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("Argo node names fold retries and keep nested DAG paths", "[model][adapters]") {
+  CHECK(model::argoTaskName("wf", "wf.B(0)") == "B");
+  CHECK(model::argoTaskName("wf", "wf.sub-dag1.fail(1)") == "sub-dag1.fail");
+  CHECK(model::argoTaskName("wf", "wf.sub(2).x(10)") == "sub.x");
+  CHECK(model::argoTaskName("wf", "wf.fan(0:a)") == "fan(0:a)");
+  CHECK(model::argoTaskName("wf", "other.B") == "other.B");
+  CHECK(model::argoTaskName("wf", "wf") == "wf");
+  CHECK(model::argoTaskName("wf", "wf[1].step(0)") == "[1].step");
+  CHECK(model::argoDagName("report-x7k2p") == "report");
+  CHECK(model::argoDagName("report") == "report");
+  CHECK(model::argoDagName("report-Xy") == "report-Xy");
+  CHECK(model::kubeflowNode("root.train-driver")->task == "train");
+  CHECK(model::kubeflowNode("root.train-driver")->driver);
+  CHECK(model::kubeflowNode("root.sub.train.executor")->task == "sub.train");
+  CHECK_FALSE(model::kubeflowNode("root.train.executor")->driver);
+  CHECK_FALSE(model::kubeflowNode("root-driver"));
+}
+
+TEST_CASE("every engine's pods become runs, each pod claimed once", "[model][adapters]") {
+  std::vector<model::Pod> pods = {
+      // Argo: A then B with a retry of B.
+      argoPod("etl-abcde", "A", 0, 100),
+      argoPod("etl-abcde", "B(0)", 100, 150),
+      argoPod("etl-abcde", "B(1)", 160, 300),
+      // Airflow: raw annotations win over the sanitised labels; try 2 is the latest.
+      pod("af-1",
+          {{"dag_id", "daily"},
+           {"task_id", "load"},
+           {"run_id", "manual__2026-01-01T0000-x"},
+           {"try_number", "1"}},
+          {{"dag_id", "daily"},
+           {"task_id", "load"},
+           {"run_id", "manual__2026-01-01T00:00:00+00:00"},
+           {"try_number", "1"}},
+          0, 50),
+      pod("af-2", {{"dag_id", "daily"}, {"task_id", "load"}, {"run_id", "x"}, {"try_number", "2"}},
+          {{"dag_id", "daily"},
+           {"task_id", "load"},
+           {"run_id", "manual__2026-01-01T00:00:00+00:00"},
+           {"try_number", "2"}},
+          60, 90),
+      pod("af-map",
+          {{"dag_id", "daily"},
+           {"task_id", "fan"},
+           {"try_number", "1"},
+           {"map_index", "3"},
+           {"run_id", "r"}},
+          {}, 0, 10),
+      // Tekton.
+      pod("pr-a-pod",
+          {{"tekton.dev/pipelineRun", "pr"},
+           {"tekton.dev/pipelineTask", "a"},
+           {"tekton.dev/pipeline", "build"}},
+          {}, 0, 10),
+      // Kubeflow: driver and executor fold into one task; the root driver is no task.
+      pod("kfp-root", {{"workflows.argoproj.io/workflow", "p-xyz12"}, {"pipeline/runid", "u1"}},
+          {{"workflows.argoproj.io/node-name", "p-xyz12.root-driver"}}, 0, 3),
+      pod("kfp-d", {{"workflows.argoproj.io/workflow", "p-xyz12"}, {"pipeline/runid", "u1"}},
+          {{"workflows.argoproj.io/node-name", "p-xyz12.root.train-driver"}}, 5, 8),
+      pod("kfp-e", {{"workflows.argoproj.io/workflow", "p-xyz12"}, {"pipeline/runid", "u1"}},
+          {{"workflows.argoproj.io/node-name", "p-xyz12.root.train.executor"}}, 9, 40),
+      // Spark: a driver and two executors are one task.
+      pod("sp-drv",
+          {{"spark-app-selector", "spark-1"}, {"spark-role", "driver"}, {"spark-app-name", "agg"}},
+          {}, 0, 100),
+      pod("sp-e1",
+          {{"spark-app-selector", "spark-1"},
+           {"spark-role", "executor"},
+           {"spark-app-name", "agg"}},
+          {}, 10, 90),
+      pod("sp-e2", {{"spark-app-selector", "spark-1"}, {"spark-role", "executor"}}, {}, 10, 90),
+      // Seed convention.
+      pod("s-a", {{"dag-id", "train"}, {"task-id", "a"}}, {}, 0, 10),
+      pod("s-b", {{"dag-id", "train"}, {"task-id", "b"}}, {{"workflow.dependencies", "a"}}, 10, 20),
+      // Nobody's.
+      pod("web-1", {{"app", "web"}}, {}, 0, 10),
+  };
+  model::ClusterSnapshot cluster(1000, {makeNode("n1", 64, 256)}, std::move(pods));
+  config::WorkflowLabels keys;
+  keys.infer_edges = false;
+  const auto runs = model::buildRuns(cluster, keys);
+  for (const auto& r : runs) {
+    UNSCOPED_INFO(r.engine << " " << r.id());
+  }
+  REQUIRE(runs.size() == 7);
+
+  const auto& argo = runOf(runs, "argo");
+  CHECK(argo.id() == "ns/etl/etl-abcde");
+  CHECK(argo.tasks.size() == 2);
+  CHECK(taskOf(argo, "B").attempts == 2);
+  CHECK(cluster.pod(taskOf(argo, "B").pod).name == "etl-abcde-B(1)");
+
+  const auto& airflow = runOf(runs, "airflow");
+  CHECK(airflow.id() == "ns/daily/manual__2026-01-01T00:00:00+00:00");
+  CHECK(taskOf(airflow, "load").attempts == 2);
+  CHECK(cluster.pod(taskOf(airflow, "load").pod).name == "af-2");
+  // The mapped instance carries the sanitised run id "r" only: its own run.
+  CHECK(std::count_if(runs.begin(), runs.end(),
+                      [](const auto& r) { return r.engine == "airflow"; }) == 2);
+
+  const auto& tekton = runOf(runs, "tekton");
+  CHECK(tekton.id() == "ns/build/pr");
+
+  const auto& kfp = runOf(runs, "kubeflow");
+  CHECK(kfp.id() == "ns/p/u1");
+  REQUIRE(kfp.tasks.size() == 1);
+  CHECK(kfp.tasks[0].id == "train");
+  CHECK(kfp.tasks[0].attempts == 1);
+  CHECK(cluster.pod(kfp.tasks[0].pod).name == "kfp-e");
+
+  const auto& spark = runOf(runs, "spark");
+  CHECK(spark.id() == "ns/agg/spark-1");
+  REQUIRE(spark.tasks.size() == 1);
+  CHECK(spark.tasks[0].attempts == 1);
+  CHECK(cluster.pod(spark.tasks[0].pod).name == "sp-drv");
+
+  const auto& seed = runOf(runs, "labels");
+  CHECK(seed.tasks.size() == 2);
+  CHECK(hasEdge(seed, "a", "b"));
+  for (const auto& run : runs) {
+    for (const auto& e : run.edges) {
+      CHECK_FALSE(e.inferred);
+    }
+  }
+}
+
+TEST_CASE("mapped Airflow task instances are tasks of their own", "[model][adapters]") {
+  model::ClusterSnapshot cluster(1000, {makeNode("n1", 8, 8)},
+                                 {pod("m0",
+                                      {{"dag_id", "d"},
+                                       {"task_id", "t"},
+                                       {"run_id", "r"},
+                                       {"map_index", "0"},
+                                       {"airflow_version", "2.9.3"}},
+                                      {}, 0, 10),
+                                  pod("m1",
+                                      {{"dag_id", "d"},
+                                       {"task_id", "t"},
+                                       {"run_id", "r"},
+                                       {"map_index", "1"},
+                                       {"airflow_version", "2.9.3"}},
+                                      {}, 0, 10)});
+  const auto runs = model::buildRuns(cluster, config::WorkflowLabels{});
+  REQUIRE(runs.size() == 1);
+  CHECK(runs[0].tasks.size() == 2);
+  CHECK(taskOf(runs[0], "t[1]").attempts == 1);
+}
+
+TEST_CASE("engines can be switched off", "[model][adapters]") {
+  model::ClusterSnapshot cluster(
+      1000, {makeNode("n1", 8, 8)},
+      {argoPod("w", "A", 0, 10), pod("s", {{"dag-id", "d"}, {"task-id", "t"}}, {}, 0, 10)});
+  config::WorkflowLabels keys;
+  keys.engines = {"labels"};
+  const auto runs = model::buildRuns(cluster, keys);
+  REQUIRE(runs.size() == 1);
+  CHECK(runs[0].engine == "labels");
+}
+
+TEST_CASE("edges are inferred from timing when the engine declares none", "[model][adapters]") {
+  // A (0–100) → B, C created at 102 and 103; D created at 400 after B (→ 300) and C (→ 395).
+  // E is created at 200: nothing finished in [170, 200], so it is a root.
+  model::ClusterSnapshot cluster(
+      1000, {makeNode("n1", 64, 256)},
+      {argoPod("w", "A", 0, 100), argoPod("w", "B", 102, 300), argoPod("w", "C", 103, 395),
+       argoPod("w", "D", 400, 500), argoPod("w", "E", 200, 210)});
+  config::WorkflowLabels keys;
+  keys.inference_window = config::Seconds(30);
+  const auto runs = model::buildRuns(cluster, keys);
+  REQUIRE(runs.size() == 1);
+  const auto& run = runs[0];
+  CHECK(run.edges.size() == 3);
+  CHECK(hasEdge(run, "A", "B"));
+  CHECK(hasEdge(run, "A", "C"));
+  CHECK(hasEdge(run, "C", "D"));
+  CHECK_FALSE(hasEdge(run, "B", "D"));  // finished 100 s before D: outside the window
+  for (const auto& e : run.edges) {
+    CHECK(e.inferred);
+  }
+  REQUIRE(run.problems.size() == 1);
+  CHECK_THAT(run.problems[0], Catch::Contains("3 dependencies inferred"));
+
+  keys.inference_window = config::Seconds(100);
+  CHECK(hasEdge(model::buildRuns(cluster, keys)[0], "B", "D"));
+  keys.infer_edges = false;
+  CHECK(model::buildRuns(cluster, keys)[0].edges.empty());
+}

@@ -1,0 +1,37 @@
+# dagadvisor daemon image on Debian 12 slim, built in two stages:
+#   docker build -t dagadvisor:latest .
+# The runtime stage holds only the shared libraries the binary links, runs as an unprivileged
+# user and writes nothing (the Kubernetes manifests mount the root filesystem read-only).
+
+FROM debian:12-slim AS build
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends \
+      g++ cmake ninja-build pkg-config \
+      prometheus-cpp-dev libcivetweb-dev civetweb libcurl4-openssl-dev nlohmann-json3-dev \
+      libcxxopts-dev libyaml-cpp-dev libsimdjson-dev libgraphviz-dev \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY CMakeLists.txt ./
+COPY cmake/ cmake/
+COPY src/ src/
+COPY tools/ tools/
+RUN cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DDAGADVISOR_BUILD_TESTS=OFF \
+ && cmake --build build --target dagadvisor \
+ && strip build/src/dagadvisor \
+ && build/src/dagadvisor version
+
+FROM debian:12-slim
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends \
+      ca-certificates libcurl4 libcivetweb1 libprometheus-cpp-core1.0 libprometheus-cpp-pull1.0 \
+      libyaml-cpp0.7 libsimdjson14 libgvc6 libcgraph6 \
+ && rm -rf /var/lib/apt/lists/* \
+ && groupadd --system --gid 65532 dagadvisor \
+ && useradd --system --uid 65532 --gid 65532 --no-create-home --shell /usr/sbin/nologin dagadvisor
+COPY --from=build /src/build/src/dagadvisor /usr/local/bin/dagadvisor
+COPY config/dagadvisor.example.yaml /etc/dagadvisor/dagadvisor.yaml
+USER 65532:65532
+EXPOSE 9731
+ENTRYPOINT ["/usr/local/bin/dagadvisor"]
+# The example config answers on 127.0.0.1 only; in a container listen on every interface.
+CMD ["serve", "--config", "/etc/dagadvisor/dagadvisor.yaml", "--listen", "0.0.0.0:9731"]

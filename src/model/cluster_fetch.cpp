@@ -1,5 +1,13 @@
 #include "model/cluster_fetch.h"
 
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <thread>
+
 #include "model/cluster_builder.h"
 #include "sources/prometheus/response_parser.h"
 
@@ -7,10 +15,10 @@ namespace dagadvisor::model {
 
 namespace {
 
-// One query into the builder; the error names the query.
-Result<void> fetchOne(sources::MetricsSource& source, const sources::Query& query, QueryId id,
-                      UnixSeconds at, ClusterBuilder& builder, FetchStats& stats) {
-  auto body = source.instantQuery(query, at);
+// Decodes one body into the builder; the error names the query.
+Result<void> decodeInto(const sources::Query& query, QueryId id,
+                        const Result<sources::QueryBody>& body, ClusterBuilder& builder,
+                        FetchStats& stats) {
   ++stats.queries;
   if (!body.ok()) {
     return body.error();
@@ -27,20 +35,77 @@ Result<void> fetchOne(sources::MetricsSource& source, const sources::Query& quer
   return {};
 }
 
+// Runs the queries on up to `workers` threads and hands each body to `consume` on the calling
+// thread, in catalog order, as soon as it and those before it arrived: the builder stays
+// single-threaded and at most a few bodies wait in memory.
+class ParallelFetch {
+ public:
+  ParallelFetch(sources::MetricsSource& source, const QueryCatalog& catalog, UnixSeconds at,
+                std::size_t workers)
+      : source_(source), catalog_(catalog), at_(at) {
+    for (std::size_t w = 0; w < workers; ++w) {
+      threads_.emplace_back([this] { work(); });
+    }
+  }
+  ~ParallelFetch() {
+    stop_ = true;
+    for (std::thread& t : threads_) {
+      t.join();
+    }
+  }
+  ParallelFetch(const ParallelFetch&) = delete;
+  ParallelFetch& operator=(const ParallelFetch&) = delete;
+
+  /// Waits for the body of query `index` and takes it out.
+  Result<sources::QueryBody> take(std::size_t index) {
+    std::unique_lock lock(mutex_);
+    arrived_.wait(lock, [&] { return results_[index].has_value(); });
+    Result<sources::QueryBody> out = std::move(*results_[index]);
+    results_[index].reset();
+    return out;
+  }
+
+ private:
+  void work() {
+    for (std::size_t i = next_++; i < kQueryCount && !stop_; i = next_++) {
+      auto body = source_.instantQuery(catalog_.get(static_cast<QueryId>(i)), at_);
+      std::lock_guard lock(mutex_);
+      results_[i].emplace(std::move(body));
+      arrived_.notify_all();
+    }
+  }
+
+  sources::MetricsSource& source_;
+  const QueryCatalog& catalog_;
+  UnixSeconds at_;
+  std::atomic<std::size_t> next_{0};
+  std::atomic<bool> stop_{false};
+  std::mutex mutex_;
+  std::condition_variable arrived_;
+  std::array<std::optional<Result<sources::QueryBody>>, kQueryCount> results_;
+  std::vector<std::thread> threads_;
+};
+
 }  // namespace
 
 Result<ClusterSnapshot> fetchClusterSnapshot(sources::MetricsSource& source,
                                              const QueryCatalog& catalog, UnixSeconds at,
-                                             FetchStats& stats) {
+                                             FetchStats& stats, std::size_t concurrency) {
   ClusterBuilder builder(at);
+  std::optional<ParallelFetch> parallel;
+  if (source.concurrent() && concurrency > 1) {
+    parallel.emplace(source, catalog, at, std::min(concurrency, kQueryCount));
+  }
   for (std::size_t i = 0; i < kQueryCount; ++i) {
     const auto id = static_cast<QueryId>(i);
-    Result<void> status = fetchOne(source, catalog.get(id), id, at, builder, stats);
+    const sources::Query& query = catalog.get(id);
+    const auto body = parallel ? parallel->take(i) : source.instantQuery(query, at);
+    Result<void> status = decodeInto(query, id, body, builder, stats);
     if (status.ok()) {
       continue;
     }
     if (!QueryCatalog::isOptional(id)) {
-      return status.error();
+      return status.error();  // ~ParallelFetch lets running queries finish, starts no new one
     }
     stats.warnings.push_back("optional data missing, analysis goes on without it: " +
                              status.error().describe());

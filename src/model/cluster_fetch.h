@@ -18,11 +18,12 @@ struct FetchStats {
   std::vector<std::string> warnings;  // "query pod_info: <backend warning>"
 };
 
-/// Runs every catalog query at `at` against `source`, decodes each body in place and builds the
-/// snapshot. The first failing query fails the whole fetch: a partial cluster would produce
-/// wrong advice (a node missing its pods looks idle).
+/// Runs every catalog query at `at` against `source` — up to `concurrency` at once when the source
+/// allows it — decodes each body in place and builds the snapshot. A failing kube-state-metrics
+/// query fails the whole fetch: a partial cluster would produce wrong advice (a node missing its
+/// pods looks idle). A failing optional query (scheduler, usage) only adds a warning.
 Result<ClusterSnapshot> fetchClusterSnapshot(sources::MetricsSource& source,
                                              const QueryCatalog& catalog, UnixSeconds at,
-                                             FetchStats& stats);
+                                             FetchStats& stats, std::size_t concurrency = 1);
 
 }  // namespace dagadvisor::model

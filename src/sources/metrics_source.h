@@ -24,7 +24,7 @@ struct QueryBody {
 };
 
 /// Where Prometheus-API data comes from: a live Prometheus-compatible server or a recorded
-/// snapshot. Implementations are safe to call from one thread at a time.
+/// snapshot. Implementations are safe to call from one thread at a time, unless concurrent().
 class MetricsSource {
  public:
   virtual ~MetricsSource() = default;
@@ -36,6 +36,9 @@ class MetricsSource {
   /// A short human description for logs and reports, e.g. "prometheus http://127.0.0.1:9090".
   /// Never contains credentials.
   virtual std::string describe() const = 0;
+
+  /// True when instantQuery may be called from several threads at once.
+  virtual bool concurrent() const { return false; }
 };
 
 using MetricsSourcePtr = std::unique_ptr<MetricsSource>;

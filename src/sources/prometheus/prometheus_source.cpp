@@ -117,7 +117,6 @@ PrometheusSource::PrometheusSource(PrometheusOptions options, std::string base_u
     : options_(std::move(options)),
       base_url_(std::move(base_url)),
       endpoint_(base_url_ + "/api/v1/query"),
-      client_(clientOptions(options_)),
       jitter_(std::random_device{}()) {}
 
 std::string PrometheusSource::describe() const {
@@ -128,13 +127,35 @@ std::string PrometheusSource::prefix(const Query& query) const {
   return describe() + ": query " + query.name + ": ";
 }
 
+std::unique_ptr<HttpClient> PrometheusSource::takeClient() {
+  {
+    std::lock_guard lock(clients_mutex_);
+    if (!idle_clients_.empty()) {
+      auto client = std::move(idle_clients_.back());
+      idle_clients_.pop_back();
+      return client;
+    }
+  }
+  return std::make_unique<HttpClient>(clientOptions(options_));
+}
+
+void PrometheusSource::returnClient(std::unique_ptr<HttpClient> client) {
+  std::lock_guard lock(clients_mutex_);
+  idle_clients_.push_back(std::move(client));
+}
+
 Result<QueryBody> PrometheusSource::instantQuery(const Query& query, UnixSeconds at) {
   ++queries_;
+  struct Lease {
+    PrometheusSource& source;
+    std::unique_ptr<HttpClient> client;
+    ~Lease() { source.returnClient(std::move(client)); }
+  } lease{*this, takeClient()};
   const auto deadline = SteadyClock::now() + options_.timeout;
   const std::string time = formatTime(at);
   for (int retry = 0;; ++retry) {
     const auto budget = std::chrono::duration_cast<milliseconds>(deadline - SteadyClock::now());
-    Attempt outcome = attempt(query, time, std::max(budget, milliseconds(1)));
+    Attempt outcome = attempt(*lease.client, query, time, std::max(budget, milliseconds(1)));
     if (outcome.body) {
       return std::move(*outcome.body);
     }
@@ -155,14 +176,14 @@ Result<QueryBody> PrometheusSource::instantQuery(const Query& query, UnixSeconds
   }
 }
 
-PrometheusSource::Attempt PrometheusSource::attempt(const Query& query, const std::string& time,
-                                                    milliseconds budget) {
+PrometheusSource::Attempt PrometheusSource::attempt(HttpClient& client, const Query& query,
+                                                    const std::string& time, milliseconds budget) {
   ++requests_;
-  auto response = client_.post(endpoint_, {{"query", query.promql}, {"time", time}}, budget);
+  auto response = client.post(endpoint_, {{"query", query.promql}, {"time", time}}, budget);
   Attempt out;
   if (!response) {
     out.error = makeError(prefix(query) + response.error().message);
-    out.retry = client_.lastErrorRetryable();
+    out.retry = client.lastErrorRetryable();
     return out;
   }
   bytes_ += response->body.size();
@@ -189,6 +210,7 @@ milliseconds PrometheusSource::backoff(int retry) {
   std::uniform_real_distribution<double> spread(0.5, 1.5);
   const double base =
       static_cast<double>(options_.retry_backoff.count()) * (1 << std::min(retry, 16));
+  std::lock_guard lock(jitter_mutex_);
   return milliseconds(static_cast<long>(base * spread(jitter_)));
 }
 

@@ -5,8 +5,10 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "sources/http_client.h"
 #include "sources/metrics_source.h"
@@ -36,6 +38,7 @@ class PrometheusSource final : public MetricsSource {
 
   Result<QueryBody> instantQuery(const Query& query, UnixSeconds at) override;
   std::string describe() const override;
+  bool concurrent() const override { return true; }
 
   /// Self-metrics; safe to read from any thread.
   std::uint64_t queryCount() const { return queries_.load(); }     // instantQuery calls
@@ -47,14 +50,22 @@ class PrometheusSource final : public MetricsSource {
   struct Attempt;
 
   PrometheusSource(PrometheusOptions options, std::string base_url);
-  Attempt attempt(const Query& query, const std::string& time, std::chrono::milliseconds budget);
+  Attempt attempt(HttpClient& client, const Query& query, const std::string& time,
+                  std::chrono::milliseconds budget);
   std::chrono::milliseconds backoff(int retry);
   std::string prefix(const Query& query) const;
+
+  std::unique_ptr<HttpClient> takeClient();
+  void returnClient(std::unique_ptr<HttpClient> client);
 
   PrometheusOptions options_;
   std::string base_url_;  // without a trailing '/'
   std::string endpoint_;
-  HttpClient client_;
+  // One client per concurrent query (a libcurl handle is single-threaded); idle ones are kept so
+  // that connections are reused across queries and cycles.
+  std::mutex clients_mutex_;
+  std::vector<std::unique_ptr<HttpClient>> idle_clients_;
+  std::mutex jitter_mutex_;
   std::minstd_rand jitter_;
   std::atomic<std::uint64_t> queries_{0};
   std::atomic<std::uint64_t> requests_{0};

@@ -1,0 +1,99 @@
+#include "model/cluster_fetch.h"
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <set>
+
+namespace dagadvisor::model {
+namespace {
+
+constexpr const char* kEmptyVector =
+    R"({"status":"success","data":{"resultType":"vector","result":[]}})";
+
+// Answers every query with an empty vector; the first `rendezvous` calls wait (bounded) until
+// that many are in flight together, which only a concurrent fetch can achieve.
+class FakeSource final : public sources::MetricsSource {
+ public:
+  FakeSource(std::size_t rendezvous, std::set<std::string> failing)
+      : rendezvous_(rendezvous), failing_(std::move(failing)) {}
+
+  Result<sources::QueryBody> instantQuery(const sources::Query& query, UnixSeconds) override {
+    std::unique_lock lock(mutex_);
+    ++in_flight_;
+    max_in_flight_ = std::max(max_in_flight_, in_flight_);
+    if (calls_++ < rendezvous_) {
+      changed_.notify_all();
+      met_ = changed_.wait_for(lock, std::chrono::seconds(5), [&] {
+        return max_in_flight_ >= rendezvous_;
+      }) && met_;
+    }
+    --in_flight_;
+    if (failing_.count(query.name) > 0) {
+      return makeError("refused " + query.name);
+    }
+    return sources::QueryBody{kEmptyVector};
+  }
+  std::string describe() const override { return "fake"; }
+  bool concurrent() const override { return true; }
+
+  std::size_t maxInFlight() const { return max_in_flight_; }
+  bool met() const { return met_; }
+
+ private:
+  std::size_t rendezvous_;
+  std::set<std::string> failing_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::size_t in_flight_ = 0;
+  std::size_t max_in_flight_ = 0;
+  std::size_t calls_ = 0;
+  bool met_ = true;
+};
+
+TEST_CASE("queries run concurrently up to the limit, results in catalog order", "[model]") {
+  FakeSource source(3, {});
+  FetchStats stats;
+  auto cluster = fetchClusterSnapshot(source, QueryCatalog({}), 1000, stats, 3);
+  REQUIRE(cluster.ok());
+  CHECK(source.met());
+  CHECK(source.maxInFlight() == 3);
+  CHECK(stats.queries == kQueryCount);
+  CHECK(stats.warnings.empty());
+}
+
+TEST_CASE("a failed optional query is a warning, a failed required one fails the fetch",
+          "[model]") {
+  FetchStats stats;
+  FakeSource optional(0, {"pod_usage", "scheduling_latency"});
+  auto cluster = fetchClusterSnapshot(optional, QueryCatalog({}), 1000, stats, 4);
+  REQUIRE(cluster.ok());
+  REQUIRE(stats.warnings.size() == 2);
+  CHECK_THAT(stats.warnings[0], Catch::Contains("scheduling_latency"));
+
+  FakeSource required(0, {"pod_info"});
+  auto failed = fetchClusterSnapshot(required, QueryCatalog({}), 1000, stats, 4);
+  REQUIRE_FALSE(failed.ok());
+  CHECK_THAT(failed.error().message, Catch::Contains("refused pod_info"));
+}
+
+TEST_CASE("a source that is not thread-safe is asked one query at a time", "[model]") {
+  struct Sequential final : sources::MetricsSource {
+    int in_flight = 0;
+    int max_in_flight = 0;
+    Result<sources::QueryBody> instantQuery(const sources::Query&, UnixSeconds) override {
+      max_in_flight = std::max(max_in_flight, ++in_flight);
+      --in_flight;
+      return sources::QueryBody{kEmptyVector};
+    }
+    std::string describe() const override { return "sequential"; }
+  } source;
+  FetchStats stats;
+  REQUIRE(fetchClusterSnapshot(source, QueryCatalog({}), 1000, stats, 8).ok());
+  CHECK(source.max_in_flight == 1);
+  CHECK(stats.queries == kQueryCount);
+}
+
+}  // namespace
+}  // namespace dagadvisor::model

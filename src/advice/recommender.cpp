@@ -7,9 +7,17 @@
 #include <string_view>
 #include <vector>
 
+#include "advice/kinds/batch_online_colocation.h"
 #include "advice/kinds/capacity_shortfall.h"
+#include "advice/kinds/cohort_comparison.h"
+#include "advice/kinds/critical_path_priority.h"
 #include "advice/kinds/dag_stacking.h"
 #include "advice/kinds/gpu_node_hoarding.h"
+#include "advice/kinds/idle_slots.h"
+#include "advice/kinds/over_request.h"
+#include "advice/kinds/pool_mismatch.h"
+#include "advice/kinds/scheduling_latency.h"
+#include "advice/kinds/shard_candidate.h"
 #include "advice/kinds/split_dependencies.h"
 #include "advice/kinds/stranded_resources.h"
 
@@ -28,6 +36,14 @@ const std::vector<std::pair<std::string_view, Adviser>> kAdvisers = {
     {"dag-stacking", &adviseDagStacking},
     {"stranded-resources", &adviseStrandedResources},
     {"capacity-shortfall", &adviseCapacityShortfall},
+    {"critical-path-priority", &adviseCriticalPathPriority},
+    {"idle-slots", &adviseIdleSlots},
+    {"shard-candidate", &adviseShardCandidate},
+    {"scheduling-latency", &adviseSchedulingLatency},
+    {"batch-online-colocation", &adviseBatchOnlineColocation},
+    {"pool-mismatch", &advisePoolMismatch},
+    {"over-request", &adviseOverRequest},
+    {"cohort-comparison", &adviseCohortComparison},
 };
 
 std::uint64_t fnv1a(const std::string& text, std::uint64_t hash = 1469598103934665603ULL) {

@@ -1,8 +1,16 @@
 #include "analysis/detector_registry.h"
 
+#include "analysis/detectors/batch_online_colocation.h"
 #include "analysis/detectors/capacity_shortfall.h"
+#include "analysis/detectors/cohort_comparison.h"
+#include "analysis/detectors/critical_path_priority.h"
 #include "analysis/detectors/dag_stacking.h"
 #include "analysis/detectors/gpu_node_hoarding.h"
+#include "analysis/detectors/idle_slots.h"
+#include "analysis/detectors/over_request.h"
+#include "analysis/detectors/pool_mismatch.h"
+#include "analysis/detectors/scheduling_latency.h"
+#include "analysis/detectors/shard_candidate.h"
 #include "analysis/detectors/split_dependencies.h"
 #include "analysis/detectors/stranded_resources.h"
 
@@ -15,27 +23,28 @@ struct Entry {
   bool (*enabled)(const config::Detectors&);
 };
 
+template <typename T, auto kSettings>
+constexpr Entry entry() {
+  return {[]() -> DetectorPtr { return std::make_unique<T>(); },
+          [](const config::Detectors& d) {
+            return (d.*kSettings).enabled;
+          }};
+}
+
 const Entry kDetectors[] = {
-    {[]() -> DetectorPtr { return std::make_unique<GpuNodeHoarding>(); },
-     [](const config::Detectors& d) {
-       return d.gpu_node_hoarding.enabled;
-     }},
-    {[]() -> DetectorPtr { return std::make_unique<SplitDependencies>(); },
-     [](const config::Detectors& d) {
-       return d.split_dependencies.enabled;
-     }},
-    {[]() -> DetectorPtr { return std::make_unique<DagStacking>(); },
-     [](const config::Detectors& d) {
-       return d.dag_stacking.enabled;
-     }},
-    {[]() -> DetectorPtr { return std::make_unique<StrandedResources>(); },
-     [](const config::Detectors& d) {
-       return d.stranded_resources.enabled;
-     }},
-    {[]() -> DetectorPtr { return std::make_unique<CapacityShortfall>(); },
-     [](const config::Detectors& d) {
-       return d.capacity_shortfall.enabled;
-     }},
+    entry<GpuNodeHoarding, &config::Detectors::gpu_node_hoarding>(),
+    entry<SplitDependencies, &config::Detectors::split_dependencies>(),
+    entry<DagStacking, &config::Detectors::dag_stacking>(),
+    entry<StrandedResources, &config::Detectors::stranded_resources>(),
+    entry<CapacityShortfall, &config::Detectors::capacity_shortfall>(),
+    entry<CriticalPathPriority, &config::Detectors::critical_path_priority>(),
+    entry<PoolMismatch, &config::Detectors::pool_mismatch>(),
+    entry<IdleSlots, &config::Detectors::idle_slots>(),
+    entry<OverRequest, &config::Detectors::over_request>(),
+    entry<BatchOnlineColocation, &config::Detectors::batch_online_colocation>(),
+    entry<SchedulingLatency, &config::Detectors::scheduling_latency>(),
+    entry<CohortComparison, &config::Detectors::cohort_comparison>(),
+    entry<ShardCandidate, &config::Detectors::shard_candidate>(),
 };
 
 }  // namespace

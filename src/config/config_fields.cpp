@@ -34,6 +34,7 @@ std::vector<Field> configFields(Config& config) {
       {"sources.prometheus.rate_window", &prom.rate_window, Rule::kPositive},
       {"sources.prometheus.usage_window", &prom.usage_window, Rule::kPositive},
       {"sources.prometheus.usage_cpu_quantile", &prom.usage_cpu_quantile, Rule::kShare},
+      {"sources.prometheus.max_concurrent_queries", &prom.max_concurrent_queries, Rule::kThreads},
       {"sources.prometheus.replica_labels", &prom.replica_labels, Rule::kLabelName},
       {"sources.prometheus.metrics.node_info", &metrics.node_info, Rule::kMetricName},
       {"sources.prometheus.metrics.node_labels", &metrics.node_labels, Rule::kMetricName},

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "advice/kinds/finding_groups.h"
 #include "advice/patch_yaml.h"
 
 namespace dagadvisor::advice {
@@ -14,7 +15,6 @@ using nlohmann::json;
 constexpr const char* kHostnameKey = "kubernetes.io/hostname";
 
 struct DagTotals {
-  std::vector<const analysis::Finding*> runs;
   std::int64_t stacked_tasks = 0;
   std::int64_t max_tasks_on_node = 0;
   std::set<std::string> nodes;
@@ -22,7 +22,6 @@ struct DagTotals {
 };
 
 void accumulate(const analysis::Finding& f, DagTotals& totals) {
-  totals.runs.push_back(&f);
   totals.stacked_tasks += f.evidence.value("stacked_tasks", std::int64_t{0});
   for (const json& stack : f.evidence.value("stacked_nodes", json::array())) {
     totals.nodes.insert(stack.value("node", ""));
@@ -46,20 +45,19 @@ std::string actionText(const std::string& dag, const config::Config& config) {
          "zone affinity (see split-dependencies) rather than a node affinity.";
 }
 
-Recommendation adviseDag(const std::string& dag, const DagTotals& totals,
+Recommendation adviseDag(const std::string& dag, const FindingList& findings,
                          const config::Config& config) {
+  DagTotals totals;
+  for (const analysis::Finding* f : findings) {
+    accumulate(*f, totals);
+  }
   Recommendation rec;
   rec.kind = "dag-stacking";
   rec.target = "dag/" + dag;
-  json runs = json::array();
-  for (const analysis::Finding* f : totals.runs) {
-    rec.severity = std::max(rec.severity, f->severity);
-    rec.instances.push_back(f->target);
-    runs.push_back(f->evidence);
-  }
+  json runs = cover(rec, findings);
   PodAffinitySpec spec;
   spec.match_labels = {
-      {config.workflow_labels.dag_label, totals.runs.front()->evidence.value("dag", "")}};
+      {config.workflow_labels.dag_label, findings.front()->evidence.value("dag", "")}};
   spec.topology_key = kHostnameKey;
   spec.anti = true;
   rec.patch_yaml = joinDocuments(
@@ -70,7 +68,7 @@ Recommendation adviseDag(const std::string& dag, const DagTotals& totals,
   rec.action = actionText(dag, config);
   rec.impact_score = static_cast<double>(totals.stacked_tasks);
   rec.impact = std::to_string(totals.stacked_tasks) + " stacked task(s) in " +
-               std::to_string(totals.runs.size()) + " run(s) could spread over " +
+               std::to_string(findings.size()) + " run(s) could spread over " +
                std::to_string(totals.idle_peers.size()) + " idle node(s)";
   rec.evidence = {
       {"runs", runs},
@@ -84,13 +82,9 @@ Recommendation adviseDag(const std::string& dag, const DagTotals& totals,
 
 std::vector<Recommendation> adviseDagStacking(const std::vector<const analysis::Finding*>& findings,
                                               const config::Config& config) {
-  std::map<std::string, DagTotals> by_dag;
-  for (const analysis::Finding* f : findings) {
-    accumulate(*f, by_dag[f->evidence.value("namespace", "") + "/" + f->evidence.value("dag", "")]);
-  }
   std::vector<Recommendation> out;
-  for (const auto& [dag, totals] : by_dag) {
-    out.push_back(adviseDag(dag, totals, config));
+  for (const auto& [dag, runs] : groupByDag(findings)) {
+    out.push_back(adviseDag(dag, runs, config));
   }
   return out;
 }

@@ -16,6 +16,8 @@ struct Totals {
   std::set<std::string> blocked_pods;
   std::map<std::string, std::int64_t> cpu_by_owner_kind;
   std::set<std::string> daemonsets;
+  std::set<std::string> movable_owners;  // Deployments, Jobs, …: they can run elsewhere
+  std::int64_t gpus_unblocked = 0;
   bool all_tainted = true;
 };
 
@@ -38,18 +40,26 @@ std::vector<TaintSpec> taintsWith(const json& existing, const std::string& key) 
 
 void accumulate(const json& evidence, const std::string& taint_key, Totals& totals) {
   totals.free_gpus += evidence.value("free_gpus", std::int64_t{0});
+  totals.gpus_unblocked += evidence.value("gpus_unblocked_by_moving", std::int64_t{0});
   for (const json& pod : evidence.value("pending_gpu_pods", json::array())) {
     totals.blocked_pods.insert(pod.value("namespace", "") + "/" + pod.value("pod", ""));
   }
   for (const json& owner : evidence.value("non_gpu_owners", json::array())) {
     const std::string kind = owner.value("kind", "");
     totals.cpu_by_owner_kind[kind] += owner.value("cpu_millis", std::int64_t{0});
-    if (kind == "DaemonSet") {
-      totals.daemonsets.insert(owner.value("namespace", "") + "/" + owner.value("name", ""));
-    }
+    const std::string name = owner.value("namespace", "") + "/" + owner.value("name", "");
+    (kind == "DaemonSet" ? totals.daemonsets : totals.movable_owners).insert(kind + " " + name);
   }
   totals.all_tainted =
       totals.all_tainted && hasNoScheduleTaint(evidence.value("taints", json::array()), taint_key);
+}
+
+std::string listed(const std::set<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names) {
+    text += (text.empty() ? "" : ", ") + name;
+  }
+  return text;
 }
 
 std::string actionText(const Totals& totals, const std::string& taint_key) {
@@ -64,13 +74,13 @@ std::string actionText(const Totals& totals, const std::string& taint_key) {
            "templates of GPU workloads only; then restart the non-GPU Deployments/Jobs on these "
            "nodes so they reschedule onto CPU nodes (NoSchedule does not evict running pods).";
   }
+  if (!totals.movable_owners.empty()) {
+    text += " Workloads to move off the GPU nodes: " + listed(totals.movable_owners) + ".";
+  }
   if (!totals.daemonsets.empty()) {
-    text += " DaemonSets that must run on every node (";
-    std::size_t listed = 0;
-    for (const std::string& ds : totals.daemonsets) {
-      text += (listed++ ? ", " : "") + ds;
-    }
-    text += ") need the toleration too; lower their CPU/memory requests to what they use.";
+    text += " DaemonSets that must run on every node (" + listed(totals.daemonsets) +
+            ") need the toleration too and cannot move: lower their CPU/memory requests to "
+            "what they use.";
   }
   return text;
 }
@@ -113,11 +123,14 @@ std::vector<Recommendation> adviseGpuNodeHoarding(
   rec.impact_score = static_cast<double>(totals.free_gpus);
   rec.impact = "up to " + std::to_string(totals.free_gpus) + " idle GPU(s) on " +
                std::to_string(findings.size()) + " node(s) become usable by " +
-               std::to_string(totals.blocked_pods.size()) + " pending GPU pod(s)";
+               std::to_string(totals.blocked_pods.size()) +
+               " pending GPU pod(s); moving the non-DaemonSet pods alone unblocks " +
+               std::to_string(totals.gpus_unblocked) + " GPU(s)";
   rec.evidence = {{"nodes", nodes},
                   {"free_gpus", totals.free_gpus},
                   {"pending_gpu_pods", std::vector<std::string>(totals.blocked_pods.begin(),
                                                                 totals.blocked_pods.end())},
+                  {"gpus_unblocked_by_moving", totals.gpus_unblocked},
                   {"non_gpu_cpu_millis_by_owner_kind", totals.cpu_by_owner_kind}};
   return {std::move(rec)};
 }

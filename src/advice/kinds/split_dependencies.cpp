@@ -5,6 +5,7 @@
 #include <map>
 #include <utility>
 
+#include "advice/kinds/finding_groups.h"
 #include "advice/patch_yaml.h"
 
 namespace dagadvisor::advice {
@@ -13,22 +14,11 @@ namespace {
 using nlohmann::json;
 
 struct DagTotals {
-  std::vector<const analysis::Finding*> runs;
   std::int64_t split_edges = 0;
   std::int64_t cross_zone_edges = 0;
   double transfer_seconds = 0;
   double worst_critical_seconds = 0;
 };
-
-std::string dagKey(const json& evidence) {
-  return evidence.value("namespace", "") + "/" + evidence.value("dag", "");
-}
-
-std::string formatSeconds(double seconds) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.0f s", seconds);
-  return buf;
-}
 
 std::string actionText(const std::string& dag, const config::Config& config) {
   const auto& labels = config.workflow_labels;
@@ -46,18 +36,26 @@ std::string actionText(const std::string& dag, const config::Config& config) {
          "the pod elsewhere.";
 }
 
-Recommendation adviseDag(const std::string& dag, const DagTotals& totals,
+DagTotals sum(const FindingList& runs) {
+  DagTotals totals;
+  for (const analysis::Finding* f : runs) {
+    totals.split_edges += f->evidence.value("split_node_edges", std::int64_t{0});
+    totals.cross_zone_edges += f->evidence.value("cross_zone_edges", std::int64_t{0});
+    totals.transfer_seconds += f->evidence.value("estimated_transfer_seconds", 0.0);
+    totals.worst_critical_seconds = std::max(
+        totals.worst_critical_seconds, f->evidence.value("critical_path_transfer_seconds", 0.0));
+  }
+  return totals;
+}
+
+Recommendation adviseDag(const std::string& dag, const FindingList& findings,
                          const config::Config& config) {
-  const analysis::Finding& latest = *totals.runs.back();
+  const analysis::Finding& latest = *findings.back();
+  const DagTotals totals = sum(findings);
   Recommendation rec;
   rec.kind = "split-dependencies";
   rec.target = "dag/" + dag;
-  json runs = json::array();
-  for (const analysis::Finding* f : totals.runs) {
-    rec.severity = std::max(rec.severity, f->severity);
-    rec.instances.push_back(f->target);
-    runs.push_back(f->evidence);
-  }
+  json runs = cover(rec, findings);
   const auto& labels = config.workflow_labels;
   PodAffinitySpec spec;
   spec.match_labels = {{labels.dag_label, latest.evidence.value("dag", "")},
@@ -68,7 +66,7 @@ Recommendation adviseDag(const std::string& dag, const DagTotals& totals,
                                    podAffinityPatch(spec)}});
   rec.title = dag + ": " + std::to_string(totals.split_edges) +
               " dependency edge(s) split across nodes (" + std::to_string(totals.cross_zone_edges) +
-              " across zones) in " + std::to_string(totals.runs.size()) + " run(s)";
+              " across zones) in " + std::to_string(findings.size()) + " run(s)";
   rec.action = actionText(dag, config);
   rec.impact_score = totals.transfer_seconds;
   rec.impact = "about " + formatSeconds(totals.transfer_seconds) +
@@ -87,19 +85,9 @@ Recommendation adviseDag(const std::string& dag, const DagTotals& totals,
 
 std::vector<Recommendation> adviseSplitDependencies(
     const std::vector<const analysis::Finding*>& findings, const config::Config& config) {
-  std::map<std::string, DagTotals> by_dag;
-  for (const analysis::Finding* f : findings) {
-    DagTotals& totals = by_dag[dagKey(f->evidence)];
-    totals.runs.push_back(f);
-    totals.split_edges += f->evidence.value("split_node_edges", std::int64_t{0});
-    totals.cross_zone_edges += f->evidence.value("cross_zone_edges", std::int64_t{0});
-    totals.transfer_seconds += f->evidence.value("estimated_transfer_seconds", 0.0);
-    totals.worst_critical_seconds = std::max(
-        totals.worst_critical_seconds, f->evidence.value("critical_path_transfer_seconds", 0.0));
-  }
   std::vector<Recommendation> out;
-  for (const auto& [dag, totals] : by_dag) {
-    out.push_back(adviseDag(dag, totals, config));
+  for (const auto& [dag, runs] : groupByDag(findings)) {
+    out.push_back(adviseDag(dag, runs, config));
   }
   return out;
 }

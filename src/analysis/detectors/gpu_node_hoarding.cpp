@@ -23,6 +23,7 @@ using OwnerKey = std::tuple<std::string, std::string, std::string>;  // kind, na
 
 struct NodeHold {
   ResourceVector non_gpu;  // requested by pods asking for no GPU
+  ResourceVector movable;  // the part not held by DaemonSets, which run on every node anyway
   std::map<OwnerKey, OwnerUsage> owners;
 };
 
@@ -34,6 +35,9 @@ NodeHold nonGpuHold(const ClusterSnapshot& cluster, NodeId node) {
       continue;
     }
     hold.non_gpu += pod.requests;
+    if (pod.owner_kind != "DaemonSet") {
+      hold.movable += pod.requests;
+    }
     const std::string kind = pod.owner_kind.empty() ? "Pod" : pod.owner_kind;
     const std::string name = pod.owner_name.empty() ? pod.name : pod.owner_name;
     OwnerUsage& usage = hold.owners[{kind, pod.namespace_, name}];
@@ -47,11 +51,15 @@ double share(std::int64_t part, std::int64_t whole) {
   return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
 }
 
+ResourceVector cpuAndMemory(const ResourceVector& held) {
+  return {held.cpu_millis, held.memory_bytes, 0};
+}
+
 // A pending GPU pod is blocked by the hold when the node has the GPUs it asks for but not the
 // CPU or memory, and would have both if the non-GPU pods were elsewhere.
 bool blockedByHold(const Pod& pod, const ResourceVector& free, const ResourceVector& held) {
   return pod.requests.gpus <= free.gpus && !free.fits(pod.requests) &&
-         (free + ResourceVector{held.cpu_millis, held.memory_bytes, 0}).fits(pod.requests);
+         (free + cpuAndMemory(held)).fits(pod.requests);
 }
 
 json ownersJson(const NodeHold& hold) {
@@ -71,7 +79,25 @@ json ownersJson(const NodeHold& hold) {
   return out;
 }
 
-json pendingJson(const ClusterSnapshot& cluster, const std::vector<PodId>& pods) {
+// Places the blocked pods, largest GPU demand first, into the room moving the non-DaemonSet
+// pods away would leave; the GPUs they take are the ones the move really unblocks.
+std::int64_t gpusUnblocked(const ClusterSnapshot& cluster, std::vector<PodId> blocked,
+                           ResourceVector room) {
+  std::stable_sort(blocked.begin(), blocked.end(), [&](PodId a, PodId b) {
+    return cluster.pod(a).requests.gpus > cluster.pod(b).requests.gpus;
+  });
+  std::int64_t gpus = 0;
+  for (PodId id : blocked) {
+    if (room.fits(cluster.pod(id).requests)) {
+      room -= cluster.pod(id).requests;
+      gpus += cluster.pod(id).requests.gpus;
+    }
+  }
+  return gpus;
+}
+
+json pendingJson(const ClusterSnapshot& cluster, const std::vector<PodId>& pods,
+                 const ResourceVector& movable_room) {
   json out = json::array();
   for (PodId id : pods) {
     const Pod& pod = cluster.pod(id);
@@ -79,7 +105,8 @@ json pendingJson(const ClusterSnapshot& cluster, const std::vector<PodId>& pods)
                   {"pod", pod.name},
                   {"gpus", pod.requests.gpus},
                   {"cpu_millis", pod.requests.cpu_millis},
-                  {"memory_bytes", pod.requests.memory_bytes}};
+                  {"memory_bytes", pod.requests.memory_bytes},
+                  {"fits_if_movable_pods_leave", movable_room.fits(pod.requests)}};
     if (pod.created) {
       entry["waiting_seconds"] = std::max(0.0, cluster.at() - *pod.created);
     }
@@ -147,26 +174,38 @@ void GpuNodeHoarding::analyze(const AnalysisInput& input, FindingSink& out) cons
                             std::max(cpu_share, memory_share) < params.min_non_gpu_share)) {
       continue;
     }
+    const ResourceVector movable_room = free + cpuAndMemory(hold.movable);
+    std::int64_t blocked_gpus = 0;
+    for (PodId pod : blocked) {
+      blocked_gpus += cluster.pod(pod).requests.gpus;
+    }
     Finding finding;
     finding.kind = std::string(info().kind);
     finding.severity = blocked.empty() ? Severity::kInfo : Severity::kWarning;
     finding.target = "node/" + node.name;
     finding.summary = summaryLine(node, free.gpus, cpu_share, memory_share, blocked.size());
     finding.impact = static_cast<double>(free.gpus);
-    finding.evidence = {{"node", node.name},
-                        {"gpus_allocatable", node.allocatable.gpus},
-                        {"free_gpus", free.gpus},
-                        {"cpu_allocatable_millis", node.allocatable.cpu_millis},
-                        {"memory_allocatable_bytes", node.allocatable.memory_bytes},
-                        {"non_gpu_cpu_millis", hold.non_gpu.cpu_millis},
-                        {"non_gpu_memory_bytes", hold.non_gpu.memory_bytes},
-                        {"non_gpu_cpu_share", cpu_share},
-                        {"non_gpu_memory_share", memory_share},
-                        {"free_cpu_millis", free.cpu_millis},
-                        {"free_memory_bytes", free.memory_bytes},
-                        {"taints", taintsJson(node)},
-                        {"non_gpu_owners", ownersJson(hold)},
-                        {"pending_gpu_pods", pendingJson(cluster, blocked)}};
+    finding.evidence = {
+        {"node", node.name},
+        {"gpus_allocatable", node.allocatable.gpus},
+        {"free_gpus", free.gpus},
+        {"cpu_allocatable_millis", node.allocatable.cpu_millis},
+        {"memory_allocatable_bytes", node.allocatable.memory_bytes},
+        {"non_gpu_cpu_millis", hold.non_gpu.cpu_millis},
+        {"non_gpu_memory_bytes", hold.non_gpu.memory_bytes},
+        {"non_gpu_cpu_share", cpu_share},
+        {"non_gpu_memory_share", memory_share},
+        {"free_cpu_millis", free.cpu_millis},
+        {"free_memory_bytes", free.memory_bytes},
+        {"taints", taintsJson(node)},
+        {"daemonset_cpu_millis", hold.non_gpu.cpu_millis - hold.movable.cpu_millis},
+        {"daemonset_memory_bytes", hold.non_gpu.memory_bytes - hold.movable.memory_bytes},
+        {"movable_cpu_millis", hold.movable.cpu_millis},
+        {"movable_memory_bytes", hold.movable.memory_bytes},
+        {"stranded_gpus", std::min(free.gpus, blocked_gpus)},
+        {"gpus_unblocked_by_moving", gpusUnblocked(cluster, blocked, movable_room)},
+        {"non_gpu_owners", ownersJson(hold)},
+        {"pending_gpu_pods", pendingJson(cluster, blocked, movable_room)}};
     out.emit(std::move(finding));
   }
 }

@@ -128,7 +128,16 @@ Tally tallyRun(const graph::RunGraph& rg, const ClusterSnapshot& cluster,
   const model::WorkflowRun& run = *rg.run;
   const auto critical = criticalEdges(rg);
   Tally tally;
-  std::vector<json> split;
+  // Plain records first, JSON for the listed few: most runs split many edges and list 10.
+  struct Split {
+    TaskIndex parent;
+    TaskIndex child;
+    Where a;
+    Where b;
+    double seconds;
+    bool on_path;
+  };
+  std::vector<Split> split;
   for (TaskIndex parent = 0; parent < rg.graph.size(); ++parent) {
     const Where a = whereRan(cluster, run.tasks[parent].pod, params.zone_label);
     for (TaskIndex child : rg.graph.children(parent)) {
@@ -144,15 +153,16 @@ Tally tallyRun(const graph::RunGraph& rg, const ClusterSnapshot& cluster,
       }
       if (placement != Placement::kUnplaced && placement != Placement::kSameNode) {
         tally.critical_split += on_path ? 1 : 0;
-        split.push_back(edgeJson(run, parent, child, a, b, seconds, on_path));
+        split.push_back({parent, child, a, b, seconds, on_path});
       }
     }
   }
-  std::stable_sort(split.begin(), split.end(), [](const json& x, const json& y) {
-    return x["transfer_seconds"].get<double>() > y["transfer_seconds"].get<double>();
-  });
-  split.resize(std::min(split.size(), kMaxListedEdges));
-  tally.split_edges = std::move(split);
+  std::stable_sort(split.begin(), split.end(),
+                   [](const Split& x, const Split& y) { return x.seconds > y.seconds; });
+  for (std::size_t i = 0; i < split.size() && i < kMaxListedEdges; ++i) {
+    const Split& e = split[i];
+    tally.split_edges.push_back(edgeJson(run, e.parent, e.child, e.a, e.b, e.seconds, e.on_path));
+  }
   return tally;
 }
 

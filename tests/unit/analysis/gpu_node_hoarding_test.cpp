@@ -134,3 +134,28 @@ TEST_CASE("min_free_gpus is honoured", "[detector][gpu-node-hoarding]") {
   config.detectors.gpu_node_hoarding.min_free_gpus = 4;
   CHECK(detect(cluster, config).empty());
 }
+
+TEST_CASE("DaemonSet holds are told apart from pods that can move",
+          "[detector][gpu-node-hoarding]") {
+  // fluentd (DaemonSet, 6 cores) stays; api (6 cores) can move: 2 free + 6 = 8 cores, enough
+  // for train-1 (8 cores, 1 GPU).
+  model::ClusterSnapshot cluster(5000, {makeNode("gpu-1", 16, 64, 4)}, seedPods());
+  auto findings = detect(cluster);
+  REQUIRE(findings.size() == 1);
+  const auto& e = findings[0].evidence;
+  CHECK(e["daemonset_cpu_millis"] == 6'000);
+  CHECK(e["movable_cpu_millis"] == 6'000);
+  CHECK(e["stranded_gpus"] == 1);
+  CHECK(e["gpus_unblocked_by_moving"] == 1);
+  CHECK(e["pending_gpu_pods"][0]["fits_if_movable_pods_leave"] == true);
+
+  // Owned by a second DaemonSet, the api pod cannot move: nothing is unblocked by moving.
+  auto pods = seedPods();
+  pods[1].owner_kind = "DaemonSet";
+  model::ClusterSnapshot all_daemons(5000, {makeNode("gpu-1", 16, 64, 4)}, std::move(pods));
+  findings = detect(all_daemons);
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].evidence["stranded_gpus"] == 1);
+  CHECK(findings[0].evidence["gpus_unblocked_by_moving"] == 0);
+  CHECK(findings[0].evidence["pending_gpu_pods"][0]["fits_if_movable_pods_leave"] == false);
+}

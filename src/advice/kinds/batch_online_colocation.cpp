@@ -1,0 +1,57 @@
+#include "advice/kinds/batch_online_colocation.h"
+
+#include <set>
+
+#include "advice/kinds/finding_groups.h"
+#include "advice/patch_yaml.h"
+
+namespace dagadvisor::advice {
+
+using nlohmann::json;
+
+// One root cause: batch and online workloads share one pool. The fix separates the pools.
+std::vector<Recommendation> adviseBatchOnlineColocation(const FindingList& findings,
+                                                        const config::Config& config) {
+  if (findings.empty()) {
+    return {};
+  }
+  const std::string& label = config.detectors.batch_online_colocation.workload_label;
+  Recommendation rec;
+  rec.kind = "batch-online-colocation";
+  rec.target = "cluster/" + config.analysis.cluster;
+  const json nodes = cover(rec, findings);
+  std::set<std::string> services;
+  std::set<std::string> dags;
+  double shared_cores = 0;
+  for (const analysis::Finding* f : findings) {
+    shared_cores += f->impact;
+    for (const json& s : f->evidence.value("services", json::array())) {
+      services.insert(s.value("namespace", "") + "/" + s.value("kind", "") + "/" +
+                      s.value("name", ""));
+    }
+    for (const json& d : f->evidence.value("dags", json::array())) {
+      dags.insert(d.get<std::string>());
+    }
+  }
+  rec.title = std::to_string(findings.size()) + " busy node(s) shared by workflow tasks of " +
+              std::to_string(dags.size()) + " DAG(s) and " + std::to_string(services.size()) +
+              " long-running service(s)";
+  rec.action = "Split the nodes into two pools labelled " + label + "=batch and " + label +
+               "=online (kubectl label nodes), then pin workflow tasks to the batch pool and "
+               "services to the online pool with the node affinities below; or, where one pool "
+               "must serve both, run the heavy DAGs in a time window when services are quiet "
+               "(a CronJob schedule).";
+  rec.patch_yaml = joinDocuments({{"merge into the pod template spec of every workflow task",
+                                   nodeAffinityPatch(label, {"batch"})},
+                                  {"merge into the pod template spec of every listed service",
+                                   nodeAffinityPatch(label, {"online"})}});
+  rec.impact_score = shared_cores;
+  rec.impact = "about " + std::to_string(static_cast<long long>(shared_cores)) +
+               " CPU core(s) of requests stop competing between batch and online work";
+  rec.evidence = {{"nodes", nodes},
+                  {"services", std::vector<std::string>(services.begin(), services.end())},
+                  {"dags", std::vector<std::string>(dags.begin(), dags.end())}};
+  return {std::move(rec)};
+}
+
+}  // namespace dagadvisor::advice

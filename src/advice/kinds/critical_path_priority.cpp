@@ -1,0 +1,56 @@
+#include "advice/kinds/critical_path_priority.h"
+
+#include <set>
+
+#include "advice/kinds/finding_groups.h"
+#include "advice/patch_yaml.h"
+
+namespace dagadvisor::advice {
+
+using nlohmann::json;
+
+// One root cause for the whole cluster: nothing raises critical-path tasks above the rest.
+std::vector<Recommendation> adviseCriticalPathPriority(const FindingList& findings,
+                                                       const config::Config& config) {
+  if (findings.empty()) {
+    return {};
+  }
+  const auto& params = config.detectors.critical_path_priority;
+  Recommendation rec;
+  rec.kind = "critical-path-priority";
+  rec.target = "cluster/" + config.analysis.cluster;
+  const json runs = cover(rec, findings);
+  std::set<std::string> pods;
+  double waiting = 0;
+  for (const json& run : runs) {
+    waiting += run.value("critical_waiting_seconds", 0.0);
+    for (const json& task : run.value("critical_tasks", json::array())) {
+      pods.insert(task.value("namespace", "") + "/" + task.value("pod", ""));
+    }
+  }
+  rec.title = std::to_string(pods.size()) + " critical-path task(s) in " +
+              std::to_string(findings.size()) +
+              " run(s) pend at the same priority as slack-rich work";
+  rec.action =
+      "Create the PriorityClass " + params.priority_class +
+      " (first document) and give it to the tasks on each run's critical path: the workflow "
+      "engine sets priorityClassName (second document) on a task whose slack is zero when it "
+      "submits the pod (dynamic priority). priorityClassName cannot change on an existing pod, "
+      "so the pending pods listed in the evidence take it only when re-created (delete them where "
+      "their controller or the engine's retry re-creates them).";
+  rec.patch_yaml = joinDocuments(
+      {{"kubectl apply -f <this document>",
+        priorityClassManifest(params.priority_class, params.priority_value,
+                              "Tasks on the critical path of a DAG run (dagadvisor)")},
+       {"merge into the pod spec of critical-path tasks when the engine submits them",
+        priorityClassNamePatch(params.priority_class)}});
+  rec.impact_score = waiting;
+  rec.impact = "the critical chains have waited " + formatSeconds(waiting) +
+               " in all; each second a critical task waits adds a second to its run's makespan";
+  rec.evidence = {{"runs", runs},
+                  {"pending_critical_pods", std::vector<std::string>(pods.begin(), pods.end())},
+                  {"critical_waiting_seconds", waiting}};
+  return {std::move(rec)};
+}
+
+}  // namespace dagadvisor::advice

@@ -1,0 +1,50 @@
+#include "advice/kinds/finding_groups.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace dagadvisor::advice {
+
+std::map<std::string, FindingList> groupByDag(const FindingList& findings) {
+  std::map<std::string, FindingList> out;
+  for (const analysis::Finding* f : findings) {
+    out[f->evidence.value("namespace", "") + "/" + f->evidence.value("dag", "")].push_back(f);
+  }
+  return out;
+}
+
+nlohmann::json cover(Recommendation& rec, const FindingList& findings) {
+  nlohmann::json evidence = nlohmann::json::array();
+  for (const analysis::Finding* f : findings) {
+    rec.severity = std::max(rec.severity, f->severity);
+    rec.instances.push_back(f->target);
+    evidence.push_back(f->evidence);
+  }
+  return evidence;
+}
+
+std::string formatSeconds(double seconds) {
+  char buf[32];
+  if (seconds < 120) {
+    std::snprintf(buf, sizeof buf, "%.0f s", seconds);
+  } else if (seconds < 7200) {
+    std::snprintf(buf, sizeof buf, "%.0f min", seconds / 60);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1f h", seconds / 3600);
+  }
+  return buf;
+}
+
+WorkloadRef workloadOf(const std::string& owner_kind, const std::string& owner_name) {
+  if (owner_kind == "ReplicaSet") {
+    const auto dash = owner_name.rfind('-');
+    return {"apps/v1", "Deployment",
+            dash == std::string::npos ? owner_name : owner_name.substr(0, dash)};
+  }
+  if (owner_kind == "Deployment" || owner_kind == "StatefulSet" || owner_kind == "DaemonSet") {
+    return {"apps/v1", owner_kind, owner_name};
+  }
+  return {"", "", owner_name};
+}
+
+}  // namespace dagadvisor::advice

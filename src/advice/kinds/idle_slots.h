@@ -1,0 +1,15 @@
+#pragma once
+
+#include <vector>
+
+#include "advice/recommendation.h"
+#include "analysis/finding.h"
+#include "config/config.h"
+
+namespace dagadvisor::advice {
+
+/// Recommendations for the idle-slots findings of one cycle (only that kind); empty in → empty out.
+std::vector<Recommendation> adviseIdleSlots(const std::vector<const analysis::Finding*>& findings,
+                                            const config::Config& config);
+
+}  // namespace dagadvisor::advice

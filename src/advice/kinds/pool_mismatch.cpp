@@ -1,0 +1,79 @@
+#include "advice/kinds/pool_mismatch.h"
+
+#include <map>
+#include <set>
+
+#include "advice/kinds/finding_groups.h"
+#include "advice/patch_yaml.h"
+
+namespace dagadvisor::advice {
+namespace {
+
+using nlohmann::json;
+
+struct TargetPool {
+  json pool;
+  std::vector<std::string> workloads;
+};
+
+std::vector<std::pair<std::string, std::string>> patches(
+    const std::map<std::string, TargetPool>& pools, const std::string& label) {
+  std::vector<std::pair<std::string, std::string>> docs;
+  for (const auto& [name, target] : pools) {
+    if (!target.pool.value("labelled", false)) {
+      for (const json& node : target.pool.value("nodes", json::array())) {
+        docs.emplace_back("kubectl patch node " + node.get<std::string>() +
+                              " --patch-file <this document> (inferred pool " + name + ")",
+                          nodeLabelsPatch(node.get<std::string>(), {{label, name}}));
+      }
+    }
+    std::string who;
+    for (const std::string& w : target.workloads) {
+      who += (who.empty() ? "" : ", ") + w;
+    }
+    docs.emplace_back("merge into the pod template spec of " + who,
+                      nodeAffinityPatch(label, {name}));
+  }
+  return docs;
+}
+
+}  // namespace
+
+std::vector<Recommendation> advisePoolMismatch(const FindingList& findings,
+                                               const config::Config& config) {
+  if (findings.empty()) {
+    return {};
+  }
+  const std::string& label = config.detectors.pool_mismatch.pool_label;
+  Recommendation rec;
+  rec.kind = "pool-mismatch";
+  rec.target = "cluster/" + config.analysis.cluster;
+  const json workloads = cover(rec, findings);
+  std::map<std::string, TargetPool> pools;
+  std::size_t pods = 0;
+  bool inferred = false;
+  for (const json& w : workloads) {
+    const json& pool = w["suggested_pool"];
+    TargetPool& target = pools[pool.value("name", "")];
+    target.pool = pool;
+    target.workloads.push_back(w.value("namespace", "") + "/" + w.value("owner_kind", "") + "/" +
+                               w.value("owner_name", ""));
+    pods += w.value("pods", json::array()).size();
+    inferred = inferred || !pool.value("labelled", false);
+  }
+  rec.title = std::to_string(findings.size()) + " workload(s) with " + std::to_string(pods) +
+              " pod(s) run on a pool that does not fit their CPU:memory shape";
+  rec.action = std::string(inferred ? "Label the nodes of each inferred pool " + label +
+                                          "=<pool> (Node patches below), then g"
+                                    : "G") +
+               "ive each listed workload a required node affinity on " + label +
+               " for the pool its shape fits, so memory-heavy pods stop stranding CPU on "
+               "compute nodes and CPU-heavy pods stop stranding memory.";
+  rec.patch_yaml = joinDocuments(patches(pools, label));
+  rec.impact_score = static_cast<double>(pods);
+  rec.impact = std::to_string(pods) + " pod(s) move to the pool their shape fits";
+  rec.evidence = {{"workloads", workloads}, {"pods", pods}};
+  return {std::move(rec)};
+}
+
+}  // namespace dagadvisor::advice

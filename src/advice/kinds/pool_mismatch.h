@@ -1,0 +1,16 @@
+#pragma once
+
+#include <vector>
+
+#include "advice/recommendation.h"
+#include "analysis/finding.h"
+#include "config/config.h"
+
+namespace dagadvisor::advice {
+
+/// Recommendations for the pool-mismatch findings of one cycle (only that kind); empty in → empty
+/// out.
+std::vector<Recommendation> advisePoolMismatch(
+    const std::vector<const analysis::Finding*>& findings, const config::Config& config);
+
+}  // namespace dagadvisor::advice

@@ -1,0 +1,65 @@
+#include "advice/kinds/scheduling_latency.h"
+
+#include <map>
+
+#include "advice/kinds/finding_groups.h"
+
+namespace dagadvisor::advice {
+namespace {
+
+using nlohmann::json;
+
+// What to do about each cause the detector can name.
+const std::map<std::string, std::string> kActions = {
+    {"unschedulable",
+     "Pods wait in the unschedulable queue, rejected by the plugin named in the evidence: fix "
+     "the constraint it enforces (resources: see capacity-shortfall and stranded-resources; "
+     "taints and affinity: relax the pods' constraints)."},
+    {"failed_attempts",
+     "Most scheduling attempts fail: pods are retried until they fit; look at the unschedulable "
+     "pods and their events, and at capacity."},
+    {"scheduler_errors",
+     "The scheduler reports errors (API server or extender failures): check its logs."},
+    {"slow_extension_point",
+     "One extension point is slow (p99 in the evidence): review the plugins or extenders "
+     "running there, or lower percentageOfNodesToScore on large clusters."},
+    {"preemption",
+     "The scheduler preempts pods: priority classes make pods evict each other; check that "
+     "batch work does not preempt itself."},
+    {"queue",
+     "Many pods wait in the scheduler's queues: raise the scheduler's QPS/burst to the API "
+     "server or spread bursts of pod creation."},
+};
+
+Recommendation adviseProfile(const analysis::Finding& f) {
+  Recommendation rec;
+  rec.kind = "scheduling-latency";
+  rec.target = f.target;
+  rec.evidence = cover(rec, {&f}).front();
+  const json causes = f.evidence.value("causes", json::array());
+  const std::string primary = causes.empty() ? "" : causes[0].value("cause", "");
+  const auto action = kActions.find(primary);
+  rec.title = f.summary;
+  rec.action = action != kActions.end()
+                   ? action->second
+                   : "The scheduler's own metrics are not available, so the cause cannot be "
+                     "named: expose kube-scheduler metrics to Prometheus, then look at queues, "
+                     "attempts and plugin durations.";
+  rec.impact_score = f.impact;
+  rec.impact = "scheduling latency back under its SLO: about " + formatSeconds(f.impact) +
+               " less waiting per affected pod";
+  return rec;
+}
+
+}  // namespace
+
+std::vector<Recommendation> adviseSchedulingLatency(const FindingList& findings,
+                                                    const config::Config& /*config*/) {
+  std::vector<Recommendation> out;
+  for (const analysis::Finding* f : findings) {
+    out.push_back(adviseProfile(*f));
+  }
+  return out;
+}
+
+}  // namespace dagadvisor::advice

@@ -1,0 +1,32 @@
+#include "advice/kinds/shard_candidate.h"
+
+#include "advice/kinds/finding_groups.h"
+
+namespace dagadvisor::advice {
+
+std::vector<Recommendation> adviseShardCandidate(const FindingList& findings,
+                                                 const config::Config& /*config*/) {
+  std::vector<Recommendation> out;
+  for (const analysis::Finding* f : findings) {
+    const nlohmann::json& e = f->evidence;
+    const std::string task = e.value("task", "");
+    const std::string chunks = std::to_string(e.value("chunks", 0));
+    Recommendation rec;
+    rec.kind = "shard-candidate";
+    rec.target = f->target;
+    rec.evidence = cover(rec, {f}).front();
+    rec.title = f->summary;
+    rec.action = "Split task " + task + " into " + chunks +
+                 " parallel chunks (the seed's split_big_task: a fan-out of chunk tasks and a "
+                 "merge task), so that idle nodes take a chunk each. No patch: this is a change "
+                 "to the DAG's definition.";
+    rec.impact_score = f->impact;
+    rec.impact = "about " + formatSeconds(f->impact) + " less makespan per run (expected " +
+                 formatSeconds(e.value("expected_makespan_seconds", 0.0)) + " instead of " +
+                 formatSeconds(e.value("median_makespan_seconds", 0.0)) + ")";
+    out.push_back(std::move(rec));
+  }
+  return out;
+}
+
+}  // namespace dagadvisor::advice

@@ -1,0 +1,91 @@
+#include "analysis/detectors/batch_online_colocation.h"
+
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "analysis/detectors/detector_util.h"
+
+namespace dagadvisor::analysis {
+namespace {
+
+using nlohmann::json;
+
+struct Sharing {
+  std::int64_t batch_cpu_millis = 0;
+  std::size_t batch_pods = 0;
+  std::set<std::string> dags;
+  std::int64_t service_cpu_millis = 0;
+  std::map<std::tuple<std::string, std::string, std::string>, std::size_t> services;
+};
+
+Sharing sharingOn(const model::ClusterSnapshot& cluster, model::NodeId id,
+                  const config::WorkflowLabels& labels) {
+  Sharing s;
+  for (model::PodId pid : cluster.podsOn(id)) {
+    const model::Pod& pod = cluster.pod(pid);
+    if (isBatchPod(pod, labels)) {
+      ++s.batch_pods;
+      s.batch_cpu_millis += pod.requests.cpu_millis;
+      const auto dag = pod.labels.get(labels.dag_label);
+      s.dags.insert(pod.namespace_ + "/" + std::string(dag ? *dag : pod.owner_name));
+    } else if (isServicePod(pod)) {
+      s.service_cpu_millis += pod.requests.cpu_millis;
+      ++s.services[{pod.namespace_, pod.owner_kind, pod.owner_name}];
+    }
+  }
+  return s;
+}
+
+json servicesJson(const Sharing& s) {
+  json out = json::array();
+  for (const auto& [key, pods] : s.services) {
+    out.push_back({{"namespace", std::get<0>(key)},
+                   {"kind", std::get<1>(key)},
+                   {"name", std::get<2>(key)},
+                   {"pods", pods}});
+  }
+  return out;
+}
+
+}  // namespace
+
+const DetectorInfo& BatchOnlineColocation::info() const {
+  static const DetectorInfo kInfo{"batch-online-colocation",
+                                  "Workflow tasks sharing busy nodes with long-running services"};
+  return kInfo;
+}
+
+void BatchOnlineColocation::analyze(const AnalysisInput& input, FindingSink& out) const {
+  const auto& params = input.config.detectors.batch_online_colocation;
+  const model::ClusterSnapshot& cluster = input.cluster;
+  for (model::NodeId id = 0; id < cluster.nodes().size(); ++id) {
+    const model::Node& node = cluster.node(id);
+    const double cpu_share = share(cluster.requestedOn(id).cpu_millis, node.allocatable.cpu_millis);
+    if (cpu_share < params.min_node_cpu_share) {
+      continue;
+    }
+    const Sharing s = sharingOn(cluster, id, input.config.workflow_labels);
+    if (s.batch_pods == 0 || s.services.empty()) {
+      continue;
+    }
+    Finding finding;
+    finding.kind = std::string(info().kind);
+    finding.severity = Severity::kWarning;
+    finding.target = "node/" + node.name;
+    finding.summary = formatText(
+        "%s: %zu workflow task pod(s) share the node with %zu service(s) at %.0f%% CPU requested",
+        node.name.c_str(), s.batch_pods, s.services.size(), cpu_share * 100);
+    finding.impact = static_cast<double>(std::min(s.batch_cpu_millis, s.service_cpu_millis)) / 1000;
+    finding.evidence = {{"node", node.name},
+                        {"cpu_requested_share", cpu_share},
+                        {"batch_pods", s.batch_pods},
+                        {"batch_cpu_millis", s.batch_cpu_millis},
+                        {"dags", std::vector<std::string>(s.dags.begin(), s.dags.end())},
+                        {"service_cpu_millis", s.service_cpu_millis},
+                        {"services", servicesJson(s)}};
+    out.emit(std::move(finding));
+  }
+}
+
+}  // namespace dagadvisor::analysis

@@ -1,0 +1,162 @@
+#include "analysis/detectors/pool_mismatch.h"
+
+#include <map>
+#include <tuple>
+
+#include "analysis/detectors/detector_util.h"
+
+namespace dagadvisor::analysis {
+namespace {
+
+using model::ClusterSnapshot;
+using model::NodeId;
+using model::ResourceVector;
+using nlohmann::json;
+
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+constexpr std::size_t kMaxListedNodes = 50;
+
+// Pool roles by shape; the names double as the suggested `node-type` values.
+constexpr const char* kCompute = "compute-optimized";
+constexpr const char* kGeneral = "general-purpose";
+constexpr const char* kMemory = "memory-optimized";
+constexpr const char* kGpu = "gpu";
+
+std::string roleOf(const ResourceVector& shape, const config::PoolMismatch& params) {
+  if (shape.gpus > 0) {
+    return kGpu;
+  }
+  if (shape.cpu_millis <= 0) {
+    return kMemory;
+  }
+  const double gib_per_core = static_cast<double>(shape.memory_bytes) / kGiB /
+                              (static_cast<double>(shape.cpu_millis) / 1000);
+  if (gib_per_core <= params.compute_max_gib_per_core) {
+    return kCompute;
+  }
+  return gib_per_core >= params.memory_min_gib_per_core ? kMemory : kGeneral;
+}
+
+struct Pool {
+  std::string role;
+  bool labelled = false;
+  ResourceVector total;
+  std::vector<NodeId> nodes;
+};
+
+// A labelled node belongs to its label's pool; an unlabelled one to the pool of its own shape.
+std::string poolOf(const model::Node& node, const config::PoolMismatch& params) {
+  const auto label = node.labels.get(params.pool_label);
+  return label ? std::string(*label) : roleOf(node.allocatable, params);
+}
+
+std::map<std::string, Pool> buildPools(const ClusterSnapshot& cluster,
+                                       const config::PoolMismatch& params) {
+  std::map<std::string, Pool> pools;
+  for (NodeId id = 0; id < cluster.nodes().size(); ++id) {
+    const model::Node& node = cluster.node(id);
+    Pool& pool = pools[poolOf(node, params)];
+    pool.labelled = pool.labelled || node.labels.has(params.pool_label);
+    pool.total += node.allocatable;
+    pool.nodes.push_back(id);
+  }
+  for (auto& [name, pool] : pools) {
+    pool.role = roleOf(pool.total, params);
+  }
+  return pools;
+}
+
+const std::string* poolForRole(const std::map<std::string, Pool>& pools, const std::string& role) {
+  const std::string* best = nullptr;
+  for (const auto& [name, pool] : pools) {
+    if (pool.role == role && (best == nullptr || (pool.labelled && !pools.at(*best).labelled))) {
+      best = &name;
+    }
+  }
+  return best;
+}
+
+using OwnerKey = std::tuple<std::string, std::string, std::string>;  // namespace, kind, name
+
+struct Misplaced {
+  std::string role;
+  std::string pool;
+  json pods = json::array();
+};
+
+json poolJson(const ClusterSnapshot& cluster, const std::string& name, const Pool& pool) {
+  json nodes = json::array();
+  for (std::size_t i = 0; i < pool.nodes.size() && i < kMaxListedNodes; ++i) {
+    nodes.push_back(cluster.node(pool.nodes[i]).name);
+  }
+  return {{"name", name},
+          {"role", pool.role},
+          {"labelled", pool.labelled},
+          {"node_count", pool.nodes.size()},
+          {"nodes", std::move(nodes)}};
+}
+
+}  // namespace
+
+const DetectorInfo& PoolMismatch::info() const {
+  static const DetectorInfo kInfo{
+      "pool-mismatch", "Pods whose CPU:memory:GPU shape fits another pool than their node's"};
+  return kInfo;
+}
+
+void PoolMismatch::analyze(const AnalysisInput& input, FindingSink& out) const {
+  const auto& params = input.config.detectors.pool_mismatch;
+  const ClusterSnapshot& cluster = input.cluster;
+  const auto pools = buildPools(cluster, params);
+  std::map<OwnerKey, Misplaced> by_owner;
+  for (NodeId id = 0; id < cluster.nodes().size(); ++id) {
+    const model::Node& node = cluster.node(id);
+    const std::string node_pool = poolOf(node, params);
+    for (model::PodId pid : cluster.podsOn(id)) {
+      const model::Pod& pod = cluster.pod(pid);
+      // DaemonSets belong on every node; non-GPU pods on GPU nodes are gpu-node-hoarding's.
+      if (pod.owner_kind == "DaemonSet" || node.hasGpus() ||
+          std::max(share(pod.requests.cpu_millis, node.allocatable.cpu_millis),
+                   share(pod.requests.memory_bytes, node.allocatable.memory_bytes)) <
+              params.min_pod_share) {
+        continue;
+      }
+      const std::string role = roleOf(pod.requests, params);
+      const std::string* fit = poolForRole(pools, role);
+      if (role == kGeneral || pools.at(node_pool).role == role || fit == nullptr) {
+        continue;
+      }
+      Misplaced& m = by_owner[{pod.namespace_, pod.owner_kind.empty() ? "Pod" : pod.owner_kind,
+                               pod.owner_name.empty() ? pod.name : pod.owner_name}];
+      m.role = role;
+      m.pool = *fit;
+      m.pods.push_back({{"pod", pod.name},
+                        {"node", node.name},
+                        {"node_pool", node_pool},
+                        {"node_pool_role", pools.at(node_pool).role},
+                        {"cpu_millis", pod.requests.cpu_millis},
+                        {"memory_bytes", pod.requests.memory_bytes}});
+    }
+  }
+  for (auto& [owner, m] : by_owner) {
+    const auto& [ns, kind, name] = owner;
+    Finding finding;
+    finding.kind = std::string(info().kind);
+    finding.severity = Severity::kInfo;
+    finding.target = "workload/" + ns + "/" + kind + "/" + name;
+    finding.summary =
+        formatText("%s %s/%s: %zu %s pod(s) run outside pool %s", kind.c_str(), ns.c_str(),
+                   name.c_str(), m.pods.size(), m.role.c_str(), m.pool.c_str());
+    finding.impact = static_cast<double>(m.pods.size());
+    finding.evidence = {{"namespace", ns},
+                        {"owner_kind", kind},
+                        {"owner_name", name},
+                        {"pod_role", m.role},
+                        {"pool_label", params.pool_label},
+                        {"suggested_pool", poolJson(cluster, m.pool, pools.at(m.pool))},
+                        {"pods", std::move(m.pods)}};
+    out.emit(std::move(finding));
+  }
+}
+
+}  // namespace dagadvisor::analysis

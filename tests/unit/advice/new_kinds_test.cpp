@@ -1,0 +1,64 @@
+#include <yaml-cpp/yaml.h>
+
+#include <catch2/catch.hpp>
+
+#include "advice/recommender.h"
+#include "analysis/detectors/critical_path_priority.h"
+#include "analysis/detectors/over_request.h"
+#include "analysis/detectors/pool_mismatch.h"
+#include "unit/analysis/scenarios.h"
+
+using namespace dagadvisor;
+
+namespace {
+
+std::vector<advice::Recommendation> adviseOn(testing::RunFixture& fx,
+                                             const analysis::Detector& detector) {
+  return advice::recommend(fx.detect(detector), config::Config{});
+}
+
+}  // namespace
+
+TEST_CASE("critical-path advice creates the PriorityClass and lists the pending pods",
+          "[advice][critical-path-priority]") {
+  testing::RunFixture fx = testing::criticalPathScenario();
+  const auto recs = adviseOn(fx, analysis::CriticalPathPriority());
+  REQUIRE(recs.size() == 1);
+  const advice::Recommendation& rec = recs[0];
+  CHECK(rec.target == "cluster/default");
+  CHECK(rec.instances == std::vector<std::string>{"run/etl/train/r1"});
+  CHECK(rec.evidence["pending_critical_pods"] == nlohmann::json::array({"etl/r1-b", "etl/r1-d"}));
+  const YAML::Node pc = YAML::Load(rec.patch_yaml.substr(0, rec.patch_yaml.find("---", 4)));
+  CHECK(pc["kind"].as<std::string>() == "PriorityClass");
+  CHECK(pc["metadata"]["name"].as<std::string>() == "dag-critical-path");
+  CHECK(pc["value"].as<int>() == 100000);
+  CHECK(rec.patch_yaml.find("priorityClassName: dag-critical-path") != std::string::npos);
+}
+
+TEST_CASE("over-request advice patches the ReplicaSet's Deployment with the right-sized requests",
+          "[advice][over-request]") {
+  testing::RunFixture fx = testing::overRequestScenario();
+  const auto recs = adviseOn(fx, analysis::OverRequest());
+  REQUIRE(recs.size() == 1);
+  const YAML::Node doc = YAML::Load(recs[0].patch_yaml);
+  CHECK(doc["kind"].as<std::string>() == "Deployment");
+  CHECK(doc["metadata"]["name"].as<std::string>() == "api");
+  CHECK(doc["metadata"]["namespace"].as<std::string>() == "web");
+  const YAML::Node requests =
+      doc["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"];
+  CHECK(requests["cpu"].as<std::string>() == "600m");
+  CHECK(requests["memory"].as<std::string>() == "2458Mi");
+  CHECK(recs[0].impact_score == Approx(3.4));
+}
+
+TEST_CASE("pool-mismatch advice labels the inferred pool and pins the workload to it",
+          "[advice][pool-mismatch]") {
+  testing::RunFixture fx = testing::poolMismatchScenario();
+  const auto recs = adviseOn(fx, analysis::PoolMismatch());
+  REQUIRE(recs.size() == 1);
+  const std::string& patch = recs[0].patch_yaml;
+  CHECK(patch.find("kubectl patch node m1") != std::string::npos);
+  CHECK(patch.find("node-type: \"memory-optimized\"") != std::string::npos);
+  CHECK(patch.find("- \"memory-optimized\"") != std::string::npos);
+  CHECK(patch.find("web/ReplicaSet/cache-5f6") != std::string::npos);
+}

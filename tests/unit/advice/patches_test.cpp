@@ -1,0 +1,136 @@
+#include <yaml-cpp/yaml.h>
+
+#include <catch2/catch.hpp>
+#include <set>
+
+#include "advice/recommender.h"
+#include "analysis/detector_registry.h"
+#include "unit/analysis/scenarios.h"
+
+using namespace dagadvisor;
+using testing::makeNode;
+using testing::makePod;
+using testing::ownedBy;
+
+namespace {
+
+// The seed's GPU node: a log collector and a web service hold its CPU while a GPU pod pends.
+testing::RunFixture hoardingScenario() {
+  testing::RunFixture fx;
+  fx.nodes = {makeNode("gpu-1", 16, 64, 4)};
+  fx.pods = {makePod("logging", "fluentd-abc", "gpu-1", 6, 8, 0, ownedBy("DaemonSet", "fluentd")),
+             makePod("web", "api-1", "gpu-1", 6, 8, 0, ownedBy("ReplicaSet", "api-7d9")),
+             makePod("ml", "train-1", "", 8, 16, 1, ownedBy("Job", "train"))};
+  return fx;
+}
+
+// A parent in zone a with two children in zone b, and five tasks of one run stacked on a busy
+// node beside an idle peer of its pool.
+testing::RunFixture splitAndStackScenario() {
+  testing::RunFixture fx;
+  fx.nodes = {testing::zonedNode("a1", "a"), testing::zonedNode("b1", "b"),
+              testing::labelledNode("s1", 16, 64, "compute"),
+              testing::labelledNode("s2", 16, 64, "compute")};
+  fx.addRun("etl", "split", "r1", {{"a", "a1", 0, 10}, {"b", "b1", 10, 20}, {"c", "b1", 10, 20}},
+            {{0, 1}, {0, 2}});
+  std::vector<testing::TaskSpec> stacked;
+  for (int i = 0; i < 5; ++i) {
+    stacked.push_back({"t" + std::to_string(i), "s1", 100, 0, 3});
+  }
+  fx.addRun("etl", "stack", "r1", stacked, {});
+  return fx;
+}
+
+std::vector<analysis::Finding> allFindings() {
+  std::vector<testing::RunFixture> scenarios;
+  scenarios.push_back(hoardingScenario());
+  scenarios.push_back(splitAndStackScenario());
+  scenarios.push_back(testing::criticalPathScenario());
+  scenarios.push_back(testing::poolMismatchScenario());
+  scenarios.push_back(testing::overRequestScenario());
+  scenarios.push_back(testing::colocationScenario());
+  std::vector<analysis::Finding> findings;
+  for (testing::RunFixture& fx : scenarios) {
+    for (const auto& detector : analysis::allDetectors()) {
+      for (analysis::Finding& f : fx.detect(*detector)) {
+        findings.push_back(std::move(f));
+      }
+    }
+  }
+  return findings;
+}
+
+std::vector<std::string> documents(const std::string& patch) {
+  std::vector<std::string> docs;
+  for (std::size_t start = 0; start < patch.size();) {
+    std::size_t end = patch.find("---\n", start + 1);
+    end = end == std::string::npos ? patch.size() : end;
+    docs.push_back(patch.substr(start, end - start));
+    start = end;
+  }
+  return docs;
+}
+
+// A whole object: what `kubectl apply` / `kubectl patch` needs for its kind.
+void checkObject(const YAML::Node& doc) {
+  const std::string kind = doc["kind"].as<std::string>();
+  CHECK_FALSE(doc["apiVersion"].as<std::string>().empty());
+  REQUIRE(doc["metadata"].IsMap());
+  CHECK_FALSE(doc["metadata"]["name"].as<std::string>().empty());
+  if (kind == "Node") {
+    const bool taints = doc["spec"] && doc["spec"]["taints"].IsSequence();
+    CHECK((taints || doc["metadata"]["labels"].IsMap()));
+  } else if (kind == "PriorityClass") {
+    CHECK(doc["apiVersion"].as<std::string>() == "scheduling.k8s.io/v1");
+    CHECK(doc["value"].as<int>() > 0);
+  } else {
+    INFO(kind);
+    REQUIRE((kind == "Deployment" || kind == "StatefulSet" || kind == "DaemonSet"));
+    CHECK(doc["apiVersion"].as<std::string>() == "apps/v1");
+    CHECK_FALSE(doc["metadata"]["namespace"].as<std::string>().empty());
+    CHECK(doc["spec"]["template"]["spec"]["containers"][0]["name"].IsScalar());
+  }
+}
+
+// A pod-template fragment: a `spec` of pod-spec fields only.
+void checkFragment(const YAML::Node& doc) {
+  static const std::set<std::string> kPodSpecFields = {"tolerations", "affinity",
+                                                       "priorityClassName", "containers"};
+  REQUIRE(doc["spec"].IsMap());
+  for (const auto& field : doc["spec"]) {
+    INFO(field.first.as<std::string>());
+    CHECK(kPodSpecFields.count(field.first.as<std::string>()) == 1);
+  }
+  if (doc["spec"]["containers"]) {
+    CHECK(doc["spec"]["containers"][0]["resources"]["requests"]["cpu"].IsScalar());
+  }
+}
+
+}  // namespace
+
+TEST_CASE("every emitted patch parses as YAML and has the fields its kind requires",
+          "[advice][patches]") {
+  const auto recs = advice::recommend(allFindings(), config::Config{});
+  std::set<std::string> kinds_with_patches;
+  for (const advice::Recommendation& rec : recs) {
+    if (rec.patch_yaml.empty()) {
+      continue;
+    }
+    kinds_with_patches.insert(rec.kind);
+    for (const std::string& text : documents(rec.patch_yaml)) {
+      INFO(rec.kind << "\n" << text);
+      YAML::Node doc;
+      REQUIRE_NOTHROW(doc = YAML::Load(text));
+      REQUIRE(doc.IsMap());
+      if (doc["kind"]) {
+        checkObject(doc);
+      } else {
+        checkFragment(doc);
+      }
+    }
+  }
+  CHECK(kinds_with_patches == std::set<std::string>{"gpu-node-hoarding", "split-dependencies",
+                                                    "dag-stacking", "critical-path-priority",
+                                                    "pool-mismatch", "over-request",
+                                                    "batch-online-colocation"});
+}

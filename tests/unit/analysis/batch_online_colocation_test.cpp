@@ -1,0 +1,51 @@
+#include "analysis/detectors/batch_online_colocation.h"
+
+#include <catch2/catch.hpp>
+
+#include "scenarios.h"
+
+using namespace dagadvisor;
+
+namespace {
+
+std::vector<analysis::Finding> detect(testing::RunFixture& fx, const config::Config& config = {}) {
+  return fx.detect(analysis::BatchOnlineColocation(), config);
+}
+
+}  // namespace
+
+TEST_CASE("workflow tasks beside a service on a busy node are reported",
+          "[detector][batch-online-colocation]") {
+  testing::RunFixture fx = testing::colocationScenario();
+  const auto findings = detect(fx);
+  REQUIRE(findings.size() == 1);
+  const analysis::Finding& f = findings[0];
+  CHECK(f.kind == "batch-online-colocation");
+  CHECK(f.target == "node/n1");
+  CHECK(f.evidence["cpu_requested_share"].get<double>() == Approx(14.0 / 16));
+  CHECK(f.evidence["batch_pods"] == 1);
+  CHECK(f.evidence["batch_cpu_millis"] == 8'000);
+  CHECK(f.evidence["dags"] == nlohmann::json::array({"etl/daily"}));
+  CHECK(f.evidence["service_cpu_millis"] == 6'000);
+  CHECK(f.evidence["services"][0]["name"] == "web-5d8");
+  CHECK(f.impact == Approx(6));
+}
+
+TEST_CASE("batch-online-colocation min_node_cpu_share holds at its edge",
+          "[detector][batch-online-colocation]") {
+  testing::RunFixture fx = testing::colocationScenario();
+  config::Config config;
+  config.detectors.batch_online_colocation.min_node_cpu_share = 0.875;
+  CHECK(detect(fx, config).size() == 1);
+  config.detectors.batch_online_colocation.min_node_cpu_share = 0.876;
+  CHECK(detect(fx, config).empty());
+}
+
+TEST_CASE("a busy node with only batch or only services is not reported",
+          "[detector][batch-online-colocation]") {
+  testing::RunFixture batch_only = testing::colocationScenario();
+  batch_only.pods[1].owner_kind = "Job";
+  CHECK(detect(batch_only).empty());
+  testing::RunFixture healthy = testing::healthyScenario();
+  CHECK(detect(healthy).empty());
+}

@@ -1,0 +1,85 @@
+#include "analysis/detectors/cohort_comparison.h"
+
+#include <catch2/catch.hpp>
+
+#include "scenarios.h"
+
+using namespace dagadvisor;
+
+namespace {
+
+// `count` pods of cohort `version`, scheduled first + 0, first + 1, … seconds after creation.
+void addCohort(std::vector<model::Pod>& pods, const std::string& version, int count, double first) {
+  for (int i = 0; i < count; ++i) {
+    pods.push_back(testing::makePod("ns", version + "-" + std::to_string(i), "n1", 0.1, 0.1, 0,
+                                    [&](model::Pod& p) {
+                                      p.labels.set("scheduler-version", version);
+                                      p.scheduled = *p.created + first + i;
+                                    }));
+  }
+}
+
+std::vector<analysis::Finding> detect(const std::vector<model::Pod>& pods,
+                                      const config::Config& config = {}) {
+  model::ClusterSnapshot cluster(5000, {testing::makeNode("n1", 64, 64)}, pods);
+  std::vector<graph::RunGraph> runs;
+  analysis::FindingSink sink;
+  analysis::CohortComparison().analyze({cluster, runs, config}, sink);
+  return sink.findings();
+}
+
+}  // namespace
+
+TEST_CASE("a slower cohort is called slower with its test and sample sizes",
+          "[detector][cohort-comparison]") {
+  std::vector<model::Pod> pods;
+  addCohort(pods, "v1", 20, 1);    // 1 … 20 s
+  addCohort(pods, "v2", 20, 101);  // 101 … 120 s: every v2 pod slower than every v1 pod
+  const auto findings = detect(pods);
+  REQUIRE(findings.size() == 1);
+  const analysis::Finding& f = findings[0];
+  CHECK(f.kind == "cohort-comparison");
+  CHECK(f.target == "cohort/scheduler-version=v2");
+  CHECK(f.severity == analysis::Severity::kWarning);
+  CHECK(f.evidence["verdict"] == "slower");
+  const auto& latency = f.evidence["latency"];
+  CHECK(latency["baseline_samples"] == 20);
+  CHECK(latency["samples"] == 20);
+  CHECK(latency["difference_seconds"].get<double>() == Approx(100));
+  // U = 0 (no v1 pod slower than a v2 pod): z = −200 / sqrt(20·20·41/12) = −5.41.
+  CHECK(latency["u"].get<double>() == Approx(0));
+  CHECK(latency["p_value"].get<double>() < 1e-6);
+  CHECK(f.evidence["makespan"]["verdict"] == "no_data");
+}
+
+TEST_CASE("no verdict below the minimum sample", "[detector][cohort-comparison]") {
+  std::vector<model::Pod> pods;
+  addCohort(pods, "v1", 19, 1);
+  addCohort(pods, "v2", 19, 101);
+  const auto findings = detect(pods);
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].evidence["latency"]["verdict"] == "too_few_samples");
+  CHECK(findings[0].evidence["verdict"] == "no verdict");
+  CHECK(findings[0].severity == analysis::Severity::kInfo);
+  config::Config config;
+  config.detectors.cohort_comparison.min_samples = 19;
+  CHECK(detect(pods, config)[0].evidence["verdict"] == "slower");
+}
+
+TEST_CASE("equal cohorts show no significant difference", "[detector][cohort-comparison]") {
+  std::vector<model::Pod> pods;
+  addCohort(pods, "v1", 25, 1);
+  addCohort(pods, "v2", 25, 1);
+  const auto findings = detect(pods);
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].evidence["latency"]["verdict"] == "no_significant_difference");
+  CHECK(findings[0].evidence["latency"]["p_value"].get<double>() == Approx(1.0));
+}
+
+TEST_CASE("one cohort, or none, is no comparison", "[detector][cohort-comparison]") {
+  std::vector<model::Pod> pods;
+  addCohort(pods, "v1", 25, 1);
+  CHECK(detect(pods).empty());
+  testing::RunFixture healthy = testing::healthyScenario();
+  CHECK(healthy.detect(analysis::CohortComparison()).empty());
+}

@@ -1,0 +1,66 @@
+#include "analysis/detectors/over_request.h"
+
+#include <catch2/catch.hpp>
+
+#include "scenarios.h"
+
+using namespace dagadvisor;
+
+namespace {
+
+constexpr std::int64_t kMi = 1024 * 1024;
+
+std::vector<analysis::Finding> detect(testing::RunFixture& fx, const config::Config& config = {}) {
+  return fx.detect(analysis::OverRequest(), config);
+}
+
+}  // namespace
+
+TEST_CASE("an over-requested pod on a full node gets right-sized requests",
+          "[detector][over-request]") {
+  testing::RunFixture fx = testing::overRequestScenario();
+  const auto findings = detect(fx);
+  REQUIRE(findings.size() == 1);
+  const analysis::Finding& f = findings[0];
+  CHECK(f.kind == "over-request");
+  CHECK(f.target == "workload/web/ReplicaSet/api-7d9");
+  // 0.5 core + 20 % = 600m; 2 GiB + 20 % = 2457.6 MiB, rounded up to 2458 MiB.
+  CHECK(f.evidence["recommended_cpu_millis"] == 600);
+  CHECK(f.evidence["recommended_memory_bytes"] == 2458 * kMi);
+  CHECK(f.evidence["reclaimable_cpu_millis"] == 3'400);
+  CHECK(f.evidence["reclaimable_memory_bytes"] == 8 * 1024 * kMi - 2458 * kMi);
+  CHECK(f.evidence["pods"][0]["pod"] == "api-1");
+  CHECK(f.impact == Approx(3.4));
+}
+
+TEST_CASE("over-request needs enough samples", "[detector][over-request]") {
+  testing::RunFixture enough = testing::overRequestScenario(30);
+  CHECK(detect(enough).size() == 1);
+  testing::RunFixture too_few = testing::overRequestScenario(29);
+  CHECK(detect(too_few).empty());
+  testing::RunFixture none = testing::overRequestScenario();
+  none.pods[0].usage.reset();
+  CHECK(detect(none).empty());
+}
+
+TEST_CASE("over-request thresholds hold at their edges", "[detector][over-request]") {
+  testing::RunFixture fx = testing::overRequestScenario();  // node 7/8 CPU requested
+  config::Config config;
+  auto& params = config.detectors.over_request;
+  params.min_node_requested_share = 0.875;
+  CHECK(detect(fx, config).size() == 1);
+  params.min_node_requested_share = 0.876;
+  CHECK(detect(fx, config).empty());
+  params = {};
+  params.max_usage_share = 0.12;  // CPU use is 0.125 of the request, memory 0.25
+  CHECK(detect(fx, config).empty());
+  params.max_usage_share = 0.125;
+  const auto cpu_only = detect(fx, config);
+  REQUIRE(cpu_only.size() == 1);
+  CHECK(cpu_only[0].evidence["recommended_memory_bytes"] == 8 * 1024 * kMi);
+}
+
+TEST_CASE("over-request stays silent on a healthy cluster", "[detector][over-request]") {
+  testing::RunFixture fx = testing::healthyScenario();
+  CHECK(detect(fx).empty());
+}

@@ -1,0 +1,56 @@
+#include "analysis/detectors/shard_candidate.h"
+
+#include <catch2/catch.hpp>
+
+#include "scenarios.h"
+
+using namespace dagadvisor;
+
+namespace {
+
+std::vector<analysis::Finding> detect(testing::RunFixture& fx, const config::Config& config = {}) {
+  return fx.detect(analysis::ShardCandidate(), config);
+}
+
+}  // namespace
+
+TEST_CASE("a task dominating every run's critical path is a shard candidate",
+          "[detector][shard-candidate]") {
+  testing::RunFixture fx = testing::shardScenario();
+  const auto findings = detect(fx);
+  REQUIRE(findings.size() == 1);
+  const analysis::Finding& f = findings[0];
+  CHECK(f.kind == "shard-candidate");
+  CHECK(f.target == "dag/etl/daily");
+  CHECK(f.evidence["task"] == "big");
+  CHECK(f.evidence["runs"] == 3);
+  CHECK(f.evidence["median_critical_share"].get<double>() == Approx(1000.0 / 1200));
+  CHECK(f.evidence["idle_nodes"] == 3);
+  CHECK(f.evidence["chunks"] == 4);
+  // 1000 s in 4 chunks saves 750 s of the 1200 s makespan.
+  CHECK(f.evidence["expected_saving_seconds"].get<double>() == Approx(750));
+  CHECK(f.evidence["expected_makespan_seconds"].get<double>() == Approx(450));
+  CHECK(f.impact == Approx(750));
+}
+
+TEST_CASE("shard-candidate thresholds hold at their edges", "[detector][shard-candidate]") {
+  testing::RunFixture fx = testing::shardScenario();
+  config::Config config;
+  auto& params = config.detectors.shard_candidate;
+  params.min_critical_share = 0.83;
+  CHECK(detect(fx, config).size() == 1);
+  params.min_critical_share = 0.84;
+  CHECK(detect(fx, config).empty());
+  params = {};
+  params.min_idle_nodes = 3;
+  CHECK(detect(fx, config).size() == 1);
+  params.min_idle_nodes = 4;
+  CHECK(detect(fx, config).empty());
+  testing::RunFixture two_runs = testing::shardScenario(2);
+  CHECK(detect(two_runs).empty());
+}
+
+TEST_CASE("shard-candidate stays silent on a healthy cluster", "[detector][shard-candidate]") {
+  testing::RunFixture fx = testing::healthyScenario();
+  CHECK(detect(fx).empty());
+}

@@ -11,6 +11,11 @@ PACKAGES=(
   libcxxopts-dev libyaml-cpp-dev libsimdjson-dev libgraphviz-dev
   # tests: Catch2 v2, Google Benchmark, and the real Prometheus/Alertmanager with promtool/amtool
   catch2 libbenchmark-dev prometheus prometheus-alertmanager curl jq
+  # serving: headless browser test of the web page, loopback load test
+  chromium wrk
+  # monitoring tests: dashboards/rules lint (PyYAML), ConfigMap extraction (yq); the manifest
+  # validator needs node and npm (Debian's `npm` if no other Node.js is installed)
+  python3-yaml yq
 )
 
 missing=()

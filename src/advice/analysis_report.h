@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -9,8 +10,33 @@
 #include "analysis/detector_runner.h"
 #include "analysis/finding.h"
 #include "common/clock.h"
+#include "model/resources.h"
+#include "model/scheduler_stats.h"
 
 namespace dagadvisor::advice {
+
+/// One task of a run as the DAG and Gantt views show it (its latest attempt's pod).
+struct TaskRow {
+  std::string id;    // the engine's task id
+  std::string pod;   // pod name (namespace is the run's)
+  std::string node;  // node name, "" while unscheduled
+  std::optional<UnixSeconds> created;
+  std::optional<UnixSeconds> scheduled;
+  std::optional<UnixSeconds> started;
+  std::optional<UnixSeconds> finished;
+  double queue_seconds = 0;  // created → started (→ analysis time while waiting)
+  double run_seconds = 0;    // started → finished (→ analysis time while running)
+  double slack_seconds = 0;  // delay the task could take without lengthening the critical path
+  bool on_critical_path = false;
+  std::uint32_t attempts = 1;
+};
+
+/// One dependency parent → child, by task id.
+struct EdgeRow {
+  std::string parent;
+  std::string child;
+  bool inferred = false;  // guessed from timing, not declared by the engine
+};
 
 /// One workflow run as the API, exporter and report show it.
 struct RunSummary {
@@ -27,6 +53,26 @@ struct RunSummary {
   std::vector<std::string> critical_path;  // task ids, entry to exit
   double efficiency = 0;  // critical_path_seconds / makespan_seconds, 0 when makespan is 0
   std::vector<std::string> problems;  // data-quality messages (cycles, missing parents, …)
+  /// Share (0…1) of the makespan the critical chain spent waiting for a node.
+  double wait_share = 0;
+  /// Makespan of a HEFT re-schedule on the observed nodes; unset when it could not be computed.
+  std::optional<double> whatif_makespan_seconds;
+  std::vector<TaskRow> task_rows;  // in the run's task order
+  std::vector<EdgeRow> edge_rows;
+};
+
+/// One node's allocation as the nodes view shows it.
+struct NodeRow {
+  std::string name;
+  std::string pool;  // value of the pool label (dag_stacking.pool_label), "" when unlabelled
+  model::ResourceVector allocatable;
+  model::ResourceVector requested;  // by pods holding resources now
+  std::size_t pods = 0;             // pods holding resources on the node
+  bool unschedulable = false;
+  /// Largest free share (0…1) of a resource left unusable because another resource of the node
+  /// is exhausted (free share ≤ stranded_resources.max_exhausted_free_share); 0 when none is.
+  double stranded_share = 0;
+  std::string stranded_resource;  // "cpu", "memory", "gpu" or "" (the stranded one)
 };
 
 struct ClusterSummary {
@@ -55,6 +101,8 @@ struct AnalysisReport {
   std::vector<std::string> warnings;  // data-quality warnings (backend warnings, gaps)
   ClusterSummary summary;
   std::vector<RunSummary> runs;
+  std::vector<NodeRow> nodes;       // sorted by name
+  model::SchedulerStats scheduler;  // the scheduler's own statistics over the window
   std::vector<analysis::Finding> findings;
   std::vector<Recommendation> recommendations;  // ranked, most impact first
   std::vector<DetectorRun> detectors;

@@ -1,15 +1,23 @@
 #include "app/analysis_cycle.h"
 
+#include <algorithm>
+#include <array>
 #include <chrono>
+#include <utility>
 
 #include "analysis/detector_registry.h"
 #include "analysis/detector_runner.h"
 #include "graph/run_graph.h"
-#include "model/adapters/labelled_pods.h"
+#include "model/adapters/adapter_registry.h"
 #include "model/cluster_fetch.h"
 
 namespace dagadvisor::app {
 namespace {
+
+// Free share of one resource; -1 when the node has none of it (not a candidate either way).
+double share(std::int64_t free, std::int64_t allocatable) {
+  return allocatable > 0 ? static_cast<double>(free) / static_cast<double>(allocatable) : -1;
+}
 
 advice::ClusterSummary summarize(const model::ClusterSnapshot& cluster) {
   advice::ClusterSummary s;
@@ -28,7 +36,26 @@ advice::ClusterSummary summarize(const model::ClusterSnapshot& cluster) {
   return s;
 }
 
-advice::RunSummary summarizeRun(const graph::RunGraph& g) {
+advice::TaskRow taskRow(const graph::RunGraph& g, const model::ClusterSnapshot& cluster,
+                        model::TaskIndex t) {
+  const model::Task& task = g.run->tasks[t];
+  const model::Pod& pod = cluster.pod(task.pod);
+  advice::TaskRow row;
+  row.id = task.id;
+  row.pod = pod.name;
+  row.node = pod.node_name;
+  row.created = pod.created;
+  row.scheduled = pod.scheduled;
+  row.started = pod.started;
+  row.finished = pod.finished;
+  row.queue_seconds = t < g.queue_seconds.size() ? g.queue_seconds[t] : 0;
+  row.run_seconds = t < g.run_seconds.size() ? g.run_seconds[t] : 0;
+  row.slack_seconds = t < g.critical_path.slack.size() ? g.critical_path.slack[t] : 0;
+  row.attempts = task.attempts;
+  return row;
+}
+
+advice::RunSummary summarizeRun(const graph::RunGraph& g, const model::ClusterSnapshot& cluster) {
   const model::WorkflowRun& run = *g.run;
   advice::RunSummary s;
   s.id = run.id();
@@ -41,12 +68,65 @@ advice::RunSummary summarizeRun(const graph::RunGraph& g) {
   s.finished = g.finished;
   s.makespan_seconds = g.makespan;
   s.critical_path_seconds = g.critical_path.length;
+  for (model::TaskIndex t = 0; t < run.tasks.size(); ++t) {
+    s.task_rows.push_back(taskRow(g, cluster, t));
+  }
   for (model::TaskIndex t : g.critical_path.tasks) {
     s.critical_path.push_back(run.tasks[t].id);
+    s.task_rows[t].on_critical_path = true;
+  }
+  for (const model::Edge& e : run.edges) {
+    s.edge_rows.push_back({run.tasks[e.parent].id, run.tasks[e.child].id, e.inferred});
   }
   s.efficiency = g.efficiency();
+  s.wait_share = g.waitShare();
+  s.whatif_makespan_seconds = g.whatif_makespan;
   s.problems = g.problems;
   return s;
+}
+
+// The resource with the smallest free share is the exhausted one; the largest free share of the
+// others is what it strands (the stranded-resources detector's rule, per node).
+void markStranded(advice::NodeRow& row, const config::StrandedResources& params) {
+  const model::ResourceVector free = row.allocatable - row.requested;
+  const std::array<std::pair<const char*, double>, 3> shares = {{
+      {"cpu", share(free.cpu_millis, row.allocatable.cpu_millis)},
+      {"memory", share(free.memory_bytes, row.allocatable.memory_bytes)},
+      {"gpu", share(free.gpus, row.allocatable.gpus)},
+  }};
+  bool exhausted = false;
+  for (const auto& [name, value] : shares) {
+    exhausted |= value >= 0 && value <= params.max_exhausted_free_share;
+  }
+  if (!exhausted) {
+    return;
+  }
+  for (const auto& [name, value] : shares) {
+    if (value > row.stranded_share && value >= params.min_stranded_share) {
+      row.stranded_share = value;
+      row.stranded_resource = name;
+    }
+  }
+}
+
+std::vector<advice::NodeRow> summarizeNodes(const model::ClusterSnapshot& cluster,
+                                            const config::Config& config) {
+  std::vector<advice::NodeRow> rows;
+  for (model::NodeId id = 0; id < cluster.nodes().size(); ++id) {
+    const model::Node& node = cluster.node(id);
+    advice::NodeRow row;
+    row.name = node.name;
+    row.pool = std::string(
+        node.labels.get(config.detectors.dag_stacking.pool_label).value_or(std::string_view{}));
+    row.allocatable = node.allocatable;
+    row.requested = cluster.requestedOn(id);
+    row.pods = cluster.podsOn(id).size();
+    row.unschedulable = node.unschedulable;
+    markStranded(row, config.detectors.stranded_resources);
+    rows.push_back(std::move(row));
+  }
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  return rows;
 }
 
 }  // namespace
@@ -56,12 +136,13 @@ Result<std::shared_ptr<const advice::AnalysisReport>> runAnalysisCycle(
     const Clock& clock, advice::RecommendationHistory* history) {
   const auto started = std::chrono::steady_clock::now();
   model::FetchStats stats;
-  auto cluster = model::fetchClusterSnapshot(source, model::QueryCatalog(config.sources.prometheus),
-                                             at, stats);
+  auto cluster = model::fetchClusterSnapshot(
+      source, model::QueryCatalog(config.sources.prometheus), at, stats,
+      static_cast<std::size_t>(config.sources.prometheus.max_concurrent_queries));
   if (!cluster.ok()) {
     return cluster.error();
   }
-  const auto runs = model::buildLabelledRuns(*cluster, config.workflow_labels);
+  const auto runs = model::buildRuns(*cluster, config.workflow_labels);
   std::vector<graph::RunGraph> graphs;
   graphs.reserve(runs.size());
   for (const model::WorkflowRun& run : runs) {
@@ -79,8 +160,10 @@ Result<std::shared_ptr<const advice::AnalysisReport>> runAnalysisCycle(
   report->warnings = std::move(stats.warnings);
   report->summary = summarize(*cluster);
   for (const graph::RunGraph& g : graphs) {
-    report->runs.push_back(summarizeRun(g));
+    report->runs.push_back(summarizeRun(g, *cluster));
   }
+  report->nodes = summarizeNodes(*cluster, config);
+  report->scheduler = cluster->scheduler();
   report->recommendations = advice::recommend(detection.findings, config);
   report->findings = std::move(detection.findings);
   report->detectors = std::move(detection.runs);

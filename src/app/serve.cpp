@@ -17,6 +17,8 @@
 #include "server/health_handlers.h"
 #include "server/http_server.h"
 #include "server/snapshot_store.h"
+#include "server/web_config.h"
+#include "server/web_page.h"
 
 namespace dagadvisor::app {
 namespace {
@@ -54,25 +56,64 @@ class LoopControl {
   bool reload_ = false;
 };
 
-/// The config and source the loop currently runs with; replaced whole on a good reload.
+/// The basic-auth gate, swapped whole on a good reload while workers read it.
+class AuthHolder {
+ public:
+  void set(std::shared_ptr<const server::BasicAuth> auth) {
+    std::lock_guard lock(mutex_);
+    auth_ = std::move(auth);
+  }
+  std::optional<server::HttpResponse> check(const server::HttpRequest& request) const {
+    std::shared_ptr<const server::BasicAuth> auth;
+    {
+      std::lock_guard lock(mutex_);
+      auth = auth_;
+    }
+    return auth ? auth->check(request) : std::nullopt;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::shared_ptr<const server::BasicAuth> auth_;
+};
+
+/// The config, source and auth the loop currently runs with; replaced whole on a good reload.
 struct Running {
   config::Config config;
   SourceSetup setup;
+  std::shared_ptr<const server::BasicAuth> auth;  // null without a web config file
 };
+
+Result<std::shared_ptr<const server::BasicAuth>> loadAuth(const config::Config& config) {
+  if (config.server.web_config_file.empty()) {
+    return std::shared_ptr<const server::BasicAuth>();
+  }
+  auto web = server::loadWebConfig(config.server.web_config_file);
+  if (!web.ok()) {
+    return web.error();
+  }
+  return std::shared_ptr<const server::BasicAuth>(
+      std::make_shared<server::BasicAuth>(std::move(web).value()));
+}
 
 Result<Running> prepare(const CliOptions& cli) {
   auto config = loadEffectiveConfig(cli);
   if (!config.ok()) {
     return config.error();
   }
+  auto auth = loadAuth(*config);
+  if (!auth.ok()) {
+    return auth.error();
+  }
   auto setup = openSource(*config);
   if (!setup.ok()) {
     return setup.error();
   }
-  return Running{std::move(config).value(), std::move(setup).value()};
+  return Running{std::move(config).value(), std::move(setup).value(), std::move(auth).value()};
 }
 
-void reload(const CliOptions& cli, Running& running, exporter::SelfMetrics& self) {
+void reload(const CliOptions& cli, Running& running, exporter::SelfMetrics& self,
+            AuthHolder& auth) {
   auto next = prepare(cli);
   if (!next.ok()) {
     kLog.error("reload rejected, keeping the running configuration",
@@ -84,6 +125,7 @@ void reload(const CliOptions& cli, Running& running, exporter::SelfMetrics& self
     kLog.warn("server.listen changes take effect after a restart");
   }
   running = std::move(next).value();
+  auth.set(running.auth);
   configureLogging(running.config);
   self.setConfigReloadSuccessful(true);
   kLog.info("configuration reloaded");
@@ -109,7 +151,7 @@ void runCycle(Running& running, const CliOptions& cli, server::SnapshotStore& st
                {{"error", report.error().describe()}});
   }
   const server::Freshness fresh = store.freshness();
-  self.setStale(fresh.stale, fresh.age_seconds);
+  self.setStale(fresh.stale, fresh.data_age_seconds);
 }
 
 }  // namespace
@@ -122,7 +164,14 @@ int serve(const CliOptions& cli, config::Config initial) {
     kLog.error("cannot open the data source", {{"error", setup.error().describe()}});
     return kExitUsage;
   }
-  Running running{std::move(initial), std::move(setup).value()};
+  auto initial_auth = loadAuth(initial);
+  if (!initial_auth.ok()) {
+    kLog.error("invalid web config", {{"error", initial_auth.error().describe()}});
+    return kExitUsage;
+  }
+  Running running{std::move(initial), std::move(setup).value(), std::move(initial_auth).value()};
+  AuthHolder auth;
+  auth.set(running.auth);
 
   SystemClock clock;
   server::SnapshotStore store(clock, running.config.server.stale_after.count());
@@ -130,22 +179,23 @@ int serve(const CliOptions& cli, config::Config initial) {
   exporter::SelfMetrics self(registry, running.config.analysis.cluster, DAGADVISOR_VERSION);
   exporter::MetricsHandler metrics;
   metrics.add(registry);
-  metrics.add(std::make_shared<exporter::ReportCollector>([&store] {
-    std::vector<std::shared_ptr<const advice::AnalysisReport>> reports;
-    if (auto current = store.current()) {
-      reports.push_back(current->report);
-    }
-    return reports;
-  }));
+  metrics.add(std::make_shared<exporter::ReportCollector>(
+      [&store] {
+        std::vector<std::shared_ptr<const advice::AnalysisReport>> reports;
+        if (auto current = store.current()) {
+          reports.push_back(current->report);
+        }
+        return reports;
+      },
+      static_cast<std::size_t>(running.config.server.metrics_top_runs)));
 
   server::HttpServer http({running.config.server.listen, running.config.server.threads});
   server::registerApiRoutes(http, store);
   server::registerHealthRoutes(http, store);
   server::registerMetricsRoute(http, metrics);
-  http.route("POST", "/-/reload", [&](const server::HttpRequest&) {
-    control.requestReload();
-    return server::HttpResponse{202, "application/json", R"({"status":"reload requested"})", {}};
-  });
+  server::registerWebPage(http);
+  http.setGate([&auth](const server::HttpRequest& request) { return auth.check(request); });
+  server::registerReloadRoute(http, [&control] { control.requestReload(); });
   if (auto started = http.start(); !started.ok()) {
     kLog.error("cannot start the HTTP server", {{"error", started.error().describe()}});
     return kExitFailure;
@@ -160,7 +210,7 @@ int serve(const CliOptions& cli, config::Config initial) {
   advice::RecommendationHistory history;
   do {
     if (control.takeReload()) {
-      reload(cli, running, self);
+      reload(cli, running, self, auth);
     }
     runCycle(running, cli, store, self, history);
   } while (control.waitFor(running.config.analysis.interval.count()));

@@ -1,5 +1,7 @@
 #include "exporter/metric_catalog.h"
 
+#include <string>
+
 namespace dagadvisor::exporter {
 namespace {
 
@@ -37,7 +39,8 @@ const std::vector<MetricSpec>& table() {
       {kDataAge,
        "dagadvisor_data_age_seconds",
        kGauge,
-       "Age of the data behind the served analysis, in seconds, when last updated.",
+       "Age in seconds of the data the served analysis describes (now minus its data time, as the "
+       "API's data_age_seconds), set after each cycle.",
        {"cluster"}},
       {kSourceUp,
        "dagadvisor_source_up",
@@ -139,6 +142,35 @@ const std::vector<MetricSpec>& table() {
        kGauge,
        "Critical path length divided by makespan (1 = no scheduling delay), top runs by makespan.",
        {"cluster", "namespace", "dag", "run"}},
+      {kDagRunWaitShare,
+       "dagadvisor_dag_run_wait_share_ratio",
+       kGauge,
+       "Share (0-1) of a run's makespan its critical chain spent waiting for a node, top runs by "
+       "makespan.",
+       {"cluster", "namespace", "dag", "run"}},
+      {kDagRunWhatIfMakespan,
+       "dagadvisor_dag_run_whatif_makespan_seconds",
+       kGauge,
+       "Makespan of a HEFT re-schedule of the run on its observed nodes, top runs by makespan "
+       "(absent when it cannot be computed).",
+       {"cluster", "namespace", "dag", "run"}},
+      {kSchedulingLatency,
+       "dagadvisor_scheduling_latency_seconds",
+       kGauge,
+       "Pod scheduling latency percentile (50, 95, 99) over the analysis window, by scheduler "
+       "profile, from the kube-scheduler histogram (a gauge, so the label is not 'quantile').",
+       {"cluster", "profile", "percentile"}},
+      {kSchedulerPendingPods,
+       "dagadvisor_scheduler_pending_pods",
+       kGauge,
+       "Pods waiting in the kube-scheduler's queues at the analysis time, by queue.",
+       {"cluster", "queue"}},
+      {kNodeStrandedShare,
+       "dagadvisor_node_stranded_share_ratio",
+       kGauge,
+       "Share (0-1) of a node's resource left free but unusable because another resource of the "
+       "node is exhausted; only nodes with a stranded resource.",
+       {"cluster", "node", "resource"}},
   };
   return kTable;
 }
@@ -161,6 +193,33 @@ std::vector<std::pair<std::string, std::string>> labelPairs(
     pairs.emplace_back(name, value == values.end() ? std::string_view{} : *value++);
   }
   return pairs;
+}
+
+std::string renderMetricsMarkdown() {
+  std::string out =
+      "# Metrics\n\n"
+      "<!-- Generated from src/exporter/metric_catalog.cpp; do not edit. Regenerate with\n"
+      "     DAGADVISOR_UPDATE_DOCS=1 build/tests/unit/unit_exporter \"[docs]\" -->\n\n"
+      "Every metric dagadvisor serves on `/metrics`, prefix `dagadvisor_`. Every series carries "
+      "the `cluster` label first.\n\n"
+      "Cardinality is bounded: per-run series exist for the `server.metrics_top_runs` longest "
+      "runs only (default 50), per-node series for nodes with a finding or a stranded resource "
+      "only, and kind/severity pairs are a fixed set. Analysis series are rendered from the "
+      "current analysis at scrape time, so the series of a problem that went away vanish.\n\n"
+      "`dagadvisor_detector_duration_seconds` is a gauge of the last cycle's duration per "
+      "detector rather than a histogram: cycles run once a minute, so a histogram would add "
+      "buckets for few observations; use `max_over_time()` for the worst case over a range.\n\n"
+      "| name | type | labels | help |\n"
+      "|---|---|---|---|\n";
+  for (const MetricSpec& spec : metricCatalog()) {
+    std::string labels;
+    for (const auto label : spec.labels) {
+      labels += (labels.empty() ? "" : ", ") + std::string(label);
+    }
+    out += "| `" + std::string(spec.name) + "` | " + std::string(metricTypeName(spec.type)) +
+           " | " + labels + " | " + std::string(spec.help) + " |\n";
+  }
+  return out;
 }
 
 std::string_view metricTypeName(MetricType type) {

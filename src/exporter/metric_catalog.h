@@ -43,6 +43,11 @@ enum class MetricId : std::size_t {
   kDagRunMakespan,
   kDagRunCriticalPath,
   kDagRunEfficiency,
+  kDagRunWaitShare,
+  kDagRunWhatIfMakespan,
+  kSchedulingLatency,
+  kSchedulerPendingPods,
+  kNodeStrandedShare,
   kCount,  // not a metric: the number of rows
 };
 
@@ -71,5 +76,9 @@ std::vector<std::pair<std::string, std::string>> labelPairs(
 
 /// "counter", "gauge", "histogram" (as the exposition's TYPE line spells them).
 std::string_view metricTypeName(MetricType type);
+
+/// docs/metrics.md: an introduction and one Markdown table row per catalogued metric,
+/// `| \`name\` | type | labels | help |`, in catalog order. The file is generated from this.
+std::string renderMetricsMarkdown();
 
 }  // namespace dagadvisor::exporter

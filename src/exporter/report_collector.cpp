@@ -127,6 +127,34 @@ void addTopRuns(Families& out, const AnalysisReport& r, std::size_t top) {
     out.add(MetricId::kDagRunMakespan, labels, run.makespan_seconds);
     out.add(MetricId::kDagRunCriticalPath, labels, run.critical_path_seconds);
     out.add(MetricId::kDagRunEfficiency, labels, run.efficiency);
+    out.add(MetricId::kDagRunWaitShare, labels, run.wait_share);
+    if (run.whatif_makespan_seconds) {
+      out.add(MetricId::kDagRunWhatIfMakespan, labels, *run.whatif_makespan_seconds);
+    }
+  }
+}
+
+void addScheduler(Families& out, const AnalysisReport& r) {
+  for (const auto& p : r.scheduler.latency) {
+    const std::pair<const char*, const std::optional<double>*> quantiles[] = {
+        {"50", &p.p50}, {"95", &p.p95}, {"99", &p.p99}};
+    for (const auto& [q, value] : quantiles) {
+      if (value->has_value()) {
+        out.add(MetricId::kSchedulingLatency, {r.cluster, p.profile, q}, **value);
+      }
+    }
+  }
+  for (const auto& [queue, pods] : r.scheduler.pending_by_queue) {
+    out.add(MetricId::kSchedulerPendingPods, {r.cluster, queue}, pods);
+  }
+}
+
+void addNodes(Families& out, const AnalysisReport& r) {
+  for (const auto& node : r.nodes) {
+    if (!node.stranded_resource.empty()) {
+      out.add(MetricId::kNodeStrandedShare, {r.cluster, node.name, node.stranded_resource},
+              node.stranded_share);
+    }
   }
 }
 
@@ -148,6 +176,8 @@ std::vector<MetricFamily> ReportCollector::Collect() const {
     addFindings(out, *report);
     addRecommendations(out, *report);
     addTopRuns(out, *report, top_runs_);
+    addScheduler(out, *report);
+    addNodes(out, *report);
   }
   return out.take();
 }

@@ -80,6 +80,20 @@ json stringArray(const std::vector<std::string>& items) {
   return out;
 }
 
+json optionalNumber(const std::optional<double>& value) {
+  return value ? json(*value) : json(nullptr);
+}
+
+json optionalTime(const std::optional<UnixSeconds>& value) {
+  return value ? json(formatTimestamp(*value)) : json(nullptr);
+}
+
+json resourcesJson(const model::ResourceVector& r) {
+  return json{{"cpu_cores", static_cast<double>(r.cpu_millis) / 1000.0},
+              {"memory_bytes", r.memory_bytes},
+              {"gpus", r.gpus}};
+}
+
 }  // namespace
 
 std::optional<analysis::Severity> parseSeverity(std::string_view text) {
@@ -161,7 +175,89 @@ json runJson(const advice::RunSummary& run) {
               {"critical_path_seconds", run.critical_path_seconds},
               {"critical_path", stringArray(run.critical_path)},
               {"efficiency", run.efficiency},
+              {"wait_share", run.wait_share},
+              {"whatif_makespan_seconds", optionalNumber(run.whatif_makespan_seconds)},
               {"problems", stringArray(run.problems)}};
+}
+
+json runDetailJson(const advice::RunSummary& run) {
+  json out = runJson(run);
+  json tasks = json::array();
+  for (const auto& t : run.task_rows) {
+    tasks.push_back(json{{"id", t.id},
+                         {"pod", t.pod},
+                         {"node", t.node},
+                         {"created", optionalTime(t.created)},
+                         {"scheduled", optionalTime(t.scheduled)},
+                         {"started", optionalTime(t.started)},
+                         {"finished", optionalTime(t.finished)},
+                         {"queue_seconds", t.queue_seconds},
+                         {"run_seconds", t.run_seconds},
+                         {"slack_seconds", t.slack_seconds},
+                         {"on_critical_path", t.on_critical_path},
+                         {"attempts", t.attempts}});
+  }
+  json edges = json::array();
+  for (const auto& e : run.edge_rows) {
+    edges.push_back(json{{"parent", e.parent}, {"child", e.child}, {"inferred", e.inferred}});
+  }
+  out["tasks_detail"] = std::move(tasks);
+  out["edges_detail"] = std::move(edges);
+  return out;
+}
+
+const advice::RunSummary* findRun(const advice::AnalysisReport& report, std::string_view key) {
+  for (const auto& run : report.runs) {
+    if (run.id == key) {
+      return &run;
+    }
+  }
+  // A bare run name is accepted when it is unambiguous in the report.
+  const advice::RunSummary* found = nullptr;
+  for (const auto& run : report.runs) {
+    if (run.run == key) {
+      if (found != nullptr) {
+        return nullptr;
+      }
+      found = &run;
+    }
+  }
+  return found;
+}
+
+json nodesJson(const advice::AnalysisReport& report) {
+  json out = json::array();
+  for (const auto& n : report.nodes) {
+    out.push_back(json{{"name", n.name},
+                       {"pool", n.pool},
+                       {"allocatable", resourcesJson(n.allocatable)},
+                       {"requested", resourcesJson(n.requested)},
+                       {"pods", n.pods},
+                       {"unschedulable", n.unschedulable},
+                       {"stranded_share", n.stranded_share},
+                       {"stranded_resource", n.stranded_resource}});
+  }
+  return out;
+}
+
+json schedulingJson(const advice::AnalysisReport& report) {
+  const model::SchedulerStats& s = report.scheduler;
+  json latency = json::array();
+  for (const auto& p : s.latency) {
+    latency.push_back(json{{"profile", p.profile},
+                           {"p50_seconds", optionalNumber(p.p50)},
+                           {"p95_seconds", optionalNumber(p.p95)},
+                           {"p99_seconds", optionalNumber(p.p99)},
+                           {"pods_per_second", p.pods_per_second}});
+  }
+  return json{{"present", s.present},
+              {"latency_metric", s.latency_metric},
+              {"latency", std::move(latency)},
+              {"pending_by_queue", s.pending_by_queue},
+              {"unschedulable_by_plugin", s.unschedulable_by_plugin},
+              {"attempts_per_second", s.attempts_per_second},
+              {"preemption_attempts_per_second", s.preemption_attempts_per_second},
+              {"extension_point_p99_seconds", s.extension_point_p99}};
 }
 
 json runsJson(const advice::AnalysisReport& report) {
@@ -232,6 +328,8 @@ json reportJson(const advice::AnalysisReport& report, UnixSeconds now, bool stal
   out["recommendations"] = recommendationsJson(report);
   out["findings"] = findingsJson(report);
   out["dags"] = runsJson(report);
+  out["nodes"] = nodesJson(report);
+  out["scheduling"] = schedulingJson(report);
   return out;
 }
 

@@ -45,6 +45,17 @@ nlohmann::json findingsJson(const advice::AnalysisReport& report);
 nlohmann::json runJson(const advice::RunSummary& run);
 /// Every run of the report, as the API's `dags` array.
 nlohmann::json runsJson(const advice::AnalysisReport& report);
+/// One run with its task rows and edges (`/api/v1/dags/{run}`): runJson plus `tasks_detail`
+/// and `edges_detail`.
+nlohmann::json runDetailJson(const advice::RunSummary& run);
+/// The run whose id ("<ns>/<dag>/<run>") or run name equals `key`, or null.
+const advice::RunSummary* findRun(const advice::AnalysisReport& report, std::string_view key);
+
+/// The node rows (`/api/v1/nodes`): allocation per resource, pool, stranded share.
+nlohmann::json nodesJson(const advice::AnalysisReport& report);
+/// The scheduler's statistics (`/api/v1/scheduling`): latency quantiles by profile, queues,
+/// unschedulable pods by plugin, attempt rates.
+nlohmann::json schedulingJson(const advice::AnalysisReport& report);
 
 nlohmann::json clusterSummaryJson(const advice::ClusterSummary& summary);
 nlohmann::json detectorsJson(const advice::AnalysisReport& report);
@@ -54,7 +65,8 @@ nlohmann::json detectorsJson(const advice::AnalysisReport& report);
 std::string dumpJson(const nlohmann::json& value);
 
 /// The fields every analysis response carries: cluster, generated_at and data_time (RFC 3339),
-/// data_age_seconds (now − data_time, never negative), stale, warnings.
+/// data_age_seconds (now − data_time, never negative: the age of the data the analysis
+/// describes, the same definition as the dagadvisor_data_age_seconds metric), stale, warnings.
 nlohmann::json envelopeJson(const advice::AnalysisReport& report, UnixSeconds now, bool stale);
 
 /// One response body: the envelope's fields followed by each (key, already-serialised JSON)
@@ -64,7 +76,8 @@ std::string wrapEnvelope(const nlohmann::json& envelope,
                          const std::vector<std::pair<std::string, std::string>>& payloads);
 
 /// The whole report as one document (`analyze --output json|yaml`): the envelope plus source,
-/// analysis_seconds, queries, bytes_received, summary, detectors, recommendations, findings, dags.
+/// analysis_seconds, queries, bytes_received, summary, detectors, recommendations, findings, dags,
+/// nodes, scheduling.
 nlohmann::json reportJson(const advice::AnalysisReport& report, UnixSeconds now, bool stale);
 
 }  // namespace dagadvisor::report

@@ -3,12 +3,20 @@
 #include <utility>
 #include <vector>
 
+#include "report/gantt_svg.h"
+#include "report/graph_svg.h"
+#include "report/report_dot.h"
 #include "report/report_json.h"
+#include "report/report_yaml.h"
 
 namespace dagadvisor::server {
 namespace {
 
 using Payloads = std::vector<std::pair<std::string, std::string>>;
+
+constexpr std::string_view kDagsPrefix = "/api/v1/dags/";
+constexpr std::string_view kGanttSuffix = "/gantt.svg";
+constexpr const char* kSvg = "image/svg+xml";
 
 HttpResponse envelopeResponse(const SnapshotStore& store, const Published& published,
                               const Payloads& payloads) {
@@ -29,6 +37,14 @@ Handler withAnalysis(const SnapshotStore& store, Render render) {
   };
 }
 
+// A route whose body is the envelope plus one cached payload of Published.
+Handler cachedPayload(const SnapshotStore& store, const char* key,
+                      std::string Published::*payload) {
+  return withAnalysis(store, [&store, key, payload](const HttpRequest&, const Published& p) {
+    return envelopeResponse(store, p, {{key, p.*payload}});
+  });
+}
+
 Result<report::RecommendationFilter> parseFilter(const HttpRequest& request) {
   report::RecommendationFilter filter;
   filter.kind = request.param("kind");
@@ -45,29 +61,91 @@ Result<report::RecommendationFilter> parseFilter(const HttpRequest& request) {
   return filter;
 }
 
+bool wantsYaml(const HttpRequest& request) {
+  const std::string accept = request.header("accept");
+  return accept.find("application/yaml") != std::string::npos ||
+         accept.find("application/x-yaml") != std::string::npos;
+}
+
+HttpResponse recommendations(const SnapshotStore& store, const HttpRequest& request,
+                             const Published& p) {
+  const auto filter = parseFilter(request);
+  if (!filter) {
+    return jsonError(400, filter.error().describe());
+  }
+  if (wantsYaml(request)) {
+    auto doc = report::envelopeJson(*p.report, store.clock().now(), store.freshness().stale);
+    doc["recommendations"] = report::recommendationsJson(*p.report, *filter);
+    return HttpResponse{200, "application/yaml", report::jsonToYaml(doc), {}};
+  }
+  const std::string body = filter->empty()
+                               ? p.recommendations
+                               : report::dumpJson(report::recommendationsJson(*p.report, *filter));
+  return envelopeResponse(store, p, {{"recommendations", body}});
+}
+
+HttpResponse svgOrError(const Result<std::string>& svg) {
+  if (!svg) {
+    return jsonError(500, svg.error().describe());
+  }
+  return HttpResponse{200, kSvg, *svg, {}};
+}
+
+// /api/v1/dags/{run}[/gantt.svg]; the run id itself contains slashes.
+HttpResponse runRoute(const SnapshotStore& store, const HttpRequest& request, const Published& p) {
+  std::string key = request.path.substr(kDagsPrefix.size());
+  const bool gantt = key.ends_with(kGanttSuffix);
+  if (gantt) {
+    key.resize(key.size() - kGanttSuffix.size());
+  }
+  const advice::RunSummary* run = report::findRun(*p.report, key);
+  if (run == nullptr) {
+    return jsonError(404, "no such run (or an ambiguous run name): " + key);
+  }
+  if (gantt) {
+    return HttpResponse{
+        200,
+        kSvg,
+        p.renders.get("gantt:" + run->id, [run] { return report::renderGanttSvg(*run); }),
+        {}};
+  }
+  const std::string format = request.param("format").empty() ? "json" : request.param("format");
+  if (format == "json") {
+    const std::string detail = p.renders.get(
+        "json:" + run->id, [run] { return report::dumpJson(report::runDetailJson(*run)); });
+    return envelopeResponse(store, p, {{"dag", detail}});
+  }
+  if (format == "dot") {
+    return HttpResponse{200, "text/vnd.graphviz; charset=utf-8", report::renderDot(*run), {}};
+  }
+  if (format == "svg") {
+    // An empty cached value marks a failed rendering; the error is rendered again to report it.
+    const std::string svg = p.renders.get("svg:" + run->id, [run] {
+      const auto rendered = report::renderGraphSvg(report::renderDot(*run));
+      return rendered ? *rendered : std::string();
+    });
+    return svg.empty() ? svgOrError(report::renderGraphSvg(report::renderDot(*run)))
+                       : HttpResponse{200, kSvg, svg, {}};
+  }
+  return jsonError(400, "format: must be one of json, dot, svg, not \"" + format + "\"");
+}
+
 }  // namespace
 
 void registerApiRoutes(HttpServer& server, const SnapshotStore& store) {
   server.route("GET", "/api/v1/recommendations",
                withAnalysis(store, [&store](const HttpRequest& request, const Published& p) {
-                 const auto filter = parseFilter(request);
-                 if (!filter) {
-                   return jsonError(400, filter.error().describe());
-                 }
-                 const std::string body =
-                     filter->empty()
-                         ? p.recommendations
-                         : report::dumpJson(report::recommendationsJson(*p.report, *filter));
-                 return envelopeResponse(store, p, {{"recommendations", body}});
+                 return recommendations(store, request, p);
                }));
-  server.route("GET", "/api/v1/findings",
-               withAnalysis(store, [&store](const HttpRequest&, const Published& p) {
-                 return envelopeResponse(store, p, {{"findings", p.findings}});
+  server.route("GET", "/api/v1/findings", cachedPayload(store, "findings", &Published::findings));
+  server.route("GET", "/api/v1/dags", cachedPayload(store, "dags", &Published::dags));
+  server.route("GET", std::string(kDagsPrefix) + "*",
+               withAnalysis(store, [&store](const HttpRequest& request, const Published& p) {
+                 return runRoute(store, request, p);
                }));
-  server.route("GET", "/api/v1/dags",
-               withAnalysis(store, [&store](const HttpRequest&, const Published& p) {
-                 return envelopeResponse(store, p, {{"dags", p.dags}});
-               }));
+  server.route("GET", "/api/v1/nodes", cachedPayload(store, "nodes", &Published::nodes));
+  server.route("GET", "/api/v1/scheduling",
+               cachedPayload(store, "scheduling", &Published::scheduling));
   server.route(
       "GET", "/api/v1/summary",
       withAnalysis(store, [&store](const HttpRequest&, const Published& p) {

@@ -22,6 +22,14 @@ void registerHealthRoutes(HttpServer& server, const SnapshotStore& store) {
   });
 }
 
+void registerReloadRoute(HttpServer& server, std::function<void()> request_reload) {
+  server.route(
+      "POST", "/-/reload", [request_reload = std::move(request_reload)](const HttpRequest&) {
+        request_reload();
+        return HttpResponse{202, "application/json", R"({"status":"reload requested"})", {}};
+      });
+}
+
 void registerMetricsRoute(HttpServer& server, const exporter::MetricsHandler& metrics) {
   server.route("GET", "/metrics", [&metrics](const HttpRequest&) {
     auto body = metrics.render();

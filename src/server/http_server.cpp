@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cstdint>
 #include <exception>
@@ -92,6 +93,11 @@ std::string HttpRequest::param(const std::string& name) const {
   return it == params.end() ? std::string() : it->second;
 }
 
+std::string HttpRequest::header(const std::string& lower_name) const {
+  const auto it = headers.find(lower_name);
+  return it == headers.end() ? std::string() : it->second;
+}
+
 HttpResponse jsonError(int status, std::string_view message) {
   return HttpResponse{status, "application/json", report::dumpJson({{"error", message}}), {}};
 }
@@ -118,6 +124,15 @@ class HttpServer::Impl final : public CivetHandler {
     request.method = info->request_method ? info->request_method : "";
     request.path = info->local_uri ? info->local_uri : "";
     request.params = parseQuery(info->query_string ? info->query_string : "");
+    for (int i = 0; i < info->num_headers && i < MG_MAX_HEADERS; ++i) {
+      const auto& h = info->http_headers[i];
+      if (h.name != nullptr && h.value != nullptr) {
+        std::string name(h.name);
+        std::transform(name.begin(), name.end(), name.begin(),
+                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        request.headers.emplace(std::move(name), h.value);
+      }
+    }
     HttpResponse response;
     // Nothing may escape into civetweb's C frames; dispatch already maps handler exceptions.
     try {
@@ -142,12 +157,21 @@ HttpServer::~HttpServer() {
   stop();
 }
 
-void HttpServer::route(std::string method, std::string path, Handler handler) {
+void HttpServer::route(std::string method, std::string path, Handler handler, bool accepts_body) {
   const bool prefix = !path.empty() && path.back() == '*';
   if (prefix) {
     path.pop_back();
   }
-  routes_.push_back(Route{std::move(method), std::move(path), prefix, std::move(handler)});
+  routes_.push_back(
+      Route{std::move(method), std::move(path), prefix, accepts_body, std::move(handler)});
+}
+
+std::vector<std::pair<std::string, std::string>> HttpServer::routes() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& r : routes_) {
+    out.emplace_back(r.method, r.prefix ? r.path + "*" : r.path);
+  }
+  return out;
 }
 
 Result<void> HttpServer::start() {
@@ -156,14 +180,14 @@ Result<void> HttpServer::start() {
   }
   auto impl = std::make_unique<Impl>(*this);
   const std::vector<std::string> civet_options = {
-      "listening_ports",
-      options_.listen,
-      "num_threads",
-      std::to_string(std::max(1, options_.threads)),
-      "request_timeout_ms",
-      std::to_string(std::max(1, options_.request_timeout_ms)),
-      "enable_directory_listing",
-      "no"};
+      "listening_ports", options_.listen, "num_threads",
+      std::to_string(std::max(1, options_.threads)), "request_timeout_ms",
+      std::to_string(std::max(1, options_.request_timeout_ms)), "enable_directory_listing", "no",
+      // Hardening (see research/reliability.md): no files or CGI can ever be served, since no
+      // document root is set; bounded request headers. Keep-alive serves scrapers and load
+      // without a handshake per request, but an idle connection holds a worker thread, so
+      // idle keep-alive is cut after a second.
+      "max_request_size", "16384", "enable_keep_alive", "yes", "keep_alive_timeout_ms", "1000"};
   try {
     impl->civet = std::make_unique<CivetServer>(civet_options);
   } catch (const std::exception& e) {
@@ -202,6 +226,11 @@ int HttpServer::port() const {
 }
 
 HttpResponse HttpServer::dispatch(const HttpRequest& request) const {
+  if (gate_) {
+    if (auto refused = gate_(request)) {
+      return std::move(*refused);
+    }
+  }
   std::string allowed;
   for (const auto& r : routes_) {
     const bool path_ok = r.prefix ? request.path.starts_with(r.path) : request.path == r.path;
@@ -212,6 +241,9 @@ HttpResponse HttpServer::dispatch(const HttpRequest& request) const {
     if (r.method != request.method && !(r.method == "GET" && request.method == "HEAD")) {
       allowed += (allowed.empty() ? "" : ", ") + r.method;
       continue;
+    }
+    if (!request.body.empty() && !r.accepts_body) {
+      return jsonError(413, "this route takes no request body");
     }
     try {
       return r.handler(request);

@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -15,13 +16,16 @@ namespace dagadvisor::server {
 
 /// One request as handlers see it; civetweb types stay inside http_server.cpp.
 struct HttpRequest {
-  std::string method;                         // "GET", "POST", …
-  std::string path;                           // URL-decoded, without the query string
-  std::map<std::string, std::string> params;  // URL-decoded query parameters (first value wins)
-  std::string body;                           // at most HttpServerOptions::max_body_bytes
+  std::string method;                          // "GET", "POST", …
+  std::string path;                            // URL-decoded, without the query string
+  std::map<std::string, std::string> params;   // URL-decoded query parameters (first value wins)
+  std::map<std::string, std::string> headers;  // names lower-cased (first value wins)
+  std::string body;                            // at most HttpServerOptions::max_body_bytes
 
   /// The parameter's value, or "" when absent.
   std::string param(const std::string& name) const;
+  /// The header's value (name in lower case), or "" when absent.
+  std::string header(const std::string& lower_name) const;
 };
 
 struct HttpResponse {
@@ -32,6 +36,10 @@ struct HttpResponse {
 };
 
 using Handler = std::function<HttpResponse(const HttpRequest&)>;
+
+/// Runs before every route: returns a response to refuse the request (401, 429, …) or nullopt to
+/// let it through. Used for basic auth; must be thread-safe.
+using Gate = std::function<std::optional<HttpResponse>(const HttpRequest&)>;
 
 /// A JSON error body {"error": message} with the given status.
 HttpResponse jsonError(int status, std::string_view message);
@@ -46,7 +54,8 @@ struct HttpServerOptions {
 /// The daemon's single HTTP server (civetweb): a route table of (method, path) → handler.
 /// Paths match exactly, or by prefix when registered with a trailing "*" ("/api/v1/dags/*").
 /// Unknown paths get 404 JSON, a known path with another method 405 JSON (with Allow), a
-/// handler that throws 500 JSON. No files are served. Register routes before start().
+/// request body on a route that takes none 413 JSON, a handler that throws 500 JSON. No files
+/// are served (no document root, no CGI). Register routes before start().
 class HttpServer {
  public:
   explicit HttpServer(HttpServerOptions options);
@@ -54,7 +63,14 @@ class HttpServer {
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
 
-  void route(std::string method, std::string path, Handler handler);
+  /// Adds a route. Only routes registered with `accepts_body` take a request body.
+  void route(std::string method, std::string path, Handler handler, bool accepts_body = false);
+
+  /// Sets the gate every request passes before routing (call before start()).
+  void setGate(Gate gate) { gate_ = std::move(gate); }
+
+  /// The registered (method, path) pairs, prefix paths with their trailing "*", in order.
+  std::vector<std::pair<std::string, std::string>> routes() const;
 
   /// Binds and starts the worker threads; "cannot listen on <listen>: …" when it cannot.
   Result<void> start();
@@ -73,12 +89,14 @@ class HttpServer {
     std::string method;
     std::string path;  // exact, or prefix when it ended in "*"
     bool prefix = false;
+    bool accepts_body = false;
     Handler handler;
   };
   class Impl;
 
   HttpServerOptions options_;
   std::vector<Route> routes_;
+  Gate gate_;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -14,6 +14,22 @@ std::string wholeSeconds(double seconds) {
 
 }  // namespace
 
+std::string RenderCache::get(const std::string& key,
+                             const std::function<std::string()>& render) const {
+  {
+    std::lock_guard lock(mutex_);
+    if (const auto it = entries_.find(key); it != entries_.end()) {
+      return it->second;
+    }
+  }
+  std::string value = render();
+  std::lock_guard lock(mutex_);
+  if (entries_.size() < kMaxEntries) {
+    return entries_.emplace(key, std::move(value)).first->second;
+  }
+  return value;
+}
+
 SnapshotStore::SnapshotStore(const Clock& clock, double stale_after_seconds)
     : clock_(clock), stale_after_(stale_after_seconds) {}
 
@@ -27,6 +43,8 @@ void SnapshotStore::publish(std::shared_ptr<const advice::AnalysisReport> report
   published->dags = report::dumpJson(report::runsJson(*report));
   published->summary = report::dumpJson(report::clusterSummaryJson(report->summary));
   published->detectors = report::dumpJson(report::detectorsJson(*report));
+  published->nodes = report::dumpJson(report::nodesJson(*report));
+  published->scheduling = report::dumpJson(report::schedulingJson(*report));
   published->report = std::move(report);
   const UnixSeconds now = clock_.now();
   std::lock_guard lock(mutex_);
@@ -68,7 +86,9 @@ Freshness SnapshotStore::freshness() const {
     out.reason = "no analysis yet";
     return out;
   }
-  out.age_seconds = std::max(0.0, clock_.now() - published->report->generated_at);
+  const UnixSeconds now = clock_.now();
+  out.age_seconds = std::max(0.0, now - published->report->generated_at);
+  out.data_age_seconds = std::max(0.0, now - published->report->data_time);
   if (cycle.consecutive_failures > 0) {
     out.reason = "last cycle failed: " + cycle.last_error;
   } else if (out.age_seconds > stale_after_) {

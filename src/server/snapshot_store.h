@@ -1,6 +1,8 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -10,8 +12,25 @@
 
 namespace dagadvisor::server {
 
+/// Renderings made on first request and then kept for the rest of the cycle (per-run DAG SVG,
+/// Gantt, detail JSON): rendering every run at publish would cost seconds on big clusters.
+/// Thread-safe; at most `kMaxEntries` are kept, beyond that they are rendered per request.
+class RenderCache {
+ public:
+  static constexpr std::size_t kMaxEntries = 2048;
+
+  /// The cached value for `key`, or render() stored and returned. render() runs outside the lock,
+  /// so two first requests may both render; the first stored result wins.
+  std::string get(const std::string& key, const std::function<std::string()>& render) const;
+
+ private:
+  mutable std::mutex mutex_;
+  mutable std::map<std::string, std::string> entries_;
+};
+
 /// One published analysis with its API payloads serialised ONCE at publish (the JSON arrays/objects
-/// that follow the per-request envelope; see report::wrapEnvelope). Immutable once published.
+/// that follow the per-request envelope; see report::wrapEnvelope). Immutable once published,
+/// apart from the memoising `renders` cache.
 struct Published {
   std::shared_ptr<const advice::AnalysisReport> report;
   std::string recommendations;  // unfiltered recommendations array
@@ -19,6 +38,9 @@ struct Published {
   std::string dags;             // runs array
   std::string summary;          // cluster summary object
   std::string detectors;        // detectors array
+  std::string nodes;            // nodes array
+  std::string scheduling;       // scheduler statistics object
+  RenderCache renders;
 };
 
 /// How the analysis cycles have gone lately.
@@ -34,6 +56,9 @@ struct Freshness {
   bool stale = true;
   std::string reason;      // "" when fresh; else why (the /readyz text)
   double age_seconds = 0;  // now − generated_at of the current report (0 when none)
+  /// now − data_time of the current report (0 when none): the age of the data itself, what the
+  /// API's data_age_seconds and the dagadvisor_data_age_seconds metric both report.
+  double data_age_seconds = 0;
 };
 
 /// Holds the analysis the server shows. Publishing swaps a shared_ptr under a short mutex; readers

@@ -44,8 +44,26 @@ expect_status 200 GET /api/v1/findings
 check "findings listed"   "[.findings[] | select(.kind == \"gpu-node-hoarding\") | .target] | sort == $TRUTH"
 expect_status 200 GET /api/v1/dags
 check "runs listed"       '(.dags | length) > 0 and all(.dags[]; has("critical_path"))'
+check "runs have wait share and what-if" 'all(.dags[]; has("wait_share") and has("whatif_makespan_seconds"))'
+RUN=$(jq -r '.dags | max_by(.makespan_seconds) | .id' "$WORK_DIR/body")
+expect_status 200 GET "/api/v1/dags/$RUN"
+check "run detail"        '(.dag.tasks_detail | length) > 0 and (.dag.edges_detail | length) >= 0'
+expect_status 200 GET "/api/v1/dags/$RUN?format=dot"
+grep -q '^digraph' "$WORK_DIR/body" || fail "DOT output"
+expect_status 200 GET "/api/v1/dags/$RUN?format=svg"
+grep -q '<svg' "$WORK_DIR/body" || fail "SVG output"
+expect_status 200 GET "/api/v1/dags/$RUN/gantt.svg"
+grep -q 'class="task' "$WORK_DIR/body" || fail "Gantt output"
+expect_status 200 GET /api/v1/nodes
+check "nodes listed"      '(.nodes | length) > 0 and all(.nodes[]; has("stranded_share"))'
+expect_status 200 GET /api/v1/scheduling
+check "scheduling"        '.scheduling | has("latency")'
+expect_status 200 GET /
 expect_status 404 GET /api/v1/nope
 expect_status 405 POST /api/v1/recommendations
+code=$(curl -s -o /dev/null -w '%{http_code}' -X GET --data 'x=1' "$BASE/api/v1/dags")
+[ "$code" = 413 ] || fail "a GET body should be refused with 413, got $code"
+echo "ok: GET with a body → 413"
 
 curl -fsS "$BASE/metrics" >"$WORK_DIR/metrics.txt" || fail "GET /metrics"
 promtool check metrics <"$WORK_DIR/metrics.txt" || fail "promtool check metrics"
@@ -63,4 +81,5 @@ rc=$?
 set -e
 elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
 [ "$rc" -eq 0 ] || { cat "$WORK_DIR/daemon.log" >&2; fail "SIGTERM: exit code $rc"; }
+[ "$elapsed_ms" -lt 2000 ] || fail "SIGTERM: took ${elapsed_ms} ms (limit 2000)"
 echo "ok: SIGTERM → exit 0 after ${elapsed_ms} ms"

@@ -22,6 +22,23 @@ inline const char* const kSamplePatch =
     "    - key: nvidia.com/gpu\n"
     "      effect: NoSchedule\n";
 
+inline advice::TaskRow sampleTask(const char* id, const char* node, double start, double run,
+                                  double queue, bool critical) {
+  advice::TaskRow t;
+  t.id = id;
+  t.pod = std::string(id) + "-pod";
+  t.node = node;
+  t.created = kSampleDataTime - 1000 + start - queue;
+  t.scheduled = t.created;
+  t.started = kSampleDataTime - 1000 + start;
+  t.finished = *t.started + run;
+  t.queue_seconds = queue;
+  t.run_seconds = run;
+  t.slack_seconds = critical ? 0 : 120;
+  t.on_critical_path = critical;
+  return t;
+}
+
 inline advice::RunSummary sampleRun(const char* ns, const char* dag, const char* run,
                                     double makespan, double critical) {
   advice::RunSummary r;
@@ -37,6 +54,15 @@ inline advice::RunSummary sampleRun(const char* ns, const char* dag, const char*
   r.critical_path_seconds = critical;
   r.efficiency = critical / makespan;
   r.critical_path = {"extract", "transform", "load"};
+  r.wait_share = 0.25;
+  r.whatif_makespan_seconds = makespan * 0.8;
+  // On cpu-1, extract ends at 100 and transform starts at 150: a 50 s idle gap.
+  r.task_rows = {sampleTask("extract", "cpu-1", 0, 100, 10, true),
+                 sampleTask("transform", "cpu-1", 150, 200, 40, true),
+                 sampleTask("load", "cpu-2", 350, 150, 0, true),
+                 sampleTask("notify", "cpu-2", 120, 30, 300, false)};
+  r.edge_rows = {
+      {"extract", "transform", false}, {"transform", "load", false}, {"extract", "notify", true}};
   return r;
 }
 
@@ -66,6 +92,18 @@ inline advice::Recommendation sampleRecommendation(const char* id, const char* k
   r.first_seen = kSampleDataTime - 3600;
   r.last_seen = kSampleDataTime;
   return r;
+}
+
+inline advice::NodeRow sampleNode(const char* name, const char* pool,
+                                  model::ResourceVector allocatable,
+                                  model::ResourceVector requested) {
+  advice::NodeRow n;
+  n.name = name;
+  n.pool = pool;
+  n.allocatable = allocatable;
+  n.requested = requested;
+  n.pods = 3;
+  return n;
 }
 
 inline std::shared_ptr<advice::AnalysisReport> sampleReport() {
@@ -104,6 +142,15 @@ inline std::shared_ptr<advice::AnalysisReport> sampleReport() {
                                     Severity::kInfo, "cluster/prod-eu");
   split.evidence = {{"namespaces", {"etl", "reporting"}}, {"dag", "daily"}};
   report->recommendations = {hoarding, stacking, split};
+  report->nodes = {sampleNode("cpu-1", "cpu", {16000, 64LL << 30, 0}, {15800, 20LL << 30, 0}),
+                   sampleNode("gpu-a", "gpu", {32000, 256LL << 30, 8}, {30000, 100LL << 30, 2})};
+  report->nodes[0].stranded_share = 0.6875;  // 44 of 64 GiB free while CPU is exhausted
+  report->nodes[0].stranded_resource = "memory";
+  report->scheduler.present = true;
+  report->scheduler.latency_metric = "scheduler_pod_scheduling_sli_duration_seconds";
+  report->scheduler.latency = {{"default-scheduler", 0.02, 0.5, 1.5, 3.0},
+                               {"gpu-scheduler", std::nullopt, std::nullopt, std::nullopt, 0}};
+  report->scheduler.pending_by_queue = {{"active", 2}, {"unschedulable", 5}};
   report->detectors = {{"gpu_node_hoarding", 0.012, true, "", 2},
                        {"dag_stacking", 0.003, false, "no runs", 0}};
   return report;

@@ -12,99 +12,16 @@
 #include "server/health_handlers.h"
 #include "server/http_server.h"
 #include "unit/report/sample_report.h"
+#include "unit/server/test_http.h"
 
 using dagadvisor::ManualClock;
+using dagadvisor::testing::Daemon;
+using dagadvisor::testing::get;
+using dagadvisor::testing::Reply;
+using dagadvisor::testing::request;
 using namespace dagadvisor::server;
 using nlohmann::json;
 namespace t = dagadvisor::testing;
-
-namespace {
-
-struct Reply {
-  long status = 0;
-  std::string content_type;
-  std::string body;
-  std::string allow;
-};
-
-std::size_t collect(char* data, std::size_t size, std::size_t n, void* out) {
-  static_cast<std::string*>(out)->append(data, size * n);
-  return size * n;
-}
-
-std::size_t header(char* data, std::size_t size, std::size_t n, void* out) {
-  const std::string line(data, size * n);
-  if (line.rfind("Allow:", 0) == 0) {
-    *static_cast<std::string*>(out) = line.substr(7, line.find_first_of("\r\n") - 7);
-  }
-  return size * n;
-}
-
-Reply request(int port, const std::string& method, const std::string& target,
-              const std::string& body = "") {
-  CURL* curl = curl_easy_init();
-  REQUIRE(curl != nullptr);
-  Reply reply;
-  const std::string url = "http://127.0.0.1:" + std::to_string(port) + target;
-  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method.c_str());
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, 5000L);
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, collect);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &reply.body);
-  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, header);
-  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &reply.allow);
-  if (!body.empty()) {
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.c_str());
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, static_cast<long>(body.size()));
-  }
-  const CURLcode rc = curl_easy_perform(curl);
-  INFO(curl_easy_strerror(rc));
-  REQUIRE(rc == CURLE_OK);
-  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &reply.status);
-  char* type = nullptr;
-  curl_easy_getinfo(curl, CURLINFO_CONTENT_TYPE, &type);
-  reply.content_type = type ? type : "";
-  curl_easy_cleanup(curl);
-  return reply;
-}
-
-Reply get(int port, const std::string& target) {
-  return request(port, "GET", target);
-}
-
-// The whole daemon front end on a loopback port: API, health and metrics over one store.
-struct Daemon {
-  ManualClock clock{t::kSampleDataTime};
-  SnapshotStore store{clock, 300};
-  std::shared_ptr<prometheus::Registry> registry = std::make_shared<prometheus::Registry>();
-  dagadvisor::exporter::SelfMetrics self{registry, "prod-eu", "test"};
-  dagadvisor::exporter::MetricsHandler metrics;
-  HttpServer server{HttpServerOptions{"127.0.0.1:0", 2, 5000, 1024}};
-  int port = 0;
-
-  Daemon() {
-    metrics.add(registry);
-    metrics.add(std::make_shared<dagadvisor::exporter::ReportCollector>([this] {
-      const auto published = store.current();
-      return std::vector<std::shared_ptr<const dagadvisor::advice::AnalysisReport>>{
-          published ? published->report : nullptr};
-    }));
-    registerApiRoutes(server, store);
-    registerHealthRoutes(server, store);
-    registerMetricsRoute(server, metrics);
-    server.route("POST", "/echo", [](const HttpRequest& r) {
-      return HttpResponse{200, "text/plain", std::to_string(r.body.size()), {}};
-    });
-    const auto started = server.start();
-    INFO((started ? "" : started.error().describe()));
-    REQUIRE(started.ok());
-    port = server.port();
-    REQUIRE(port > 0);
-  }
-};
-
-}  // namespace
 
 TEST_CASE("before the first analysis: alive, not ready, API answers 503") {
   Daemon d;
@@ -236,7 +153,7 @@ TEST_CASE("route table: exact and prefix paths, HEAD on GET routes, throwing han
                [](const HttpRequest&) -> HttpResponse { throw std::runtime_error("kaput"); });
   server.route("PUT", "/boom", [](const HttpRequest&) { return HttpResponse{}; });
   const auto call = [&](const std::string& method, const std::string& path) {
-    return server.dispatch(HttpRequest{method, path, {}, ""});
+    return server.dispatch(HttpRequest{method, path, {}, {}, ""});
   };
   CHECK(call("GET", "/api/v1/dags/etl/daily/r1").body == "/api/v1/dags/etl/daily/r1");
   CHECK(call("HEAD", "/api/v1/dags/x").status == 200);

@@ -1,0 +1,170 @@
+#include "server/web_config.h"
+
+#include <crypt.h>
+#include <yaml-cpp/yaml.h>
+
+#include <array>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace dagadvisor::server {
+namespace {
+
+// A valid bcrypt hash of a random password nobody knows, checked for unknown users so that a
+// wrong user name costs as much time as a wrong password.
+constexpr const char* kDummyHash = "$2b$10$BUXf2BG5v.5QFc/KlZ4a/.s8.37dhaJQfCktyybD.ya/HKkqZXZv.";
+
+constexpr std::string_view kHealthPaths[] = {"/healthz", "/readyz"};
+
+bool bcryptMatches(const std::string& password, const std::string& hash) {
+  auto data = std::make_unique<crypt_data>();  // ~32 KB: not on a worker's stack
+  std::memset(data.get(), 0, sizeof(crypt_data));
+  const char* result = crypt_r(password.c_str(), hash.c_str(), data.get());
+  // crypt_r signals failure with null or a string starting with '*'.
+  return result != nullptr && result[0] != '*' && hash == result;
+}
+
+HttpResponse unauthorized() {
+  HttpResponse response = jsonError(401, "authentication required");
+  response.headers.emplace_back("WWW-Authenticate", "Basic realm=\"dagadvisor\"");
+  return response;
+}
+
+int base64Value(char c) {
+  if (c >= 'A' && c <= 'Z')
+    return c - 'A';
+  if (c >= 'a' && c <= 'z')
+    return c - 'a' + 26;
+  if (c >= '0' && c <= '9')
+    return c - '0' + 52;
+  if (c == '+')
+    return 62;
+  if (c == '/')
+    return 63;
+  return -1;
+}
+
+}  // namespace
+
+std::optional<std::string> decodeBase64(std::string_view text) {
+  while (!text.empty() && text.back() == '=') {
+    text.remove_suffix(1);
+  }
+  std::string out;
+  unsigned buffer = 0;
+  int bits = 0;
+  for (const char c : text) {
+    const int v = base64Value(c);
+    if (v < 0) {
+      return std::nullopt;
+    }
+    buffer = (buffer << 6) | static_cast<unsigned>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((buffer >> bits) & 0xFF);
+    }
+  }
+  return out;
+}
+
+Result<WebConfig> parseWebConfig(std::string_view yaml) {
+  WebConfig config;
+  try {
+    const YAML::Node root = YAML::Load(std::string(yaml));
+    if (!root.IsDefined() || root.IsNull()) {
+      return config;
+    }
+    if (!root.IsMap()) {
+      return makeError("must be a mapping", "web_config");
+    }
+    for (const auto& entry : root) {
+      const auto key = entry.first.as<std::string>();
+      if (key == "tls_server_config") {
+        return makeError(
+            "TLS is not supported: Debian's civetweb 1.15 crashes in the TLS handshake; "
+            "terminate TLS in front of dagadvisor (a sidecar or the ingress)",
+            key);
+      }
+      if (key == "http_server_config") {
+        continue;  // headers and http2 switches: nothing we need to act on
+      }
+      if (key != "basic_auth_users") {
+        return makeError("unknown key", key);
+      }
+      if (!entry.second.IsMap()) {
+        return makeError("must map user names to bcrypt hashes", key);
+      }
+      for (const auto& user : entry.second) {
+        const auto name = user.first.as<std::string>();
+        const auto hash = user.second.IsScalar() ? user.second.as<std::string>() : std::string();
+        if (!hash.starts_with("$2")) {
+          return makeError("must be a bcrypt hash ($2a$, $2b$ or $2y$)", key + "." + name);
+        }
+        config.basic_auth_users[name] = hash;
+      }
+    }
+  } catch (const YAML::Exception& e) {
+    return makeError(std::string("invalid YAML: ") + e.what(), "web_config");
+  }
+  return config;
+}
+
+Result<WebConfig> loadWebConfig(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    return makeError("cannot read " + path, "server.web_config_file");
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  auto config = parseWebConfig(text.str());
+  if (!config) {
+    return makeError(path + ": " + config.error().describe(), "server.web_config_file");
+  }
+  return config;
+}
+
+BasicAuth::BasicAuth(WebConfig config) : config_(std::move(config)) {}
+
+bool BasicAuth::verify(const std::string& user, const std::string& password) const {
+  const auto it = config_.basic_auth_users.find(user);
+  const std::string& hash = it == config_.basic_auth_users.end() ? kDummyHash : it->second;
+  const std::string key = user + '\0' + password + '\0' + hash;
+  std::lock_guard lock(mutex_);
+  if (const auto cached = cache_.find(key); cached != cache_.end()) {
+    return cached->second;
+  }
+  const bool ok = bcryptMatches(password, hash) && it != config_.basic_auth_users.end();
+  if (ok) {
+    if (cache_.size() >= kCacheSize) {
+      cache_.erase(cache_.begin());
+    }
+    cache_.emplace(key, true);
+  }
+  return ok;
+}
+
+std::optional<HttpResponse> BasicAuth::check(const HttpRequest& request) const {
+  for (const auto path : kHealthPaths) {
+    if (request.path == path) {
+      return std::nullopt;
+    }
+  }
+  const std::string header = request.header("authorization");
+  constexpr std::string_view kBasic = "Basic ";
+  if (!header.starts_with(kBasic)) {
+    return unauthorized();
+  }
+  const auto decoded = decodeBase64(std::string_view(header).substr(kBasic.size()));
+  const std::size_t colon = decoded ? decoded->find(':') : std::string::npos;
+  if (colon == std::string::npos) {
+    return unauthorized();
+  }
+  if (!verify(decoded->substr(0, colon), decoded->substr(colon + 1))) {
+    return unauthorized();
+  }
+  return std::nullopt;
+}
+
+}  // namespace dagadvisor::server

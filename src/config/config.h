@@ -81,7 +81,7 @@ struct PrometheusSource {
   Seconds rate_window{300};      // window of the scheduler's rates and histogram quantiles
   Seconds usage_window{86400};   // window of observed pod usage (right-sizing needs days)
   double usage_cpu_quantile = 0.95;
-  int max_concurrent_queries = 4;  // queries of one cycle in flight at once
+  int max_concurrent_queries = 2;  // queries of one cycle in flight at once
   // Labels that only tell HA replicas (or shards) of one series apart; merged, never summed.
   std::vector<std::string> replica_labels = {"prometheus_replica", "replica"};
   MetricNames metrics;

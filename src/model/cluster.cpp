@@ -10,9 +10,17 @@ bool isPlainKeyChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
+bool isUpper(char c) {
+  return c >= 'A' && c <= 'Z';
+}
+
+bool isLowerOrDigit(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
 bool isNormalized(std::string_view key) {
   for (char c : key) {
-    if (!isPlainKeyChar(c)) {
+    if (!isPlainKeyChar(c) || isUpper(c)) {
       return false;
     }
   }
@@ -21,12 +29,20 @@ bool isNormalized(std::string_view key) {
 
 }  // namespace
 
+// kube-state-metrics' labelName(): invalid characters become '_', then camelCase is split
+// (`([a-z0-9])([A-Z])` → `$1_$2`) and everything lowercased: tekton.dev/pipelineRun →
+// tekton_dev_pipeline_run.
 std::string LabelSet::normalizeKey(std::string_view key) {
-  std::string out(key);
-  for (char& c : out) {
-    if (!isPlainKeyChar(c)) {
-      c = '_';
+  std::string out;
+  out.reserve(key.size() + 4);
+  char previous = '\0';
+  for (char c : key) {
+    const char plain = isPlainKeyChar(c) ? c : '_';
+    if (isUpper(plain) && isLowerOrDigit(previous)) {
+      out += '_';
     }
+    out += isUpper(plain) ? static_cast<char>(plain - 'A' + 'a') : plain;
+    previous = plain;
   }
   return out;
 }

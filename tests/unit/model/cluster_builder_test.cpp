@@ -152,3 +152,32 @@ TEST_CASE("without scheduler samples the stats say absent", "[model]") {
   feed(b, QueryId::kSchedulerSignals, {{"signal", "unknown"}}, 1);
   CHECK_FALSE(std::move(b).build().scheduler().present);
 }
+
+TEST_CASE("label keys are spelled as kube-state-metrics spells them, camelCase included",
+          "[model]") {
+  using model::LabelSet;
+  // The worked examples of kube-state-metrics' labelName().
+  CHECK(LabelSet::normalizeKey("workflows.argoproj.io/workflow") ==
+        "workflows_argoproj_io_workflow");
+  CHECK(LabelSet::normalizeKey("tekton.dev/pipelineRun") == "tekton_dev_pipeline_run");
+  CHECK(LabelSet::normalizeKey("tekton.dev/pipelineRunUID") == "tekton_dev_pipeline_run_uid");
+  CHECK(LabelSet::normalizeKey("tekton.dev/memberOf") == "tekton_dev_member_of");
+  CHECK(LabelSet::normalizeKey("pipeline/runid") == "pipeline_runid");
+  CHECK(LabelSet::normalizeKey("dag-id") == "dag_id");
+
+  // A pod's labels as Prometheus shows them are found by their Kubernetes keys.
+  ClusterBuilder b(1000);
+  const std::vector<LabelView> pod = {{"namespace", "ci"}, {"pod", "p"}, {"uid", "u"}};
+  feed(b, QueryId::kPodInfo, {pod[0], pod[1], pod[2], {"node", ""}}, 1);
+  feed(b, QueryId::kPodLabels,
+       {pod[0],
+        pod[1],
+        pod[2],
+        {"label_tekton_dev_pipeline_run", "build-x7k2p"},
+        {"label_tekton_dev_pipeline_task", "compile"}},
+       1);
+  const auto snap = std::move(b).build();
+  REQUIRE(snap.pods().size() == 1);
+  CHECK(snap.pod(0).labels.get("tekton.dev/pipelineRun") == "build-x7k2p");
+  CHECK(snap.pod(0).labels.get("tekton.dev/pipelineTask") == "compile");
+}

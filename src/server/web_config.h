@@ -49,7 +49,4 @@ class BasicAuth {
   mutable std::map<std::string, bool> cache_;  // user \0 password \0 hash → matched
 };
 
-/// Decodes standard base64 (with or without padding); nullopt on invalid input.
-std::optional<std::string> decodeBase64(std::string_view text);
-
 }  // namespace dagadvisor::server

@@ -6,33 +6,10 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "common/base64.h"
+
 namespace dagadvisor::sources {
 namespace {
-
-// kubeconfig "*-data" fields are standard base64; invalid input gives nullopt.
-std::optional<std::string> decodeBase64(std::string_view text) {
-  static constexpr std::string_view kAlphabet =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  unsigned buffer = 0;
-  int bits = 0;
-  for (char c : text) {
-    if (c == '=' || c == '\n' || c == '\r' || c == ' ') {
-      continue;
-    }
-    const auto index = kAlphabet.find(c);
-    if (index == std::string_view::npos) {
-      return std::nullopt;
-    }
-    buffer = (buffer << 6) | static_cast<unsigned>(index);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((buffer >> bits) & 0xFF));
-    }
-  }
-  return out;
-}
 
 // Relative paths in a kubeconfig are relative to the file, as kubectl reads them.
 std::string resolve(const std::string& base_dir, const std::string& path) {
@@ -61,6 +38,7 @@ std::string text(const YAML::Node& node, const char* key) {
 Result<void> pem(const YAML::Node& node, const char* file_key, const char* data_key,
                  const std::string& dir, std::string& file, std::string& memory) {
   if (auto data = text(node, data_key); !data.empty()) {
+    std::erase_if(data, [](char c) { return c == '\n' || c == '\r' || c == ' '; });
     auto decoded = decodeBase64(data);
     if (!decoded) {
       return makeError("not valid base64", data_key);

@@ -7,7 +7,6 @@
 #include "unit/server/test_http.h"
 
 using dagadvisor::server::BasicAuth;
-using dagadvisor::server::decodeBase64;
 using dagadvisor::server::parseWebConfig;
 using dagadvisor::testing::Daemon;
 using dagadvisor::testing::get;
@@ -28,13 +27,6 @@ std::shared_ptr<BasicAuth> fixtureAuth() {
 }
 
 }  // namespace
-
-TEST_CASE("base64 decodes with and without padding and refuses junk") {
-  CHECK(decodeBase64("YWxpY2U6d29uZGVybGFuZA==") == std::optional<std::string>("alice:wonderland"));
-  CHECK(decodeBase64("YWxpY2U6d29uZGVybGFuZA") == std::optional<std::string>("alice:wonderland"));
-  CHECK(decodeBase64("") == std::optional<std::string>(""));
-  CHECK_FALSE(decodeBase64("not base64!").has_value());
-}
 
 TEST_CASE("web config: users with bcrypt hashes; TLS, unknown keys and bad hashes refused") {
   const auto ok = parseWebConfig("basic_auth_users:\n  alice: $2y$10$abc\n");

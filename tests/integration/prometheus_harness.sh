@@ -40,6 +40,21 @@ wait_http_ok() {
   return 1
 }
 
+# Sends SIGTERM to a daemon started in this shell; it must exit 0 within 2 s (LOG shown if not).
+expect_clean_sigterm() {
+  local pid=$1 log=$2 start rc elapsed_ms
+  start=$(date +%s%N)
+  kill -TERM "$pid"
+  set +e
+  wait "$pid"
+  rc=$?
+  set -e
+  elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+  [ "$rc" -eq 0 ] || { cat "$log" >&2; fail "SIGTERM: exit code $rc"; }
+  [ "$elapsed_ms" -lt 2000 ] || fail "SIGTERM: took ${elapsed_ms} ms (limit 2000)"
+  echo "ok: SIGTERM → exit 0 after ${elapsed_ms} ms"
+}
+
 start_prometheus_with_openmetrics() {
   local om=$1
   mkdir -p "$WORK_DIR/data"

@@ -18,7 +18,6 @@ void runHeft(benchmark::State& state, const graph::HeftProblem& problem) {
   state.counters["makespan"] = makespan;
 }
 
-
 // 10,000 tasks with 4 edges each on average, 16 heterogeneous processors, uniform transfers.
 void BM_Heft10kTasks16Procs(benchmark::State& state) {
   constexpr std::uint32_t kTasks = 10000;

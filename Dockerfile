@@ -8,7 +8,7 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       g++ cmake ninja-build pkg-config \
       prometheus-cpp-dev libcivetweb-dev civetweb libcurl4-openssl-dev nlohmann-json3-dev \
-      libcxxopts-dev libyaml-cpp-dev libsimdjson-dev libgraphviz-dev \
+      libcxxopts-dev libyaml-cpp-dev libsimdjson-dev libgraphviz-dev libssl-dev zlib1g-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY CMakeLists.txt ./
@@ -16,7 +16,7 @@ COPY cmake/ cmake/
 COPY src/ src/
 COPY tools/ tools/
 RUN cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DDAGADVISOR_BUILD_TESTS=OFF \
- && cmake --build build --target dagadvisor \
+ && cmake --build build --target dagadvisor dagadvisor-civetweb-openssl3 dagadvisor-civetweb-libcrypto \
  && strip build/src/dagadvisor \
  && build/src/dagadvisor version
 
@@ -29,6 +29,8 @@ RUN apt-get update \
  && groupadd --system --gid 65532 dagadvisor \
  && useradd --system --uid 65532 --gid 65532 --no-create-home --shell /usr/sbin/nologin dagadvisor
 COPY --from=build /src/build/src/dagadvisor /usr/local/bin/dagadvisor
+# TLS with Debian's civetweb and OpenSSL 3 (see docs/api.md, "Authentication and TLS").
+COPY --from=build /src/build/src/server/libdagadvisor-civetweb-*.so /usr/local/lib/dagadvisor/
 COPY config/dagadvisor.example.yaml /etc/dagadvisor/dagadvisor.yaml
 USER 65532:65532
 EXPOSE 9731

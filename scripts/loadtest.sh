@@ -6,7 +6,7 @@
 # worker thread, so more connections only queue.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BIN=${1:-$ROOT/build/dagadvisor}
+BIN=${1:-$ROOT/build/src/dagadvisor}
 SECONDS_EACH=${2:-10}
 CONNS=${3:-4}
 command -v wrk >/dev/null || { echo "wrk missing: run scripts/setup.sh" >&2; exit 2; }
@@ -22,12 +22,16 @@ for _ in $(seq 100); do
 done
 rss() { awk '/VmRSS/ {print $2 " kB"}' "/proc/$PID/status"; }
 echo "daemon pid $PID, RSS before: $(rss); cycles every 1 s during the test"
+# Prometheus scrapes and browsers ask for gzip; plain clients (wrk's default) do not.
 for path in /api/v1/recommendations /metrics; do
-  wrk -t2 -c"$CONNS" -d"${SECONDS_EACH}s" --latency "http://127.0.0.1:$PORT$path" >"$WORK/wrk.txt"
-  rps=$(awk '/Requests\/sec/ {print $2}' "$WORK/wrk.txt")
-  p99=$(awk '$1 == "99%" {print $2}' "$WORK/wrk.txt")
-  errors=$(grep -E 'Non-2xx|Socket errors' "$WORK/wrk.txt" | tr '\n' ' ' || true)
-  echo "$path: ${rps} req/s, p99 ${p99}, errors: ${errors:-none}"
+  for encoding in identity gzip; do
+    wrk -t2 -c"$CONNS" -d"${SECONDS_EACH}s" --latency -H "Accept-Encoding: $encoding" \
+      "http://127.0.0.1:$PORT$path" >"$WORK/wrk.txt"
+    rps=$(awk '/Requests\/sec/ {print $2}' "$WORK/wrk.txt")
+    p99=$(awk '$1 == "99%" {print $2}' "$WORK/wrk.txt")
+    errors=$(grep -E 'Non-2xx|Socket errors' "$WORK/wrk.txt" | tr '\n' ' ' || true)
+    echo "$path ($encoding): ${rps} req/s, p99 ${p99}, errors: ${errors:-none}"
+  done
 done
 echo "RSS after: $(rss)"
 curl -fs "http://127.0.0.1:$PORT/metrics" | grep -E '^dagadvisor_cycles_total' || true

@@ -8,7 +8,7 @@ PACKAGES=(
   g++ cmake ninja-build pkg-config clang-format
   # libraries (each for one reason, see README "Dependencies")
   prometheus-cpp-dev libcivetweb-dev civetweb libcurl4-openssl-dev nlohmann-json3-dev
-  libcxxopts-dev libyaml-cpp-dev libsimdjson-dev libgraphviz-dev
+  libcxxopts-dev libyaml-cpp-dev libsimdjson-dev libgraphviz-dev zlib1g-dev libssl-dev
   # tests: Catch2 v2, Google Benchmark, and the real Prometheus/Alertmanager with promtool/amtool
   catch2 libbenchmark-dev prometheus prometheus-alertmanager curl jq
   # serving: headless browser test of the web page, loopback load test

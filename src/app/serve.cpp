@@ -77,23 +77,33 @@ class AuthHolder {
   std::shared_ptr<const server::BasicAuth> auth_;
 };
 
-/// The config, source and auth the loop currently runs with; replaced whole on a good reload.
+/// What the web config file asks of the server: basic auth (null without users) and TLS.
+struct WebAccess {
+  std::shared_ptr<const server::BasicAuth> auth;
+  std::optional<server::TlsSettings> tls;
+};
+
+/// The config, source and web access the loop currently runs with; replaced whole on a good
+/// reload (TLS changes need a restart, like the listen address).
 struct Running {
   config::Config config;
   SourceSetup setup;
-  std::shared_ptr<const server::BasicAuth> auth;  // null without a web config file
+  WebAccess web;
 };
 
-Result<std::shared_ptr<const server::BasicAuth>> loadAuth(const config::Config& config) {
+Result<WebAccess> loadWebAccess(const config::Config& config) {
   if (config.server.web_config_file.empty()) {
-    return std::shared_ptr<const server::BasicAuth>();
+    return WebAccess{};
   }
   auto web = server::loadWebConfig(config.server.web_config_file);
   if (!web.ok()) {
     return web.error();
   }
-  return std::shared_ptr<const server::BasicAuth>(
-      std::make_shared<server::BasicAuth>(std::move(web).value()));
+  WebAccess access{nullptr, web->tls};
+  if (!web->basic_auth_users.empty()) {
+    access.auth = std::make_shared<server::BasicAuth>(std::move(web).value());
+  }
+  return access;
 }
 
 Result<Running> prepare(const CliOptions& cli) {
@@ -101,15 +111,15 @@ Result<Running> prepare(const CliOptions& cli) {
   if (!config.ok()) {
     return config.error();
   }
-  auto auth = loadAuth(*config);
-  if (!auth.ok()) {
-    return auth.error();
+  auto web = loadWebAccess(*config);
+  if (!web.ok()) {
+    return web.error();
   }
   auto setup = openSource(*config);
   if (!setup.ok()) {
     return setup.error();
   }
-  return Running{std::move(config).value(), std::move(setup).value(), std::move(auth).value()};
+  return Running{std::move(config).value(), std::move(setup).value(), std::move(web).value()};
 }
 
 void reload(const CliOptions& cli, Running& running, exporter::SelfMetrics& self,
@@ -124,8 +134,11 @@ void reload(const CliOptions& cli, Running& running, exporter::SelfMetrics& self
   if (next->config.server.listen != running.config.server.listen) {
     kLog.warn("server.listen changes take effect after a restart");
   }
+  if (next->web.tls != running.web.tls) {
+    kLog.warn("TLS changes (tls_server_config) take effect after a restart");
+  }
   running = std::move(next).value();
-  auth.set(running.auth);
+  auth.set(running.web.auth);
   configureLogging(running.config);
   self.setConfigReloadSuccessful(true);
   kLog.info("configuration reloaded");
@@ -164,14 +177,14 @@ int serve(const CliOptions& cli, config::Config initial) {
     kLog.error("cannot open the data source", {{"error", setup.error().describe()}});
     return kExitUsage;
   }
-  auto initial_auth = loadAuth(initial);
-  if (!initial_auth.ok()) {
-    kLog.error("invalid web config", {{"error", initial_auth.error().describe()}});
+  auto initial_web = loadWebAccess(initial);
+  if (!initial_web.ok()) {
+    kLog.error("invalid web config", {{"error", initial_web.error().describe()}});
     return kExitUsage;
   }
-  Running running{std::move(initial), std::move(setup).value(), std::move(initial_auth).value()};
+  Running running{std::move(initial), std::move(setup).value(), std::move(initial_web).value()};
   AuthHolder auth;
-  auth.set(running.auth);
+  auth.set(running.web.auth);
 
   SystemClock clock;
   server::SnapshotStore store(clock, running.config.server.stale_after.count());
@@ -189,7 +202,11 @@ int serve(const CliOptions& cli, config::Config initial) {
       },
       static_cast<std::size_t>(running.config.server.metrics_top_runs)));
 
-  server::HttpServer http({running.config.server.listen, running.config.server.threads});
+  server::HttpServerOptions http_options;
+  http_options.listen = running.config.server.listen;
+  http_options.threads = running.config.server.threads;
+  http_options.tls = running.web.tls;
+  server::HttpServer http(std::move(http_options));
   server::registerApiRoutes(http, store);
   server::registerHealthRoutes(http, store);
   server::registerMetricsRoute(http, metrics);
@@ -202,7 +219,7 @@ int serve(const CliOptions& cli, config::Config initial) {
   }
   kLog.info(
       "serving",
-      {{"url", "http://" +
+      {{"url", (running.web.tls ? "https://" : "http://") +
                    running.config.server.listen.substr(0, running.config.server.listen.rfind(':')) +
                    ":" + std::to_string(http.port()) + "/"},
        {"source", running.setup.source->describe()}});
@@ -211,8 +228,10 @@ int serve(const CliOptions& cli, config::Config initial) {
   do {
     if (control.takeReload()) {
       reload(cli, running, self, auth);
+      metrics.refresh();  // the reload's outcome shows before the (maybe long) cycle ends
     }
     runCycle(running, cli, store, self, history);
+    metrics.refresh();
   } while (control.waitFor(running.config.analysis.interval.count()));
 
   kLog.info("stopping");

@@ -28,4 +28,18 @@ Result<std::string> MetricsHandler::render() const {
   }
 }
 
+void MetricsHandler::refresh() {
+  auto rendered = std::make_shared<const Result<std::string>>(render());
+  std::lock_guard lock(mutex_);
+  cached_ = std::move(rendered);
+}
+
+std::shared_ptr<const Result<std::string>> MetricsHandler::cached() const {
+  std::lock_guard lock(mutex_);
+  if (!cached_) {
+    cached_ = std::make_shared<const Result<std::string>>(render());
+  }
+  return cached_;
+}
+
 }  // namespace dagadvisor::exporter

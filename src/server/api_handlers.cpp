@@ -1,5 +1,7 @@
 #include "server/api_handlers.h"
 
+#include <cmath>
+#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -8,6 +10,7 @@
 #include "report/report_dot.h"
 #include "report/report_json.h"
 #include "report/report_yaml.h"
+#include "server/shared_body.h"
 
 namespace dagadvisor::server {
 namespace {
@@ -18,10 +21,22 @@ constexpr std::string_view kDagsPrefix = "/api/v1/dags/";
 constexpr std::string_view kGanttSuffix = "/gantt.svg";
 constexpr const char* kSvg = "image/svg+xml";
 
+bool wantsYaml(const HttpRequest& request) {
+  const std::string accept = request.header("accept");
+  return accept.find("application/yaml") != std::string::npos ||
+         accept.find("application/x-yaml") != std::string::npos;
+}
+
+// The envelope's clock, in whole seconds: responses built within one second are identical, so
+// EnvelopeCache can serve one body to all of them.
+UnixSeconds envelopeNow(const SnapshotStore& store) {
+  return std::floor(store.clock().now());
+}
+
 HttpResponse envelopeResponse(const SnapshotStore& store, const Published& published,
                               const Payloads& payloads) {
   const auto envelope =
-      report::envelopeJson(*published.report, store.clock().now(), store.freshness().stale);
+      report::envelopeJson(*published.report, envelopeNow(store), store.freshness().stale);
   return HttpResponse{200, "application/json", report::wrapEnvelope(envelope, payloads), {}};
 }
 
@@ -37,12 +52,58 @@ Handler withAnalysis(const SnapshotStore& store, Render render) {
   };
 }
 
-// A route whose body is the envelope plus one cached payload of Published.
-Handler cachedPayload(const SnapshotStore& store, const char* key,
-                      std::string Published::*payload) {
-  return withAnalysis(store, [&store, key, payload](const HttpRequest&, const Published& p) {
-    return envelopeResponse(store, p, {{key, p.*payload}});
-  });
+// The last body of one route: rebuilt when the analysis, its staleness or the envelope's second
+// changes, so a route serialises at most once per second however many readers there are.
+class EnvelopeCache {
+ public:
+  template <typename Build>
+  std::shared_ptr<const SharedBody> get(const std::shared_ptr<const Published>& published,
+                                        bool stale, UnixSeconds now, Build build) {
+    std::lock_guard lock(mutex_);
+    if (!body_ || published != published_ || stale != stale_ || now != now_) {
+      body_ = std::make_shared<const SharedBody>(build());
+      published_ = published;  // held, so a new analysis can never reuse its address
+      stale_ = stale;
+      now_ = now;
+    }
+    return body_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::shared_ptr<const SharedBody> body_;
+  std::shared_ptr<const Published> published_;
+  bool stale_ = false;
+  UnixSeconds now_ = 0;
+};
+
+using PayloadMember = std::pair<const char*, std::string Published::*>;
+
+// The envelope plus the cached payloads of Published, served from an EnvelopeCache, gzip when
+// the client accepts it. `fallback` (optional) answers what the cache does not cover: requests
+// with parameters (filters) or asking for YAML.
+Handler cachedEnvelope(const SnapshotStore& store, std::vector<PayloadMember> members,
+                       Handler fallback = {}) {
+  auto cache = std::make_shared<EnvelopeCache>();
+  return [&store, members = std::move(members), cache, fallback](const HttpRequest& request) {
+    if (fallback && (!request.params.empty() || wantsYaml(request))) {
+      return fallback(request);
+    }
+    const auto published = store.current();
+    if (!published) {
+      return jsonError(503, "no analysis yet");
+    }
+    const bool stale = store.freshness().stale;
+    const UnixSeconds now = envelopeNow(store);
+    auto body = cache->get(published, stale, now, [&] {
+      Payloads payloads;
+      for (const auto& [key, member] : members) {
+        payloads.emplace_back(key, (*published).*member);
+      }
+      return report::wrapEnvelope(report::envelopeJson(*published->report, now, stale), payloads);
+    });
+    return sharedResponse(request, std::move(body), "application/json");
+  };
 }
 
 Result<report::RecommendationFilter> parseFilter(const HttpRequest& request) {
@@ -59,12 +120,6 @@ Result<report::RecommendationFilter> parseFilter(const HttpRequest& request) {
     }
   }
   return filter;
-}
-
-bool wantsYaml(const HttpRequest& request) {
-  const std::string accept = request.header("accept");
-  return accept.find("application/yaml") != std::string::npos ||
-         accept.find("application/x-yaml") != std::string::npos;
 }
 
 HttpResponse recommendations(const SnapshotStore& store, const HttpRequest& request,
@@ -133,24 +188,26 @@ HttpResponse runRoute(const SnapshotStore& store, const HttpRequest& request, co
 }  // namespace
 
 void registerApiRoutes(HttpServer& server, const SnapshotStore& store) {
+  Handler filtered_or_yaml =
+      withAnalysis(store, [&store](const HttpRequest& request, const Published& p) {
+        return recommendations(store, request, p);
+      });
   server.route("GET", "/api/v1/recommendations",
-               withAnalysis(store, [&store](const HttpRequest& request, const Published& p) {
-                 return recommendations(store, request, p);
-               }));
-  server.route("GET", "/api/v1/findings", cachedPayload(store, "findings", &Published::findings));
-  server.route("GET", "/api/v1/dags", cachedPayload(store, "dags", &Published::dags));
+               cachedEnvelope(store, {{"recommendations", &Published::recommendations}},
+                              std::move(filtered_or_yaml)));
+  server.route("GET", "/api/v1/findings",
+               cachedEnvelope(store, {{"findings", &Published::findings}}));
+  server.route("GET", "/api/v1/dags", cachedEnvelope(store, {{"dags", &Published::dags}}));
   server.route("GET", std::string(kDagsPrefix) + "*",
                withAnalysis(store, [&store](const HttpRequest& request, const Published& p) {
                  return runRoute(store, request, p);
                }));
-  server.route("GET", "/api/v1/nodes", cachedPayload(store, "nodes", &Published::nodes));
+  server.route("GET", "/api/v1/nodes", cachedEnvelope(store, {{"nodes", &Published::nodes}}));
   server.route("GET", "/api/v1/scheduling",
-               cachedPayload(store, "scheduling", &Published::scheduling));
-  server.route(
-      "GET", "/api/v1/summary",
-      withAnalysis(store, [&store](const HttpRequest&, const Published& p) {
-        return envelopeResponse(store, p, {{"summary", p.summary}, {"detectors", p.detectors}});
-      }));
+               cachedEnvelope(store, {{"scheduling", &Published::scheduling}}));
+  server.route("GET", "/api/v1/summary",
+               cachedEnvelope(store, {{"summary", &Published::summary},
+                                      {"detectors", &Published::detectors}}));
 }
 
 }  // namespace dagadvisor::server

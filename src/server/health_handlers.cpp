@@ -1,6 +1,9 @@
 #include "server/health_handlers.h"
 
+#include <mutex>
 #include <string>
+
+#include "server/shared_body.h"
 
 namespace dagadvisor::server {
 namespace {
@@ -31,12 +34,29 @@ void registerReloadRoute(HttpServer& server, std::function<void()> request_reloa
 }
 
 void registerMetricsRoute(HttpServer& server, const exporter::MetricsHandler& metrics) {
-  server.route("GET", "/metrics", [&metrics](const HttpRequest&) {
-    auto body = metrics.render();
-    if (!body) {
-      return HttpResponse{500, kText, body.error().describe() + "\n", {}};
+  // The exposition text changes once per refresh; its SharedBody (and gzip, which Prometheus
+  // asks for) is made once per text.
+  struct Last {
+    std::mutex mutex;
+    std::shared_ptr<const Result<std::string>> text;
+    std::shared_ptr<const SharedBody> body;
+  };
+  auto last = std::make_shared<Last>();
+  server.route("GET", "/metrics", [&metrics, last](const HttpRequest& request) {
+    const auto text = metrics.cached();
+    if (!text->ok()) {
+      return HttpResponse{500, kText, text->error().describe() + "\n", {}};
     }
-    return HttpResponse{200, std::string(exporter::kExpositionContentType), std::move(*body), {}};
+    std::shared_ptr<const SharedBody> body;
+    {
+      std::lock_guard lock(last->mutex);
+      if (last->text != text) {
+        last->text = text;
+        last->body = std::make_shared<const SharedBody>(**text);
+      }
+      body = last->body;
+    }
+    return sharedResponse(request, std::move(body), std::string(exporter::kExpositionContentType));
   });
 }
 

@@ -62,13 +62,14 @@ bool readBody(mg_connection* conn, long long declared, std::size_t limit, std::s
 void writeResponse(mg_connection* conn, const HttpResponse& response, bool head) {
   mg_response_header_start(conn, response.status);
   mg_response_header_add(conn, "Content-Type", response.content_type.c_str(), -1);
-  mg_response_header_add(conn, "Content-Length", std::to_string(response.body.size()).c_str(), -1);
+  const std::string& body = response.payload();
+  mg_response_header_add(conn, "Content-Length", std::to_string(body.size()).c_str(), -1);
   for (const auto& [name, value] : response.headers) {
     mg_response_header_add(conn, name.c_str(), value.c_str(), -1);
   }
   mg_response_header_send(conn);
-  if (!head && !response.body.empty()) {
-    mg_write(conn, response.body.data(), response.body.size());
+  if (!head && !body.empty()) {
+    mg_write(conn, body.data(), body.size());
   }
 }
 
@@ -84,6 +85,18 @@ void pokeLoopback(int port) {
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   ::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr);
   ::close(fd);
+}
+
+// civetweb hands its SSL_CTX to this callback; user_data is the CivetServer, whose user context
+// is the HttpServerOptions. 1 = the certificate is set up, -1 = TLS cannot start.
+int initServerTls(void* ssl_ctx, void* user_data) {
+  const auto* civet = static_cast<const CivetServer*>(user_data);
+  const auto* options = static_cast<const HttpServerOptions*>(civet->getUserContext());
+  std::string error;
+  if (options == nullptr || !options->tls || !configureServerTls(ssl_ctx, *options->tls, error)) {
+    return -1;
+  }
+  return 1;
 }
 
 }  // namespace
@@ -178,18 +191,28 @@ Result<void> HttpServer::start() {
   if (impl_) {
     return {};
   }
+  if (options_.tls) {
+    if (auto usable = prepareCivetwebTls(); !usable.ok()) {
+      return usable.error();
+    }
+  }
   auto impl = std::make_unique<Impl>(*this);
   const std::vector<std::string> civet_options = {
-      "listening_ports", options_.listen, "num_threads",
+      "listening_ports", options_.listen + (options_.tls ? "s" : ""), "num_threads",
       std::to_string(std::max(1, options_.threads)), "request_timeout_ms",
       std::to_string(std::max(1, options_.request_timeout_ms)), "enable_directory_listing", "no",
       // Hardening (see research/reliability.md): no files or CGI can ever be served, since no
       // document root is set; bounded request headers. Keep-alive serves scrapers and load
       // without a handshake per request, but an idle connection holds a worker thread, so
       // idle keep-alive is cut after a second.
-      "max_request_size", "16384", "enable_keep_alive", "yes", "keep_alive_timeout_ms", "1000"};
+      "max_request_size", "16384", "enable_keep_alive", "yes", "keep_alive_timeout_ms", "1000",
+      // Headers and body go out in two writes; with Nagle the body waits for the ACK of the
+      // headers, which the client delays (40 ms): every keep-alive response would stall.
+      "tcp_nodelay", "1"};
   try {
-    impl->civet = std::make_unique<CivetServer>(civet_options);
+    CivetCallbacks callbacks{};
+    callbacks.init_ssl = &initServerTls;
+    impl->civet = std::make_unique<CivetServer>(civet_options, &callbacks, &options_);
   } catch (const std::exception& e) {
     return makeError("cannot listen on " + options_.listen + ": " + e.what());
   }

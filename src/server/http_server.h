@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "server/tls.h"
 
 namespace dagadvisor::server {
 
@@ -33,6 +34,11 @@ struct HttpResponse {
   std::string content_type = "application/json";
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;  // extra headers, e.g. Allow
+  /// Sent instead of `body` when set: a cached body shared by many responses, never copied.
+  std::shared_ptr<const std::string> shared_body{};
+
+  /// The bytes to send.
+  const std::string& payload() const { return shared_body ? *shared_body : body; }
 };
 
 using Handler = std::function<HttpResponse(const HttpRequest&)>;
@@ -49,6 +55,7 @@ struct HttpServerOptions {
   int threads = 4;
   int request_timeout_ms = 10000;
   std::size_t max_body_bytes = 1 << 20;  // larger bodies are refused with 413
+  std::optional<TlsSettings> tls{};      // serve HTTPS only, when set
 };
 
 /// The daemon's single HTTP server (civetweb): a route table of (method, path) → handler.

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -25,6 +26,41 @@ bool bcryptMatches(const std::string& password, const std::string& hash) {
   const char* result = crypt_r(password.c_str(), hash.c_str(), data.get());
   // crypt_r signals failure with null or a string starting with '*'.
   return result != nullptr && result[0] != '*' && hash == result;
+}
+
+Result<TlsSettings> parseTls(const YAML::Node& node) {
+  const std::string section = "tls_server_config";
+  if (!node.IsMap()) {
+    return makeError("must be a mapping", section);
+  }
+  TlsSettings tls;
+  const std::map<std::string, std::string*> fields = {{"cert_file", &tls.cert_file},
+                                                      {"key_file", &tls.key_file},
+                                                      {"client_ca_file", &tls.client_ca_file},
+                                                      {"client_auth_type", &tls.client_auth_type},
+                                                      {"min_version", &tls.min_version}};
+  for (const auto& entry : node) {
+    const auto key = entry.first.as<std::string>();
+    const auto field = fields.find(key);
+    if (field == fields.end()) {
+      return makeError(
+          "not supported (supported: cert_file, key_file, client_ca_file, "
+          "client_auth_type, min_version)",
+          section + "." + key);
+    }
+    if (!entry.second.IsScalar()) {
+      return makeError("must be a string", section + "." + key);
+    }
+    *field->second = entry.second.as<std::string>();
+  }
+  return tls;
+}
+
+// exporter-toolkit resolves relative TLS paths against the web config's directory.
+void resolveAgainst(const std::filesystem::path& dir, std::string& file) {
+  if (!file.empty() && std::filesystem::path(file).is_relative()) {
+    file = (dir / file).string();
+  }
 }
 
 HttpResponse unauthorized() {
@@ -48,10 +84,12 @@ Result<WebConfig> parseWebConfig(std::string_view yaml) {
     for (const auto& entry : root) {
       const auto key = entry.first.as<std::string>();
       if (key == "tls_server_config") {
-        return makeError(
-            "TLS is not supported: Debian's civetweb 1.15 crashes in the TLS handshake; "
-            "terminate TLS in front of dagadvisor (a sidecar or the ingress)",
-            key);
+        auto tls = parseTls(entry.second);
+        if (!tls) {
+          return tls.error();
+        }
+        config.tls = std::move(tls).value();
+        continue;
       }
       if (key == "http_server_config") {
         continue;  // headers and http2 switches: nothing we need to act on
@@ -85,6 +123,16 @@ Result<WebConfig> loadWebConfig(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   auto config = parseWebConfig(text.str());
+  if (config && config->tls) {
+    const auto dir = std::filesystem::path(path).parent_path();
+    for (std::string* file :
+         {&config->tls->cert_file, &config->tls->key_file, &config->tls->client_ca_file}) {
+      resolveAgainst(dir, *file);
+    }
+    if (auto valid = validateTls(*config->tls); !valid.ok()) {
+      config = valid.error();
+    }
+  }
   if (!config) {
     return makeError(path + ": " + config.error().describe(), "server.web_config_file");
   }

@@ -10,20 +10,24 @@
 
 #include "common/result.h"
 #include "server/http_server.h"
+#include "server/tls.h"
 
 namespace dagadvisor::server {
 
 /// What we take from a Prometheus exporter-toolkit web-config.yml: `basic_auth_users` (user →
-/// bcrypt hash). `tls_server_config` is recognised and refused with a clear error: Debian's
-/// civetweb 1.15 crashed in the TLS handshake, so TLS is terminated in front of the daemon.
+/// bcrypt hash) and `tls_server_config` (cert_file, key_file, client_auth_type, client_ca_file,
+/// min_version; other TLS keys are refused rather than silently ignored).
 struct WebConfig {
   std::map<std::string, std::string> basic_auth_users;
+  std::optional<TlsSettings> tls;
 };
 
-/// Parses the file's text; unknown top-level keys and malformed entries are errors naming the key.
+/// Parses the file's text; unknown keys and malformed entries are errors naming the key. TLS
+/// file paths are taken as written (see loadWebConfig).
 Result<WebConfig> parseWebConfig(std::string_view yaml);
 
-/// Reads and parses `path`.
+/// Reads and parses `path`; relative TLS file paths are relative to the file's directory (as
+/// exporter-toolkit does), and the TLS files are loaded once to refuse bad ones now.
 Result<WebConfig> loadWebConfig(const std::string& path);
 
 /// Basic auth against bcrypt hashes, verified with libxcrypt's crypt_r. Like exporter-toolkit:

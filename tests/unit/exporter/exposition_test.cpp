@@ -218,3 +218,17 @@ TEST_CASE("two clusters share one family per metric and one registry") {
     CHECK(result->first == 0);
   }
 }
+
+TEST_CASE("scrapes are served the text of the last refresh, not rendered per scrape") {
+  Exporter e;
+  const auto before = e.handler.cached();  // nothing refreshed yet: rendered on first use
+  REQUIRE(before->ok());
+  CHECK_FALSE(sample(**before, R"(dagadvisor_gpu_node_hoarded{cluster="prod-eu",node="gpu-a"})"));
+  e.reports = {t::sampleReport()};
+  CHECK(e.handler.cached() == before);  // the same text until the loop refreshes
+  e.handler.refresh();
+  const auto after = e.handler.cached();
+  REQUIRE(after->ok());
+  CHECK(sample(**after, R"(dagadvisor_gpu_node_hoarded{cluster="prod-eu",node="gpu-a"})") == 1);
+  CHECK(e.handler.cached() == after);
+}

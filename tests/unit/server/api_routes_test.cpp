@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "common/gzip.h"
 #include "unit/server/test_http.h"
 
 using dagadvisor::testing::Daemon;
@@ -152,4 +153,42 @@ TEST_CASE("POST /-/reload signals the loop and answers 202; GET is 405") {
   CHECK(get(d.port, "/-/reload").status == 405);
   CHECK(request(d.port, "POST", "/-/reload", "x").status == 413);
   CHECK(d.reloads.load() == 1);
+}
+
+TEST_CASE("cached routes follow the clock, staleness and new analyses; gzip when accepted") {
+  Published d;
+  const json first = json::parse(get(d.port, "/api/v1/recommendations").body);
+  CHECK(first.at("data_age_seconds") == 12.0);
+  d.clock.advance(1);  // a new second: the cached body is rebuilt
+  CHECK(json::parse(get(d.port, "/api/v1/recommendations").body).at("data_age_seconds") == 13.0);
+  d.clock.advance(400);  // past stale_after (300 s)
+  CHECK(json::parse(get(d.port, "/api/v1/findings").body).at("stale") == true);
+
+  auto fewer = std::make_shared<dagadvisor::advice::AnalysisReport>(*t::sampleReport());
+  fewer->recommendations.pop_back();
+  fewer->generated_at = d.clock.now();  // a fresh analysis
+  d.store.publish(fewer);
+  const json next = json::parse(get(d.port, "/api/v1/recommendations").body);
+  CHECK(next.at("recommendations").size() == first.at("recommendations").size() - 1);
+  CHECK(next.at("stale") == false);
+
+  const Reply plain = get(d.port, "/api/v1/recommendations");
+  const Reply zipped = get(d.port, "/api/v1/recommendations", {"Accept-Encoding: gzip"});
+  CHECK(plain.headers.count("content-encoding") == 0);
+  CHECK(plain.headers.at("vary") == "Accept-Encoding");
+  REQUIRE(zipped.headers.count("content-encoding") == 1);
+  CHECK(zipped.headers.at("content-encoding") == "gzip");
+  CHECK(zipped.body.size() < plain.body.size());
+  const auto unzipped = dagadvisor::gzipDecompress(zipped.body, 1 << 24);
+  REQUIRE(unzipped.ok());
+  CHECK(*unzipped == plain.body);
+
+  d.metrics.refresh();
+  const Reply metrics = get(d.port, "/metrics", {"Accept-Encoding: gzip, deflate"});
+  CHECK(metrics.headers.at("content-encoding") == "gzip");
+  const auto text = dagadvisor::gzipDecompress(metrics.body, 1 << 24);
+  REQUIRE(text.ok());
+  CHECK(*text == get(d.port, "/metrics").body);
+  CHECK(get(d.port, "/metrics", {"Accept-Encoding: gzip;q=0"}).headers.count("content-encoding") ==
+        0);
 }

@@ -99,6 +99,7 @@ TEST_CASE("after publish: ready, and every API route serves the envelope and pay
   CHECK(summary.at("detectors").size() == 2);
   CHECK(summary.at("stale") == false);
 
+  d.metrics.refresh();  // as the daemon's loop does after each cycle
   const Reply metrics = get(d.port, "/metrics");
   CHECK(metrics.body.find("dagadvisor_gpu_node_hoarded{cluster=\"prod-eu\",node=\"gpu-a\"} 1") !=
         std::string::npos);

@@ -28,14 +28,11 @@ std::shared_ptr<BasicAuth> fixtureAuth() {
 
 }  // namespace
 
-TEST_CASE("web config: users with bcrypt hashes; TLS, unknown keys and bad hashes refused") {
+TEST_CASE("web config: users with bcrypt hashes; unknown keys and bad hashes refused") {
   const auto ok = parseWebConfig("basic_auth_users:\n  alice: $2y$10$abc\n");
   REQUIRE(ok.ok());
   CHECK(ok->basic_auth_users.at("alice") == "$2y$10$abc");
   CHECK(parseWebConfig("").ok());
-  const auto tls = parseWebConfig("tls_server_config:\n  cert_file: a.pem\n");
-  REQUIRE_FALSE(tls.ok());
-  CHECK(tls.error().field == "tls_server_config");
   CHECK(parseWebConfig("basic_auth_user: {}\n").error().field == "basic_auth_user");
   CHECK(parseWebConfig("basic_auth_users:\n  bob: plaintext\n").error().field ==
         "basic_auth_users.bob");

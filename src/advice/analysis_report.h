@@ -57,6 +57,9 @@ struct RunSummary {
   double wait_share = 0;
   /// Makespan of a HEFT re-schedule on the observed nodes; unset when it could not be computed.
   std::optional<double> whatif_makespan_seconds;
+  /// What the what-if's run times are: "observed" (finished run), "estimated" (unfinished tasks
+  /// got estimates), "lower_bound" (some had none); "" without a what-if.
+  std::string whatif_basis;
   std::vector<TaskRow> task_rows;  // in the run's task order
   std::vector<EdgeRow> edge_rows;
 };

@@ -1,7 +1,9 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "analysis/analysis_input.h"
@@ -22,12 +24,23 @@ class FindingSink {
   void emit(Finding finding) { findings_.push_back(std::move(finding)); }
   std::vector<Finding>& findings() { return findings_; }
 
+  /// Says the detector could not judge this cycle because its input lacks the data it needs
+  /// (no scheduler latency metrics, no usage samples, no workflow runs, fewer samples than the
+  /// minimum, …). `reason` completes "no advice, because …", e.g. "no workflow runs were
+  /// rebuilt". Never for a cluster the detector examined and found healthy: that is a real
+  /// zero. The last call wins.
+  void noAdvice(std::string reason) { no_advice_reason_ = std::move(reason); }
+  /// Empty unless noAdvice() was called.
+  const std::string& noAdviceReason() const { return no_advice_reason_; }
+
  private:
   std::vector<Finding> findings_;
+  std::string no_advice_reason_;
 };
 
 /// One detector = one file in analysis/detectors/, registered in detector_registry.cpp.
-/// analyze() must not throw on odd data: missing values mean "no finding", never a wrong one.
+/// analyze() must not throw on odd data: missing values mean "no finding", never a wrong one,
+/// and when they leave the detector nothing to judge it says so with FindingSink::noAdvice().
 class Detector {
  public:
   virtual ~Detector() = default;

@@ -26,6 +26,7 @@ DetectionResult runDetectors(const std::vector<DetectorPtr>& detectors,
     run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (run.ok) {
       run.findings = sink.findings().size();
+      run.no_advice_reason = sink.noAdviceReason();
       for (Finding& f : sink.findings()) {
         result.findings.push_back(std::move(f));
       }

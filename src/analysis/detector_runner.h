@@ -15,6 +15,9 @@ struct DetectorRun {
   bool ok = true;
   std::string error;
   std::size_t findings = 0;
+  /// Why the detector gave no advice (FindingSink::noAdvice): its input lacked the data it
+  /// needs. Empty when it judged the data, whatever it found.
+  std::string no_advice_reason;
 };
 
 struct DetectionResult {

@@ -7,8 +7,9 @@
 
 #include "analysis/detector_registry.h"
 #include "analysis/detector_runner.h"
+#include "graph/cluster_whatif.h"
 #include "graph/run_graph.h"
-#include "model/adapters/adapter_registry.h"
+#include "model/adapters/object_edges.h"
 #include "model/cluster_fetch.h"
 
 namespace dagadvisor::app {
@@ -81,6 +82,7 @@ advice::RunSummary summarizeRun(const graph::RunGraph& g, const model::ClusterSn
   s.efficiency = g.efficiency();
   s.wait_share = g.waitShare();
   s.whatif_makespan_seconds = g.whatif_makespan;
+  s.whatif_basis = g.whatif_makespan ? std::string(graph::whatIfBasisName(g.whatif_basis)) : "";
   s.problems = g.problems;
   return s;
 }
@@ -133,7 +135,8 @@ std::vector<advice::NodeRow> summarizeNodes(const model::ClusterSnapshot& cluste
 
 Result<std::shared_ptr<const advice::AnalysisReport>> runAnalysisCycle(
     sources::MetricsSource& source, const config::Config& config, UnixSeconds at,
-    const Clock& clock, advice::RecommendationHistory* history) {
+    const Clock& clock, advice::RecommendationHistory* history,
+    std::span<const model::ObjectSourcePtr> objects) {
   const auto started = std::chrono::steady_clock::now();
   model::FetchStats stats;
   auto cluster = model::fetchClusterSnapshot(
@@ -142,12 +145,11 @@ Result<std::shared_ptr<const advice::AnalysisReport>> runAnalysisCycle(
   if (!cluster.ok()) {
     return cluster.error();
   }
-  const auto runs = model::buildRuns(*cluster, config.workflow_labels);
-  std::vector<graph::RunGraph> graphs;
-  graphs.reserve(runs.size());
-  for (const model::WorkflowRun& run : runs) {
-    graphs.push_back(graph::buildRunGraph(run, *cluster));
-  }
+  std::vector<std::string> object_warnings;
+  const auto runs =
+      model::buildRunsWithObjects(*cluster, config.workflow_labels, objects, object_warnings);
+  const std::vector<graph::RunGraph> graphs = graph::buildRunGraphs(
+      runs, *cluster, graph::WhatIfTransfer::fromConfig(config.detectors.split_dependencies));
   auto detection = analysis::runDetectors(analysis::enabledDetectors(config.detectors),
                                           analysis::AnalysisInput{*cluster, graphs, config});
 
@@ -158,6 +160,7 @@ Result<std::shared_ptr<const advice::AnalysisReport>> runAnalysisCycle(
   report->queries = stats.queries;
   report->bytes_received = stats.bytes;
   report->warnings = std::move(stats.warnings);
+  report->warnings.insert(report->warnings.end(), object_warnings.begin(), object_warnings.end());
   report->summary = summarize(*cluster);
   for (const graph::RunGraph& g : graphs) {
     report->runs.push_back(summarizeRun(g, *cluster));

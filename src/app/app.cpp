@@ -49,7 +49,8 @@ int analyze(const CliOptions& cli, const config::Config& config) {
   if (!at.ok()) {
     return fail(kExitUsage, at.error().describe());
   }
-  auto report = runAnalysisCycle(*setup->source, config, *at, clock, nullptr);
+  const auto objects = objectSources(config, setup->kubernetes.get(), setup->airflow.get());
+  auto report = runAnalysisCycle(*setup->source, config, *at, clock, nullptr, objects);
   if (!report.ok()) {
     return fail(kExitFailure, report.error().describe());
   }
@@ -71,15 +72,21 @@ int recordSnapshot(const CliOptions& cli, config::Config config) {
     return fail(kExitUsage, at.error().describe());
   }
   sources::SnapshotWriter writer(*setup->source, cli.out_dir, &clock);
-  auto report = runAnalysisCycle(writer, config, *at, clock, nullptr);
+  sources::KubeListSource* kubernetes =
+      setup->kubernetes ? &writer.recordKubernetes(*setup->kubernetes) : nullptr;
+  const auto objects = objectSources(config, kubernetes, setup->airflow.get());
+  auto report = runAnalysisCycle(writer, config, *at, clock, nullptr, objects);
   if (!report.ok()) {
     return fail(kExitFailure, report.error().describe());
   }
   if (auto done = writer.finish(*at); !done.ok()) {
     return fail(kExitFailure, done.error().describe());
   }
-  std::cout << "recorded " << writer.recordedCount() << " queries at " << formatTimestamp(*at)
-            << " into " << cli.out_dir << "\n";
+  std::cout << "recorded " << writer.recordedCount() << " queries";
+  if (kubernetes != nullptr) {
+    std::cout << " and " << writer.recordedKubeLists() << " Kubernetes LISTs";
+  }
+  std::cout << " at " << formatTimestamp(*at) << " into " << cli.out_dir << "\n";
   return kExitOk;
 }
 

@@ -148,9 +148,11 @@ void runCycle(Running& running, const CliOptions& cli, server::SnapshotStore& st
               exporter::SelfMetrics& self, advice::RecommendationHistory& history) {
   const Clock& clock = store.clock();
   auto at = analysisTime(cli, running.setup, clock);
-  auto report = at.ok()
-                    ? runAnalysisCycle(*running.setup.source, running.config, *at, clock, &history)
-                    : Result<std::shared_ptr<const advice::AnalysisReport>>(at.error());
+  const auto objects =
+      objectSources(running.config, running.setup.kubernetes.get(), running.setup.airflow.get());
+  auto report = at.ok() ? runAnalysisCycle(*running.setup.source, running.config, *at, clock,
+                                           &history, objects)
+                        : Result<std::shared_ptr<const advice::AnalysisReport>>(at.error());
   if (report.ok()) {
     self.recordCycle(**report);
     store.publish(*report);

@@ -1,11 +1,15 @@
 #include "app/setup.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <variant>
 
 #include "common/duration.h"
 #include "common/log.h"
 #include "config/config_loader.h"
+#include "model/adapters/airflow_api_objects.h"
+#include "model/adapters/kubernetes_objects.h"
+#include "sources/kubernetes/kubernetes_source.h"
 #include "sources/prometheus/prometheus_source.h"
 #include "sources/snapshot/snapshot_source.h"
 
@@ -41,6 +45,48 @@ Result<void> applyOverrides(const CliOptions& cli, config::Config& config) {
     config.analysis.interval = std::chrono::duration_cast<config::Seconds>(*interval);
   }
   return {};
+}
+
+// The kubeconfig the config names, else $KUBECONFIG, else the pod's service account.
+Result<sources::KubeListSourcePtr> openKubernetes(const config::KubernetesSource& kube) {
+  const char* env = std::getenv("KUBECONFIG");
+  const std::string kubeconfig = !kube.kubeconfig.empty() ? kube.kubeconfig
+                                 : env != nullptr         ? std::string(env)
+                                                          : std::string();
+  auto access = kubeconfig.empty() ? sources::kubeAccessInCluster()
+                                   : sources::kubeAccessFromKubeconfig(kubeconfig, kube.context);
+  if (!access.ok()) {
+    return makeError(access.error().describe(), "sources.kubernetes");
+  }
+  access->http.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(kube.timeout);
+  return sources::KubeListSourcePtr(std::make_unique<sources::KubernetesSource>(
+      std::move(access).value(), static_cast<std::size_t>(kube.page_size)));
+}
+
+// The credentials and TLS settings every HTTP source section of the config has.
+void applyCredentials(sources::HttpClientOptions& http, const std::string& bearer_token_file,
+                      const config::BasicAuth& basic_auth, const config::Tls& tls) {
+  http.bearer_token_file = bearer_token_file;
+  http.basic_auth_user = basic_auth.username;
+  http.basic_auth_password_file = basic_auth.password_file;
+  http.ca_file = tls.ca_file;
+  http.client_cert_file = tls.cert_file;
+  http.client_key_file = tls.key_file;
+  http.tls_verify = !tls.insecure_skip_verify;
+}
+
+Result<std::unique_ptr<sources::AirflowSource>> openAirflow(const config::AirflowSource& airflow) {
+  sources::AirflowOptions options;
+  options.url = airflow.url;
+  options.api_version = airflow.api_version;
+  options.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(airflow.timeout);
+  options.max_dags = static_cast<std::size_t>(airflow.max_dags_per_cycle);
+  applyCredentials(options.http, airflow.bearer_token_file, airflow.basic_auth, airflow.tls);
+  auto source = sources::AirflowSource::create(std::move(options));
+  if (!source.ok()) {
+    return makeError(source.error().describe(), "sources.airflow");
+  }
+  return std::move(source).value();
 }
 
 }  // namespace
@@ -79,7 +125,10 @@ Result<SourceSetup> openSource(const config::Config& config) {
       return snapshot.error();
     }
     const UnixSeconds at = (*snapshot)->analysisTime();
-    return SourceSetup{std::move(snapshot).value(), at};
+    // A recorded Kubernetes part is replayed whatever sources.kubernetes.enabled says: the
+    // snapshot reproduces the cycle it recorded, offline.
+    sources::KubeListSourcePtr kubernetes = (*snapshot)->kubernetes();
+    return SourceSetup{std::move(snapshot).value(), at, std::move(kubernetes)};
   }
   const config::PrometheusSource& prom = config.sources.prometheus;
   if (prom.url.empty()) {
@@ -91,21 +140,44 @@ Result<SourceSetup> openSource(const config::Config& config) {
   options.url = prom.url;
   options.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(prom.timeout);
   sources::HttpClientOptions& http = options.http;
-  http.bearer_token_file = prom.bearer_token_file;
+  applyCredentials(http, prom.bearer_token_file, prom.basic_auth, prom.tls);
   http.headers = prom.headers;
-  http.basic_auth_user = prom.basic_auth.username;
-  http.basic_auth_password_file = prom.basic_auth.password_file;
-  http.ca_file = prom.tls.ca_file;
-  http.client_cert_file = prom.tls.cert_file;
-  http.client_key_file = prom.tls.key_file;
-  http.tls_verify = !prom.tls.insecure_skip_verify;
   http.sigv4_region = prom.sigv4.region;
   http.sigv4_service = prom.sigv4.service;
   auto source = sources::PrometheusSource::create(std::move(options));
   if (!source.ok()) {
     return source.error();
   }
-  return SourceSetup{std::move(source).value(), std::nullopt};
+  SourceSetup setup{std::move(source).value(), std::nullopt, nullptr};
+  if (config.sources.kubernetes.enabled) {
+    auto kubernetes = openKubernetes(config.sources.kubernetes);
+    if (!kubernetes.ok()) {
+      return kubernetes.error();
+    }
+    setup.kubernetes = std::move(kubernetes).value();
+  }
+  if (config.sources.airflow.enabled) {
+    auto airflow = openAirflow(config.sources.airflow);
+    if (!airflow.ok()) {
+      return airflow.error();
+    }
+    setup.airflow = std::move(airflow).value();
+  }
+  return setup;
+}
+
+std::vector<model::ObjectSourcePtr> objectSources(const config::Config& config,
+                                                  sources::KubeListSource* kubernetes,
+                                                  sources::AirflowSource* airflow) {
+  std::vector<model::ObjectSourcePtr> out;
+  if (kubernetes != nullptr) {
+    out.push_back(
+        std::make_unique<model::KubernetesObjects>(*kubernetes, config.sources.kubernetes));
+  }
+  if (airflow != nullptr) {
+    out.push_back(std::make_unique<model::AirflowObjects>(*airflow));
+  }
+  return out;
 }
 
 Result<UnixSeconds> analysisTime(const CliOptions& cli, const SourceSetup& setup,

@@ -1,12 +1,17 @@
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "app/options.h"
 #include "common/clock.h"
 #include "common/result.h"
 #include "config/config.h"
+#include "model/adapters/object_source.h"
+#include "sources/airflow/airflow_source.h"
+#include "sources/kubernetes/kube_list_source.h"
 #include "sources/metrics_source.h"
 
 namespace dagadvisor::app {
@@ -20,11 +25,22 @@ void configureLogging(const config::Config& config);
 
 /// The data source the config names, and the time a snapshot was recorded for (the default
 /// analysis time when replaying).
+/// `kubernetes` is the API server when sources.kubernetes is enabled, the recorded LISTs when
+/// replaying a snapshot that has them, else null. `airflow` is the Airflow REST API when
+/// sources.airflow is enabled (never while replaying: snapshots do not record it), else null.
 struct SourceSetup {
   sources::MetricsSourcePtr source;
   std::optional<UnixSeconds> recorded_at;
+  sources::KubeListSourcePtr kubernetes;
+  std::unique_ptr<sources::AirflowSource> airflow{};
 };
 Result<SourceSetup> openSource(const config::Config& config);
+
+/// The sources of workflow objects (exact task edges) for one cycle, reading through
+/// `kubernetes` and `airflow` (either may be null; not owned, must outlive the result).
+std::vector<model::ObjectSourcePtr> objectSources(const config::Config& config,
+                                                  sources::KubeListSource* kubernetes,
+                                                  sources::AirflowSource* airflow = nullptr);
 
 /// `--at` if given, else the snapshot's time, else now.
 Result<UnixSeconds> analysisTime(const CliOptions& cli, const SourceSetup& setup,

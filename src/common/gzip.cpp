@@ -3,6 +3,7 @@
 #include <zlib.h>
 
 #include <array>
+#include <climits>
 
 namespace dagadvisor {
 namespace {
@@ -34,6 +35,9 @@ std::string gzipCompress(std::string_view data, int level) {
 }
 
 Result<std::string> gzipDecompress(std::string_view data, std::size_t max_bytes) {
+  if (data.size() > UINT_MAX) {
+    return makeError("compressed data too large");
+  }
   z_stream stream{};
   if (inflateInit2(&stream, kAutoWindowBits) != Z_OK) {
     return makeError("cannot initialise zlib");
@@ -48,14 +52,15 @@ Result<std::string> gzipDecompress(std::string_view data, std::size_t max_bytes)
     stream.avail_out = static_cast<uInt>(chunk.size());
     rc = inflate(&stream, Z_NO_FLUSH);
     out.append(chunk.data(), chunk.size() - stream.avail_out);
-    if (out.size() > max_bytes) {
+    if (out.size() > max_bytes) {  // checked per chunk: a bomb costs one chunk over the cap
       inflateEnd(&stream);
-      return makeError("inflates to more than " + std::to_string(max_bytes) + " bytes");
+      return makeError("inflates beyond " + std::to_string(max_bytes) + " bytes");
     }
   }
+  const std::string reason = stream.msg != nullptr ? stream.msg : "truncated stream";
   inflateEnd(&stream);
   if (rc != Z_STREAM_END) {
-    return makeError(rc == Z_BUF_ERROR ? "truncated gzip data" : "corrupt gzip data");
+    return makeError("not valid gzip data (" + reason + ")");
   }
   return out;
 }

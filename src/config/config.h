@@ -89,9 +89,42 @@ struct PrometheusSource {
   bool operator==(const PrometheusSource&) const = default;
 };
 
+/// The optional read-only Kubernetes API source: workflow objects with exact task edges.
+struct KubernetesSource {
+  bool enabled = false;
+  std::string kubeconfig;  // "" = $KUBECONFIG if set, else the in-cluster service account
+  std::string context;     // kubeconfig context; "" = its current-context
+  std::vector<std::string> namespaces;  // empty = all namespaces
+  bool argo_workflows = true;           // LIST argoproj.io Workflows
+  bool tekton_pipeline_runs = true;     // LIST tekton.dev PipelineRuns
+  bool tekton_task_runs = true;         // and their TaskRuns (timings, retries)
+  int page_size = 500;                  // items per LIST page; 0 = no limit (one response)
+  Seconds timeout{30};                  // per request
+
+  bool operator==(const KubernetesSource&) const = default;
+};
+
+/// The optional Airflow REST API source: task lists (edges) and task instances of the runs
+/// the pod adapters find.
+struct AirflowSource {
+  bool enabled = false;
+  std::string url;                   // http(s)://host:port[/prefix] of the API server, no /api/v1
+  std::string api_version = "auto";  // "v1" (Airflow 2), "v2" (Airflow 3), "auto" (v2, else v1)
+  Seconds timeout{30};               // per request
+  std::string bearer_token_file;     // Airflow 3: a JWT; re-read when it changes; never logged
+  BasicAuth basic_auth;              // Airflow 2's basic_auth API backend
+  Tls tls;
+  // Distinct DAGs read per cycle; the rest are skipped, with a warning.
+  int max_dags_per_cycle = 50;
+
+  bool operator==(const AirflowSource&) const = default;
+};
+
 struct Sources {
   PrometheusSource prometheus;
   std::string snapshot_dir;  // replay a recorded snapshot instead of querying Prometheus
+  KubernetesSource kubernetes;
+  AirflowSource airflow;
 
   bool operator==(const Sources&) const = default;
 };
@@ -158,6 +191,10 @@ struct SplitDependencies {
   Seconds same_node_transfer{0};
   Seconds same_zone_transfer{5};
   Seconds cross_zone_transfer{30};
+  /// The transfer-cost floor: a run is reported only when its split edges are estimated to
+  /// cost at least this much in all. The default keeps every planted run of the simulator's
+  /// scenarios (50 s and more at their analysis times) and drops the smallest incidental ones.
+  Seconds min_run_transfer{45};
   std::string zone_label = "topology.kubernetes.io/zone";  // node label naming the zone
 
   bool operator==(const SplitDependencies&) const = default;
@@ -191,7 +228,8 @@ struct StrandedResources {
 
 struct CapacityShortfall {
   bool enabled = true;
-  /// Pending pods younger than this are left out: the scheduler may not have tried them yet.
+  /// Pending pods younger than this are left out: the scheduler may not have tried them yet
+  /// (unless its unschedulable + backoff queues hold more pods than the older ones).
   Seconds min_pending_age{60};
   /// Reported when the pending pods' requests exceed the free capacity of all nodes together
   /// in some resource and at least this many pods find no room in a first-fit-decreasing

@@ -9,6 +9,8 @@ namespace dagadvisor::config {
 std::vector<Field> configFields(Config& config) {
   PrometheusSource& prom = config.sources.prometheus;
   MetricNames& metrics = prom.metrics;
+  KubernetesSource& kube = config.sources.kubernetes;
+  AirflowSource& airflow = config.sources.airflow;
   GpuNodeHoarding& hoarding = config.detectors.gpu_node_hoarding;
   SplitDependencies& split = config.detectors.split_dependencies;
   DagStacking& stacking = config.detectors.dag_stacking;
@@ -75,6 +77,27 @@ std::vector<Field> configFields(Config& config) {
        &metrics.container_memory_working_set, Rule::kMetricName},
       {"sources.prometheus.metrics.gpu_utilization", &metrics.gpu_utilization, Rule::kMetricName},
       {"sources.snapshot_dir", &config.sources.snapshot_dir},
+      {"sources.kubernetes.enabled", &kube.enabled},
+      {"sources.kubernetes.kubeconfig", &kube.kubeconfig},
+      {"sources.kubernetes.context", &kube.context},
+      {"sources.kubernetes.namespaces", &kube.namespaces},
+      {"sources.kubernetes.argo_workflows", &kube.argo_workflows},
+      {"sources.kubernetes.tekton_pipeline_runs", &kube.tekton_pipeline_runs},
+      {"sources.kubernetes.tekton_task_runs", &kube.tekton_task_runs},
+      {"sources.kubernetes.page_size", &kube.page_size, Rule::kNonNegative},
+      {"sources.kubernetes.timeout", &kube.timeout, Rule::kPositive},
+      {"sources.airflow.enabled", &airflow.enabled},
+      {"sources.airflow.url", &airflow.url, Rule::kUrl},
+      {"sources.airflow.api_version", &airflow.api_version, Rule::kAirflowApi},
+      {"sources.airflow.timeout", &airflow.timeout, Rule::kPositive},
+      {"sources.airflow.bearer_token_file", &airflow.bearer_token_file},
+      {"sources.airflow.basic_auth.username", &airflow.basic_auth.username},
+      {"sources.airflow.basic_auth.password_file", &airflow.basic_auth.password_file},
+      {"sources.airflow.tls.ca_file", &airflow.tls.ca_file},
+      {"sources.airflow.tls.cert_file", &airflow.tls.cert_file},
+      {"sources.airflow.tls.key_file", &airflow.tls.key_file},
+      {"sources.airflow.tls.insecure_skip_verify", &airflow.tls.insecure_skip_verify},
+      {"sources.airflow.max_dags_per_cycle", &airflow.max_dags_per_cycle, Rule::kNonNegative},
       {"server.listen", &config.server.listen, Rule::kHostPort},
       {"server.threads", &config.server.threads, Rule::kThreads},
       {"server.stale_after", &config.server.stale_after, Rule::kPositive},
@@ -106,6 +129,8 @@ std::vector<Field> configFields(Config& config) {
       {"detectors.split_dependencies.same_zone_transfer", &split.same_zone_transfer,
        Rule::kNonNegative},
       {"detectors.split_dependencies.cross_zone_transfer", &split.cross_zone_transfer,
+       Rule::kNonNegative},
+      {"detectors.split_dependencies.min_run_transfer", &split.min_run_transfer,
        Rule::kNonNegative},
       {"detectors.split_dependencies.zone_label", &split.zone_label, Rule::kNonEmpty},
       {"detectors.dag_stacking.enabled", &stacking.enabled},

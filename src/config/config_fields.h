@@ -23,6 +23,7 @@ inline constexpr int kMinThreads = 1;
 inline constexpr int kMaxThreads = 64;
 inline constexpr std::string_view kLogLevels[] = {"debug", "info", "warn", "error"};
 inline constexpr std::string_view kLogFormats[] = {"logfmt", "json"};
+inline constexpr std::string_view kAirflowApiVersions[] = {"auto", "v1", "v2"};
 
 /// The semantic rule a setting must satisfy, checked by validate().
 enum class Rule {
@@ -40,6 +41,7 @@ enum class Rule {
   kLabelName,    // a list (possibly empty) of Prometheus label names
   kSelector,     // empty, or label matchers: cluster="prod",env=~"x.*"
   kHeaders,      // HTTP header names that are tokens
+  kAirflowApi,   // one of kAirflowApiVersions
 };
 
 /// One setting: its dotted path (the YAML keys, identical to config.h's member names), where

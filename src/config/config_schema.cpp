@@ -136,6 +136,8 @@ Members limitsOf(const FieldRef& ref, Rule rule) {
       return {{"enum", enumOf(kLogLevels)}};
     case Rule::kLogFormat:
       return {{"enum", enumOf(kLogFormats)}};
+    case Rule::kAirflowApi:
+      return {{"enum", enumOf(kAirflowApiVersions)}};
     case Rule::kMetricName:
       return std::holds_alternative<std::string*>(ref)
                  ? Members{{"pattern", jsonString(kMetricNamePattern)}}

@@ -170,6 +170,8 @@ Problem checkString(Rule rule, const std::string& value) {
       return oneOf(value, kLogLevels);
     case Rule::kLogFormat:
       return oneOf(value, kLogFormats);
+    case Rule::kAirflowApi:
+      return oneOf(value, kAirflowApiVersions);
     case Rule::kMetricName:
       return isMetricName(value) ? std::nullopt
                                  : Problem("not a valid metric name (" + inQuotes(value) + ")");
@@ -268,6 +270,10 @@ ConfigErrors validate(const Config& config) {
     if (Problem problem = check(field.rule, field.ref)) {
       result.errors.push_back(makeError(std::move(*problem), std::string(field.path)));
     }
+  }
+  if (config.sources.airflow.enabled && config.sources.airflow.url.empty()) {
+    result.errors.push_back(
+        makeError("must be set when sources.airflow.enabled is true", "sources.airflow.url"));
   }
   return result;
 }

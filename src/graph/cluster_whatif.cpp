@@ -4,7 +4,9 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace dagadvisor::graph {
 namespace {
@@ -15,40 +17,122 @@ double speedOf(const std::vector<double>& node_speed, model::NodeId node) {
   return node < node_speed.size() && node_speed[node] > 0 ? node_speed[node] : 1.0;
 }
 
-Result<std::vector<model::NodeId>> usedNodes(const RunGraph& run,
-                                             const model::ClusterSnapshot& cluster) {
+bool hasNode(const model::ClusterSnapshot& cluster, const model::Pod& pod) {
+  return pod.node != model::kNoNode && pod.node < cluster.nodes().size();
+}
+
+// The nodes the run's tasks ran on, plus, for a task without a node that fits none of them, the
+// first schedulable node of the cluster that fits it: a pending GPU task needs a GPU node even
+// when no other task of the run had one.
+Result<std::vector<model::NodeId>> whatIfNodes(const RunGraph& run,
+                                               const model::ClusterSnapshot& cluster) {
   std::vector<model::NodeId> nodes;
   for (const model::Task& task : run.run->tasks) {
-    const model::NodeId node = cluster.pod(task.pod).node;
-    if (node == model::kNoNode) {
-      return makeError("task " + task.id + " has no node in the snapshot", "tasks");
+    if (const model::Pod& pod = cluster.pod(task.pod); hasNode(cluster, pod)) {
+      nodes.push_back(pod.node);
     }
-    nodes.push_back(node);
+  }
+  auto fitsOn = [&](const model::ResourceVector& requests, model::NodeId node) {
+    return !cluster.node(node).unschedulable && cluster.node(node).allocatable.fits(requests);
+  };
+  for (const model::Task& task : run.run->tasks) {
+    const model::Pod& pod = cluster.pod(task.pod);
+    if (hasNode(cluster, pod) || std::any_of(nodes.begin(), nodes.end(), [&](model::NodeId n) {
+          return fitsOn(pod.requests, n);
+        })) {
+      continue;
+    }
+    model::NodeId found = 0;
+    while (found < cluster.nodes().size() && !fitsOn(pod.requests, found)) {
+      ++found;
+    }
+    if (found == cluster.nodes().size()) {
+      return makeError("task " + task.id + " fits no node of the cluster", "tasks");
+    }
+    nodes.push_back(found);
   }
   std::sort(nodes.begin(), nodes.end());
   nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
   return nodes;
 }
 
+// What each task is charged in the what-if; counts the unfinished tasks with and without an
+// estimate into `out`.
+std::vector<double> taskSeconds(const RunGraph& run, const model::ClusterSnapshot& cluster,
+                                const RunTimeEstimates* estimates, ClusterWhatIf& out) {
+  std::vector<double> seconds(run.run_seconds);
+  for (TaskIndex t = 0; t < seconds.size(); ++t) {
+    if (taskFinished(cluster.pod(run.run->tasks[t].pod))) {
+      continue;
+    }
+    // A running task has run at least this long; a pending one shows 0.
+    const auto estimate =
+        estimates != nullptr ? estimates->estimate(run, t, cluster) : std::nullopt;
+    if (estimate) {
+      seconds[t] = std::max(seconds[t], *estimate);
+      ++out.estimated_tasks;
+    } else {
+      ++out.unestimated_tasks;
+    }
+  }
+  out.basis = out.unestimated_tasks > 0 ? WhatIfBasis::kLowerBound
+              : out.estimated_tasks > 0 ? WhatIfBasis::kEstimated
+                                        : WhatIfBasis::kObserved;
+  return seconds;
+}
+
+// The transfer model between the what-if's processors (one per node, in `nodes` order).
+TransferCost transferBetween(const TaskGraph& graph, const std::vector<model::NodeId>& nodes,
+                             const model::ClusterSnapshot& cluster,
+                             const WhatIfTransfer& transfer) {
+  if (graph.edgeCount() == 0 ||
+      (transfer.same_zone_seconds <= 0 && transfer.cross_zone_seconds <= 0)) {
+    return {};
+  }
+  const std::size_t n = nodes.size();
+  std::vector<std::optional<std::string_view>> zone(n);
+  for (std::size_t p = 0; p < n; ++p) {
+    zone[p] = cluster.node(nodes[p]).labels.get(transfer.zone_label);
+  }
+  std::vector<double> factor(n * n, transfer.same_zone_seconds);
+  for (std::size_t a = 0; a < n; ++a) {
+    for (std::size_t b = 0; b < n; ++b) {
+      if (zone[a] && zone[b] && !zone[a]->empty() && !zone[b]->empty() && *zone[a] != *zone[b]) {
+        factor[a * n + b] = transfer.cross_zone_seconds;
+      }
+    }
+  }
+  // Every edge weighs 1: the factor is the whole cost of a hop of that kind.
+  return TransferCost::between(std::vector<double>(graph.edgeCount(), 1.0), n, std::move(factor),
+                               {});
+}
+
 }  // namespace
 
+WhatIfTransfer WhatIfTransfer::fromConfig(const config::SplitDependencies& params) {
+  return {static_cast<double>(params.same_zone_transfer.count()),
+          static_cast<double>(params.cross_zone_transfer.count()), params.zone_label};
+}
+
 Result<ClusterWhatIf> runClusterWhatIf(const RunGraph& run, const model::ClusterSnapshot& cluster,
-                                       const std::vector<double>& node_speed) {
-  if (run.run == nullptr || !run.finished || run.graph.hasCycle()) {
-    return makeError("only finished runs without cycles can be re-scheduled", "run");
+                                       const WhatIfOptions& options) {
+  if (run.run == nullptr || run.graph.hasCycle()) {
+    return makeError("only runs without cycles can be re-scheduled", "run");
   }
-  auto nodes = usedNodes(run, cluster);
+  auto nodes = whatIfNodes(run, cluster);
   if (!nodes.ok()) {
     return nodes.error();
   }
   ClusterWhatIf out;
   out.nodes = std::move(*nodes);
+  const std::vector<double> seconds = taskSeconds(run, cluster, options.estimates, out);
   const std::size_t n = run.graph.size();
   const std::size_t procs = out.nodes.size();
   HeftProblem problem;
   problem.graph = &run.graph;
   problem.processors = procs;
   problem.cost.assign(n * procs, kInf);
+  problem.transfer = transferBetween(run.graph, out.nodes, cluster, options.transfer);
   std::vector<double> fastest(n, kInf);
   for (std::size_t p = 0; p < procs; ++p) {
     problem.capacity.push_back(cluster.node(out.nodes[p]).allocatable);
@@ -56,10 +140,10 @@ Result<ClusterWhatIf> runClusterWhatIf(const RunGraph& run, const model::Cluster
   for (std::size_t t = 0; t < n; ++t) {
     const model::Pod& pod = cluster.pod(run.run->tasks[t].pod);
     problem.demand.push_back(pod.requests);
-    const double work = run.run_seconds[t] * speedOf(node_speed, pod.node);
+    const double work = seconds[t] * speedOf(options.node_speed, pod.node);
     for (std::size_t p = 0; p < procs; ++p) {
       if (problem.capacity[p].fits(pod.requests)) {
-        problem.cost[t * procs + p] = work / speedOf(node_speed, out.nodes[p]);
+        problem.cost[t * procs + p] = work / speedOf(options.node_speed, out.nodes[p]);
         fastest[t] = std::min(fastest[t], problem.cost[t * procs + p]);
       }
     }

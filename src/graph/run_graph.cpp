@@ -8,10 +8,6 @@
 namespace dagadvisor::graph {
 namespace {
 
-bool isDone(const model::Pod& pod) {
-  return pod.phase == model::PodPhase::kSucceeded || pod.phase == model::PodPhase::kFailed;
-}
-
 std::string describeCycle(const model::WorkflowRun& run, const std::vector<TaskIndex>& cycle) {
   std::string text = "dependency cycle: ";
   for (std::size_t i = 0; i < cycle.size(); ++i) {
@@ -42,19 +38,7 @@ std::vector<TaskIndex> observedChain(const TaskGraph& graph, const std::vector<d
   return chain;
 }
 
-void addWhatIf(RunGraph& out, const model::ClusterSnapshot& cluster) {
-  if (!out.finished || out.graph.size() == 0 || out.graph.size() > kMaxWhatIfTasks) {
-    return;
-  }
-  auto whatif = runClusterWhatIf(out, cluster);
-  if (whatif.ok()) {
-    out.whatif_makespan = whatif->makespan;
-  }
-}
-
-}  // namespace
-
-RunGraph buildRunGraph(const model::WorkflowRun& run, const model::ClusterSnapshot& cluster) {
+RunGraph measureRun(const model::WorkflowRun& run, const model::ClusterSnapshot& cluster) {
   RunGraph out;
   out.run = &run;
   out.graph = TaskGraph(run.tasks.size(), run.edges);
@@ -70,7 +54,7 @@ RunGraph buildRunGraph(const model::WorkflowRun& run, const model::ClusterSnapsh
     const model::Pod& pod = cluster.pod(run.tasks[t].pod);
     const UnixSeconds created = pod.created.value_or(pod.started.value_or(at));
     out.first_created = std::min(out.first_created, created);
-    const bool done = isDone(pod) && pod.finished.has_value();
+    const bool done = taskFinished(pod);
     out.finished = out.finished && done;
     if (pod.started) {
       const UnixSeconds end = done ? *pod.finished : at;
@@ -97,9 +81,77 @@ RunGraph buildRunGraph(const model::WorkflowRun& run, const model::ClusterSnapsh
     for (TaskIndex t : out.observed_chain) {
       out.critical_path_wait_seconds += out.queue_seconds[t];
     }
-    addWhatIf(out, cluster);
   }
   return out;
+}
+
+void keepWhatIf(RunGraph& out, const Result<ClusterWhatIf>& whatif) {
+  if (whatif.ok()) {
+    out.whatif_makespan = whatif->makespan;
+    out.whatif_basis = whatif->basis;
+  }
+}
+
+// Without estimates, an unfinished run learns from its own finished tasks (by shape).
+void addWhatIf(RunGraph& out, const model::ClusterSnapshot& cluster, const WhatIfOptions& options) {
+  if (out.graph.size() == 0 || out.graph.size() > kMaxWhatIfTasks || out.graph.hasCycle()) {
+    return;
+  }
+  if (out.finished || options.estimates != nullptr) {
+    keepWhatIf(out, runClusterWhatIf(out, cluster, options));
+    return;
+  }
+  RunTimeEstimates own;
+  own.add(out, cluster);
+  WhatIfOptions with_own = options;
+  with_own.estimates = &own;
+  keepWhatIf(out, runClusterWhatIf(out, cluster, with_own));
+}
+
+}  // namespace
+
+std::string_view whatIfBasisName(WhatIfBasis basis) {
+  switch (basis) {
+    case WhatIfBasis::kEstimated:
+      return "estimated";
+    case WhatIfBasis::kLowerBound:
+      return "lower_bound";
+    case WhatIfBasis::kObserved:
+      break;
+  }
+  return "observed";
+}
+
+bool taskFinished(const model::Pod& pod) {
+  return (pod.phase == model::PodPhase::kSucceeded || pod.phase == model::PodPhase::kFailed) &&
+         pod.finished.has_value();
+}
+
+RunGraph buildRunGraph(const model::WorkflowRun& run, const model::ClusterSnapshot& cluster) {
+  RunGraph out = measureRun(run, cluster);
+  addWhatIf(out, cluster, {});
+  return out;
+}
+
+std::vector<RunGraph> buildRunGraphs(const std::vector<model::WorkflowRun>& runs,
+                                     const model::ClusterSnapshot& cluster,
+                                     const WhatIfTransfer& transfer) {
+  std::vector<RunGraph> graphs;
+  graphs.reserve(runs.size());
+  for (const model::WorkflowRun& run : runs) {
+    graphs.push_back(measureRun(run, cluster));
+  }
+  RunTimeEstimates estimates;
+  const bool any_unfinished =
+      std::any_of(graphs.begin(), graphs.end(), [](const RunGraph& g) { return !g.finished; });
+  for (std::size_t i = 0; any_unfinished && i < graphs.size(); ++i) {
+    estimates.add(graphs[i], cluster);
+  }
+  const WhatIfOptions options{{}, transfer, &estimates};
+  for (RunGraph& graph : graphs) {
+    addWhatIf(graph, cluster, options);
+  }
+  return graphs;
 }
 
 }  // namespace dagadvisor::graph

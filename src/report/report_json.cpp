@@ -177,6 +177,7 @@ json runJson(const advice::RunSummary& run) {
               {"efficiency", run.efficiency},
               {"wait_share", run.wait_share},
               {"whatif_makespan_seconds", optionalNumber(run.whatif_makespan_seconds)},
+              {"whatif_basis", run.whatif_basis.empty() ? json() : json(run.whatif_basis)},
               {"problems", stringArray(run.problems)}};
 }
 
@@ -285,7 +286,9 @@ json detectorsJson(const advice::AnalysisReport& report) {
                        {"seconds", d.seconds},
                        {"ok", d.ok},
                        {"error", d.error},
-                       {"findings", d.findings}});
+                       {"findings", d.findings},
+                       {"no_advice_reason",
+                        d.no_advice_reason.empty() ? json(nullptr) : json(d.no_advice_reason)}});
   }
   return out;
 }

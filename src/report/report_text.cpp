@@ -92,6 +92,24 @@ void writeRecommendations(std::ostream& out, const advice::AnalysisReport& r) {
   }
 }
 
+// Detectors that could not judge: an empty recommendation list must not read as "all is well"
+// when the data to tell was missing.
+void writeNoAdvice(std::ostream& out, const advice::AnalysisReport& r) {
+  std::size_t count = 0;
+  for (const auto& d : r.detectors) {
+    count += d.no_advice_reason.empty() ? 0 : 1;
+  }
+  if (count == 0) {
+    return;
+  }
+  out << "\nNO ADVICE (" << count << ")\n";
+  for (const auto& d : r.detectors) {
+    if (!d.no_advice_reason.empty()) {
+      out << "  " << d.name << ": no advice, because " << d.no_advice_reason << "\n";
+    }
+  }
+}
+
 using Row = std::vector<std::string>;
 
 void writeTable(std::ostream& out, const std::vector<Row>& rows) {
@@ -160,6 +178,7 @@ std::string renderText(const advice::AnalysisReport& report, const TextOptions& 
   std::ostringstream out;
   writeHeader(out, report);
   writeRecommendations(out, report);
+  writeNoAdvice(out, report);
   writeRuns(out, report, options);
   return out.str();
 }

@@ -104,7 +104,9 @@ function showRuns(all) {
       r.tasks + '</td><td>' + secs(r.makespan_seconds) + '</td><td>' +
       secs(r.critical_path_seconds) + '</td><td>' + pct(r.efficiency) + '</td><td>' +
       '<span class="bar" style="width:' + Math.round(60 * (r.wait_share || 0)) + 'px"></span> ' +
-      pct(r.wait_share) + '</td><td>' + secs(r.whatif_makespan_seconds) + '</td><td>' +
+      pct(r.wait_share) + '</td><td>' + secs(r.whatif_makespan_seconds) +
+      (r.whatif_basis === "estimated" ? ' (est.)' : r.whatif_basis === "lower_bound" ? ' (≥)' : '') +
+      '</td><td>' +
       esc(r.critical_path.join(" → ")) + '</td></tr>').join("") + '</table>';
 }
 function showPictures(runs) {

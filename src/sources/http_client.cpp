@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -143,6 +144,48 @@ HttpResponse describeResponse(CURL* curl, std::string body) {
 void initHttpGlobal() {
   static std::once_flag once;
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+std::string bodySnippet(const std::string& body) {
+  constexpr std::size_t kSnippetChars = 200;
+  std::string out;
+  for (const char c : body) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isspace(u) != 0) {
+      if (!out.empty() && out.back() != ' ') {
+        out += ' ';
+      }
+    } else if (std::isprint(u) != 0) {
+      out += c;
+    }
+    if (out.size() >= kSnippetChars) {
+      return out + "...";
+    }
+  }
+  while (!out.empty() && out.back() == ' ') {
+    out.pop_back();
+  }
+  return out.empty() ? "(empty body)" : out;
+}
+
+Result<std::string> normalizeBaseUrl(std::string url) {
+  while (!url.empty() && url.back() == '/') {
+    url.pop_back();
+  }
+  const auto scheme = url.find("://");
+  const std::string name = url.substr(0, scheme == std::string::npos ? 0 : scheme);
+  if (scheme == std::string::npos || (name != "http" && name != "https") ||
+      url.size() == scheme + 3 || url.find_first_of("?#") != std::string::npos) {
+    return makeError(
+        "expected an http:// or https:// URL with a host, got \"" + redactUrl(url) + "\"", "url");
+  }
+  return url;
+}
+
+HttpClientOptions withTimeout(HttpClientOptions http, std::chrono::milliseconds timeout) {
+  http.timeout = timeout;
+  http.connect_timeout = std::min(timeout, std::chrono::milliseconds(5000));
+  return http;
 }
 
 std::string redactUrl(std::string_view url) {

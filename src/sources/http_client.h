@@ -41,6 +41,13 @@ struct HttpClientOptions {
   std::string sigv4_service{};
 };
 
+/// A base URL for an HTTP API: `url` without trailing slashes, which must be http:// or
+/// https:// with a host and no query or fragment. The Error's field is "url".
+Result<std::string> normalizeBaseUrl(std::string url);
+
+/// `http` with a whole-request `timeout`, and a connect timeout of the same but at most 5 s.
+HttpClientOptions withTimeout(HttpClientOptions http, std::chrono::milliseconds timeout);
+
 /// One completed HTTP exchange (any status code).
 struct HttpResponse {
   int status = 0;
@@ -58,6 +65,10 @@ void initHttpGlobal();
 
 /// `url` with any `user:password@` removed, for messages and logs.
 std::string redactUrl(std::string_view url);
+
+/// The start of a body that is not the JSON a source expected (an HTML page from a proxy, a
+/// text 503), control characters dropped and whitespace folded, so that it fits one message.
+std::string bodySnippet(const std::string& body);
 
 /// The project's only libcurl user: a blocking HTTP client over one reused easy handle
 /// (keep-alive). Not thread-safe: use one client per thread.

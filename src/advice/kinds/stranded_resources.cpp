@@ -47,6 +47,44 @@ std::string actionText(const Totals& totals) {
   return text;
 }
 
+// Names only the parts that are there: a cluster-only finding must not read "0 node(s) …".
+std::string titleText(const Totals& totals) {
+  char buf[160];
+  std::string title;
+  if (!totals.nodes.empty()) {
+    std::snprintf(buf, sizeof buf,
+                  "%zu node(s) with stranded resources (%.2f node-resource units, %lld GPU(s))",
+                  totals.nodes.size(), totals.node_units,
+                  static_cast<long long>(totals.stranded_gpus));
+    title = buf;
+  }
+  if (totals.blocked_pods > 0) {
+    std::snprintf(buf, sizeof buf,
+                  "%lld pending pod(s) fit the free capacity in total but no single node",
+                  static_cast<long long>(totals.blocked_pods));
+    title += (title.empty() ? "" : "; ") + std::string(buf);
+  }
+  return title;
+}
+
+std::string impactText(const Totals& totals) {
+  char buf[160];
+  std::string text;
+  if (!totals.nodes.empty()) {
+    std::snprintf(buf, sizeof buf,
+                  "about %.2f node(s) worth of stranded capacity usable again, %lld stranded "
+                  "GPU(s)",
+                  totals.node_units, static_cast<long long>(totals.stranded_gpus));
+    text = buf;
+  }
+  if (totals.blocked_pods > 0) {
+    std::snprintf(buf, sizeof buf, "%lld pending pod(s) placeable by repacking",
+                  static_cast<long long>(totals.blocked_pods));
+    text += (text.empty() ? "" : ", ") + std::string(buf);
+  }
+  return text;
+}
+
 }  // namespace
 
 std::vector<Recommendation> adviseStrandedResources(
@@ -63,22 +101,10 @@ std::vector<Recommendation> adviseStrandedResources(
     rec.instances.push_back(f->target);
     accumulate(*f, totals);
   }
-  char buf[256];
-  std::snprintf(buf, sizeof buf,
-                "%zu node(s) with stranded resources (%.2f node-resource units, %lld GPU(s)); "
-                "%lld pending pod(s) blocked by fragmentation",
-                totals.nodes.size(), totals.node_units,
-                static_cast<long long>(totals.stranded_gpus),
-                static_cast<long long>(totals.blocked_pods));
-  rec.title = buf;
+  rec.title = titleText(totals);
   rec.action = actionText(totals);
   rec.impact_score = totals.node_units + static_cast<double>(totals.blocked_pods);
-  std::snprintf(buf, sizeof buf,
-                "about %.2f node(s) worth of stranded capacity usable again, %lld stranded GPU(s), "
-                "%lld pending pod(s) placeable",
-                totals.node_units, static_cast<long long>(totals.stranded_gpus),
-                static_cast<long long>(totals.blocked_pods));
-  rec.impact = buf;
+  rec.impact = impactText(totals);
   rec.evidence = {{"nodes", totals.nodes},
                   {"stranded_node_units", totals.node_units},
                   {"stranded_gpus", totals.stranded_gpus},

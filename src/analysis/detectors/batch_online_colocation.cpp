@@ -57,6 +57,9 @@ const DetectorInfo& BatchOnlineColocation::info() const {
 }
 
 void BatchOnlineColocation::analyze(const AnalysisInput& input, FindingSink& out) const {
+  if (noNodesToJudge(input, out)) {
+    return;
+  }
   const auto& params = input.config.detectors.batch_online_colocation;
   const model::ClusterSnapshot& cluster = input.cluster;
   for (model::NodeId id = 0; id < cluster.nodes().size(); ++id) {

@@ -30,19 +30,52 @@ auto sizeKey(const ResourceVector& r) {
   return std::make_tuple(r.gpus, r.cpu_millis, r.memory_bytes);
 }
 
-// Pending pods old enough to have been tried, largest first (GPUs, then CPU, then memory).
-std::vector<PodId> pendingDecreasing(const ClusterSnapshot& cluster, double min_age) {
-  std::vector<PodId> out;
+bool hasRequests(const Pod& pod) {
+  return pod.requests.cpu_millis > 0 || pod.requests.memory_bytes > 0 || pod.requests.gpus > 0;
+}
+
+// Pods the scheduler reports as tried and parked: its unschedulable and backoff queues.
+std::size_t triedByScheduler(const model::SchedulerStats& stats) {
+  if (!stats.present) {
+    return 0;
+  }
+  double tried = 0;
+  for (const char* queue : {"unschedulable", "backoff"}) {
+    const auto it = stats.pending_by_queue.find(queue);
+    tried += it == stats.pending_by_queue.end() ? 0.0 : std::max(0.0, it->second);
+  }
+  return static_cast<std::size_t>(tried);
+}
+
+struct PendingSet {
+  std::vector<PodId> pods;  // largest first (GPUs, then CPU, then memory)
+  std::size_t young = 0;    // of them, younger than min_pending_age
+};
+
+// Pending pods that the scheduler has had its chance at: those at least min_age old (unknown age
+// counts as old: the pod is pending now, whenever it was created), and, when the scheduler's own
+// queues say more pods than those were tried and parked, as many younger ones, oldest first. A
+// burst is then seen in its first minute, as soon as the scheduler has given up on its pods.
+PendingSet pendingDecreasing(const ClusterSnapshot& cluster, double min_age) {
+  PendingSet out;
+  std::vector<PodId> young;
   for (PodId id : cluster.pendingPods()) {
     const Pod& pod = cluster.pod(id);
-    const bool requests =
-        pod.requests.cpu_millis > 0 || pod.requests.memory_bytes > 0 || pod.requests.gpus > 0;
-    // Unknown age counts as old: the pod is pending now, whenever it was created.
-    if (requests && (!pod.created || cluster.at() - *pod.created >= min_age)) {
-      out.push_back(id);
+    if (!hasRequests(pod)) {
+      continue;
     }
+    const bool old = !pod.created || cluster.at() - *pod.created >= min_age;
+    (old ? out.pods : young).push_back(id);
   }
-  std::stable_sort(out.begin(), out.end(), [&](PodId a, PodId b) {
+  const std::size_t tried = triedByScheduler(cluster.scheduler());
+  if (tried > out.pods.size() && !young.empty()) {
+    std::stable_sort(young.begin(), young.end(), [&](PodId a, PodId b) {
+      return *cluster.pod(a).created < *cluster.pod(b).created;
+    });
+    out.young = std::min(tried - out.pods.size(), young.size());
+    out.pods.insert(out.pods.end(), young.begin(), young.begin() + out.young);
+  }
+  std::stable_sort(out.pods.begin(), out.pods.end(), [&](PodId a, PodId b) {
     return sizeKey(cluster.pod(a).requests) > sizeKey(cluster.pod(b).requests);
   });
   return out;
@@ -159,7 +192,8 @@ const DetectorInfo& CapacityShortfall::info() const {
 void CapacityShortfall::analyze(const AnalysisInput& input, FindingSink& out) const {
   const auto& params = input.config.detectors.capacity_shortfall;
   const ClusterSnapshot& cluster = input.cluster;
-  const std::vector<PodId> pending = pendingDecreasing(cluster, params.min_pending_age.count());
+  const PendingSet pending_set = pendingDecreasing(cluster, params.min_pending_age.count());
+  const std::vector<PodId>& pending = pending_set.pods;
   std::vector<ResourceVector> bins;
   ResourceVector free_total;
   for (NodeId id = 0; id < cluster.nodes().size(); ++id) {
@@ -178,6 +212,7 @@ void CapacityShortfall::analyze(const AnalysisInput& input, FindingSink& out) co
   }
   // No usable node means no node data, not a cluster without capacity.
   if (bins.empty()) {
+    out.noAdvice("no schedulable node with allocatable CPU is known");
     return;
   }
   const json short_of = shortResources(demand, free_total);
@@ -214,6 +249,7 @@ void CapacityShortfall::analyze(const AnalysisInput& input, FindingSink& out) co
   finding.summary = buf;
   finding.impact = static_cast<double>(unplaced.size());
   finding.evidence = {{"pending_pods", pending.size()},
+                      {"young_pods_tried", pending_set.young},
                       {"pending_requests", resourcesJson(demand)},
                       {"free_capacity", resourcesJson(free_total)},
                       {"short_resources", short_of},

@@ -116,6 +116,10 @@ void CohortComparison::analyze(const AnalysisInput& input, FindingSink& out) con
   const auto& params = input.config.detectors.cohort_comparison;
   const auto groups = cohorts(input, params.cohort_label);
   if (groups.size() < 2) {
+    out.noAdvice(
+        formatText("no two cohorts to compare: %zu value(s) of the label %s on pods "
+                   "with scheduling times or finished runs",
+                   groups.size(), params.cohort_label.c_str()));
     return;
   }
   const auto& [base_name, base] = *groups.begin();

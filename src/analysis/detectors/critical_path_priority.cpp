@@ -1,7 +1,9 @@
 #include "analysis/detectors/critical_path_priority.h"
 
 #include <map>
+#include <optional>
 #include <set>
+#include <unordered_map>
 
 #include "analysis/detectors/detector_util.h"
 #include "graph/critical_path.h"
@@ -23,11 +25,53 @@ struct PendingTask {
   double slack;
 };
 
+// Typical seconds of a task: its DAG's own history first; else the median over the other DAGs
+// of the namespace that run a task of the same id (per-region or per-team copies of one
+// pipeline, such as nightly_training and nightly_training_eu, each with a single run so far).
+class TaskEstimates {
+ public:
+  TaskEstimates(const std::vector<graph::RunGraph>& runs, const model::ClusterSnapshot& cluster)
+      : by_dag_(typicalTaskSeconds(runs, cluster)) {
+    std::unordered_map<std::string, std::vector<double>> samples;
+    std::set<std::string> seen;
+    for (const graph::RunGraph& rg : runs) {
+      for (TaskIndex t = 0; rg.run != nullptr && t < rg.run->tasks.size(); ++t) {
+        const std::string key = taskKey(*rg.run, t);
+        const auto it = by_dag_.find(key);
+        if (it != by_dag_.end() && seen.insert(key).second) {
+          samples[namespaceKey(*rg.run, t)].push_back(it->second);
+        }
+      }
+    }
+    for (auto& [key, values] : samples) {
+      by_namespace_[key] = quantile(values, 0.5);
+    }
+  }
+
+  std::optional<double> seconds(const model::WorkflowRun& run, TaskIndex t) const {
+    if (const auto it = by_dag_.find(taskKey(run, t)); it != by_dag_.end()) {
+      return it->second;
+    }
+    if (const auto it = by_namespace_.find(namespaceKey(run, t)); it != by_namespace_.end()) {
+      return it->second;
+    }
+    return std::nullopt;
+  }
+
+ private:
+  static std::string namespaceKey(const model::WorkflowRun& run, TaskIndex t) {
+    return run.namespace_ + "\n" + run.tasks[t].id;
+  }
+
+  std::unordered_map<std::string, double> by_dag_;
+  std::unordered_map<std::string, double> by_namespace_;
+};
+
 // Work still ahead of each task: done tasks weigh nothing, running ones what is left of their
 // typical duration, pending ones all of it. nullopt when no unfinished task has an estimate.
-std::optional<std::vector<double>> remainingWork(
-    const graph::RunGraph& rg, const model::ClusterSnapshot& cluster,
-    const std::unordered_map<std::string, double>& typical) {
+std::optional<std::vector<double>> remainingWork(const graph::RunGraph& rg,
+                                                 const model::ClusterSnapshot& cluster,
+                                                 const TaskEstimates& estimates) {
   std::vector<double> work(rg.run->tasks.size(), 0.0);
   bool any = false;
   for (TaskIndex t = 0; t < work.size(); ++t) {
@@ -36,12 +80,12 @@ std::optional<std::vector<double>> remainingWork(
         pod->phase == model::PodPhase::kFailed) {
       continue;
     }
-    const auto it = typical.find(taskKey(*rg.run, t));
-    if (it == typical.end()) {
+    const std::optional<double> typical = estimates.seconds(*rg.run, t);
+    if (!typical) {
       continue;
     }
     const double elapsed = t < rg.run_seconds.size() ? rg.run_seconds[t] : 0.0;
-    work[t] = std::max(0.0, it->second - elapsed);
+    work[t] = std::max(0.0, *typical - elapsed);
     any = any || work[t] > 0;
   }
   return any ? std::optional(std::move(work)) : std::nullopt;
@@ -62,6 +106,58 @@ json taskJson(const PendingTask& p, UnixSeconds at) {
   return entry;
 }
 
+bool hasPendingTask(const graph::RunGraph& rg, const model::ClusterSnapshot& cluster) {
+  for (TaskIndex t = 0; t < rg.run->tasks.size(); ++t) {
+    const Pod* pod = taskPod(rg, t, cluster);
+    if (pod != nullptr && pod->isPendingUnscheduled()) {
+      return true;
+    }
+  }
+  return false;
+}
+
+struct Classified {
+  std::vector<std::vector<PendingTask>> critical_by_run;  // one entry per input run
+  std::map<std::string, std::vector<PendingTask>> rich_by_class;
+  std::size_t runs_with_pending = 0;
+  std::size_t runs_estimated = 0;  // of those, with an estimate of their remaining work
+};
+
+// Sorts the pending tasks of every run into critical (slack within max_critical_slack, some
+// work ahead) and slack-rich (at least min_rich_slack), the latter by PriorityClass.
+Classified classify(const std::vector<graph::RunGraph>& runs, const model::ClusterSnapshot& cluster,
+                    const config::CriticalPathPriority& params) {
+  const TaskEstimates estimates(runs, cluster);
+  Classified out;
+  for (const graph::RunGraph& rg : runs) {
+    out.critical_by_run.emplace_back();
+    if (rg.run == nullptr || rg.graph.hasCycle() || rg.graph.size() != rg.run->tasks.size() ||
+        !hasPendingTask(rg, cluster)) {
+      continue;
+    }
+    ++out.runs_with_pending;
+    const auto work = remainingWork(rg, cluster, estimates);
+    if (!work) {
+      continue;
+    }
+    ++out.runs_estimated;
+    const graph::CriticalPath path = graph::computeCriticalPath(rg.graph, *work);
+    for (TaskIndex t = 0; t < path.slack.size(); ++t) {
+      const Pod* pod = taskPod(rg, t, cluster);
+      if (pod == nullptr || !pod->isPendingUnscheduled()) {
+        continue;
+      }
+      const PendingTask pending{&rg, t, pod, path.slack[t]};
+      if (pending.slack <= params.max_critical_slack.count() + kEpsilon && (*work)[t] > 0) {
+        out.critical_by_run.back().push_back(pending);
+      } else if (pending.slack >= params.min_rich_slack.count()) {
+        out.rich_by_class[pod->priority_class].push_back(pending);
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 const DetectorInfo& CriticalPathPriority::info() const {
@@ -74,32 +170,19 @@ const DetectorInfo& CriticalPathPriority::info() const {
 void CriticalPathPriority::analyze(const AnalysisInput& input, FindingSink& out) const {
   const auto& params = input.config.detectors.critical_path_priority;
   const model::ClusterSnapshot& cluster = input.cluster;
-  const auto typical = typicalTaskSeconds(input.runs, cluster);
-  std::vector<std::vector<PendingTask>> critical_by_run;
-  std::map<std::string, std::vector<PendingTask>> rich_by_class;
-  for (const graph::RunGraph& rg : input.runs) {
-    critical_by_run.emplace_back();
-    if (rg.run == nullptr || rg.graph.hasCycle() || rg.graph.size() != rg.run->tasks.size()) {
-      continue;
-    }
-    const auto work = remainingWork(rg, cluster, typical);
-    if (!work) {
-      continue;
-    }
-    const graph::CriticalPath path = graph::computeCriticalPath(rg.graph, *work);
-    for (TaskIndex t = 0; t < path.slack.size(); ++t) {
-      const Pod* pod = taskPod(rg, t, cluster);
-      if (pod == nullptr || !pod->isPendingUnscheduled()) {
-        continue;
-      }
-      const PendingTask pending{&rg, t, pod, path.slack[t]};
-      if (pending.slack <= params.max_critical_slack.count() + kEpsilon && (*work)[t] > 0) {
-        critical_by_run.back().push_back(pending);
-      } else if (pending.slack >= params.min_rich_slack.count()) {
-        rich_by_class[pod->priority_class].push_back(pending);
-      }
-    }
+  if (input.runs.empty()) {
+    out.noAdvice("no workflow runs were rebuilt");
+    return;
   }
+  const Classified classified = classify(input.runs, cluster, params);
+  if (classified.runs_with_pending > 0 && classified.runs_estimated == 0) {
+    out.noAdvice(
+        "no run with pending tasks has a finished task of its DAG or namespace to estimate "
+        "durations from");
+    return;
+  }
+  const auto& critical_by_run = classified.critical_by_run;
+  const auto& rich_by_class = classified.rich_by_class;
   for (const auto& critical : critical_by_run) {
     json tasks = json::array();
     json competitors = json::array();

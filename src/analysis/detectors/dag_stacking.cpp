@@ -128,6 +128,10 @@ const DetectorInfo& DagStacking::info() const {
 void DagStacking::analyze(const AnalysisInput& input, FindingSink& out) const {
   const auto& params = input.config.detectors.dag_stacking;
   const ClusterSnapshot& cluster = input.cluster;
+  if (input.runs.empty()) {
+    out.noAdvice("no workflow runs were rebuilt");
+    return;
+  }
   const auto min_tasks = static_cast<std::size_t>(std::max(params.min_tasks_per_node, 2));
   for (const graph::RunGraph& rg : input.runs) {
     if (rg.run == nullptr) {

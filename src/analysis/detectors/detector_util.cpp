@@ -54,6 +54,22 @@ const model::Pod* taskPod(const graph::RunGraph& rg, model::TaskIndex t,
   return id < cluster.pods().size() ? &cluster.pod(id) : nullptr;
 }
 
+bool noRunsToJudge(const AnalysisInput& input, FindingSink& out) {
+  if (!input.runs.empty()) {
+    return false;
+  }
+  out.noAdvice("no workflow runs were rebuilt from the pods");
+  return true;
+}
+
+bool noNodesToJudge(const AnalysisInput& input, FindingSink& out) {
+  if (!input.cluster.nodes().empty()) {
+    return false;
+  }
+  out.noAdvice("the snapshot has no nodes");
+  return true;
+}
+
 std::string taskKey(const model::WorkflowRun& run, model::TaskIndex t) {
   return run.namespace_ + "/" + run.dag + "/" + run.tasks[t].id;
 }

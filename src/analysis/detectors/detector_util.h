@@ -5,6 +5,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analysis/analysis_input.h"
+#include "analysis/detector.h"
 #include "config/config.h"
 #include "graph/run_graph.h"
 #include "model/cluster.h"
@@ -37,6 +39,13 @@ const model::Pod* taskPod(const graph::RunGraph& rg, model::TaskIndex t,
 /// unfinished task of a recurring DAG is expected to take.
 std::unordered_map<std::string, double> typicalTaskSeconds(const std::vector<graph::RunGraph>& runs,
                                                            const model::ClusterSnapshot& cluster);
+
+/// True, after telling `out` why (FindingSink::noAdvice), when the input holds no workflow run:
+/// the run-level detectors then have nothing to judge.
+bool noRunsToJudge(const AnalysisInput& input, FindingSink& out);
+
+/// True, after telling `out` why, when the snapshot holds no node.
+bool noNodesToJudge(const AnalysisInput& input, FindingSink& out);
 
 /// "<namespace>/<dag>/<task id>" for typicalTaskSeconds().
 std::string taskKey(const model::WorkflowRun& run, model::TaskIndex t);

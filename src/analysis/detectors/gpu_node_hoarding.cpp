@@ -5,6 +5,8 @@
 #include <map>
 #include <tuple>
 
+#include "analysis/detectors/detector_util.h"
+
 namespace dagadvisor::analysis {
 namespace {
 
@@ -45,10 +47,6 @@ NodeHold nonGpuHold(const ClusterSnapshot& cluster, NodeId node) {
     usage.requests += pod.requests;
   }
   return hold;
-}
-
-double share(std::int64_t part, std::int64_t whole) {
-  return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
 }
 
 ResourceVector cpuAndMemory(const ResourceVector& held) {
@@ -145,6 +143,9 @@ const DetectorInfo& GpuNodeHoarding::info() const {
 }
 
 void GpuNodeHoarding::analyze(const AnalysisInput& input, FindingSink& out) const {
+  if (noNodesToJudge(input, out)) {
+    return;
+  }
   const auto& params = input.config.detectors.gpu_node_hoarding;
   const ClusterSnapshot& cluster = input.cluster;
   std::vector<PodId> pending_gpu;

@@ -50,6 +50,9 @@ const DetectorInfo& IdleSlots::info() const {
 }
 
 void IdleSlots::analyze(const AnalysisInput& input, FindingSink& out) const {
+  if (noRunsToJudge(input, out)) {
+    return;
+  }
   const auto& params = input.config.detectors.idle_slots;
   const ClusterSnapshot& cluster = input.cluster;
   for (const graph::RunGraph& rg : input.runs) {

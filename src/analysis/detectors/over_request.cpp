@@ -91,25 +91,38 @@ const DetectorInfo& OverRequest::info() const {
 }
 
 void OverRequest::analyze(const AnalysisInput& input, FindingSink& out) const {
+  if (noNodesToJudge(input, out)) {
+    return;
+  }
   const auto& params = input.config.detectors.over_request;
   const ClusterSnapshot& cluster = input.cluster;
   std::map<std::tuple<std::string, std::string, std::string>, Owner> owners;
+  std::size_t on_full_nodes = 0;
+  std::size_t sampled = 0;
   for (model::NodeId id = 0; id < cluster.nodes().size(); ++id) {
     if (!contended(cluster, id, params.min_node_requested_share)) {
       continue;
     }
     for (model::PodId pid : cluster.podsOn(id)) {
       const Pod& pod = cluster.pod(pid);
+      ++on_full_nodes;
       // Too few samples say nothing about a peak: no advice rather than a wrong one.
       if (!pod.usage || pod.usage->samples < params.min_samples) {
         continue;
       }
+      ++sampled;
       if (const auto sized = rightSized(pod, params)) {
         add(owners[{pod.namespace_, pod.owner_kind.empty() ? "Pod" : pod.owner_kind,
                     pod.owner_name.empty() ? pod.name : pod.owner_name}],
             pod, cluster.node(id), *sized);
       }
     }
+  }
+  if (on_full_nodes > 0 && sampled == 0) {
+    out.noAdvice(
+        formatText("none of the %zu pod(s) on nearly full nodes has %d or more usage "
+                   "samples (cAdvisor container metrics)",
+                   on_full_nodes, params.min_samples));
   }
   for (auto& [key, owner] : owners) {
     const auto& [ns, kind, name] = key;

@@ -105,6 +105,9 @@ const DetectorInfo& PoolMismatch::info() const {
 }
 
 void PoolMismatch::analyze(const AnalysisInput& input, FindingSink& out) const {
+  if (noNodesToJudge(input, out)) {
+    return;
+  }
   const auto& params = input.config.detectors.pool_mismatch;
   const ClusterSnapshot& cluster = input.cluster;
   const auto pools = buildPools(cluster, params);

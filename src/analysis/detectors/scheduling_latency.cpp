@@ -111,7 +111,12 @@ void fromPods(const AnalysisInput& input, const DetectorInfo& info, FindingSink&
       latencies.push_back(*pod.scheduled - *pod.created);
     }
   }
-  if (latencies.size() < static_cast<std::size_t>(std::max(params.min_pods, 1))) {
+  const auto min_pods = static_cast<std::size_t>(std::max(params.min_pods, 1));
+  if (latencies.size() < min_pods) {
+    out.noAdvice(
+        formatText("no kube-scheduler latency metrics, and only %zu pod(s) with creation "
+                   "and scheduling times (at least %zu needed)",
+                   latencies.size(), min_pods));
     return;
   }
   Latency l{"cluster/" + input.config.analysis.cluster, "all pods", "pod_times"};
@@ -135,17 +140,25 @@ void SchedulingLatency::analyze(const AnalysisInput& input, FindingSink& out) co
     fromPods(input, info(), out);
     return;
   }
+  bool measured = false;
   for (const model::ProfileLatency& profile : stats.latency) {
     // A missing quantile means no pods were scheduled in the window, not zero latency.
     if (!profile.p95 && !profile.p99) {
       continue;
     }
+    measured = true;
     const std::string name = profile.profile.empty() ? "default-scheduler" : profile.profile;
     Latency l{"profile/" + name, name, stats.latency_metric};
     l.p95 = profile.p95.value_or(0);
     l.p99 = profile.p99.value_or(0);
     l.extra = {{"pods_per_second", profile.pods_per_second}};
     emitIfOver(info(), input.config.detectors.scheduling_latency, l, causes(stats), out);
+  }
+  if (!measured) {
+    out.noAdvice(stats.latency.empty()
+                     ? "the kube-scheduler metrics carry no scheduling latency histogram"
+                     : "the kube-scheduler's latency histograms are empty: no pod was scheduled "
+                       "in the window");
   }
 }
 

@@ -63,6 +63,9 @@ const DetectorInfo& ShardCandidate::info() const {
 }
 
 void ShardCandidate::analyze(const AnalysisInput& input, FindingSink& out) const {
+  if (noRunsToJudge(input, out)) {
+    return;
+  }
   const auto& params = input.config.detectors.shard_candidate;
   std::map<std::string, std::vector<Dominant>> by_dag;
   for (const graph::RunGraph& rg : input.runs) {
@@ -70,10 +73,19 @@ void ShardCandidate::analyze(const AnalysisInput& input, FindingSink& out) const
       by_dag[rg.run->namespace_ + "/" + rg.run->dag].push_back(*d);
     }
   }
+  const auto min_runs = static_cast<std::size_t>(std::max(params.min_runs, 1));
+  std::size_t most_runs = 0;
   for (const auto& [dag, runs] : by_dag) {
-    const auto dominant = runs.size() >= static_cast<std::size_t>(std::max(params.min_runs, 1))
-                              ? sameDominant(runs, params.min_critical_share)
-                              : std::nullopt;
+    most_runs = std::max(most_runs, runs.size());
+  }
+  if (most_runs < min_runs) {
+    out.noAdvice(
+        formatText("no DAG has %zu finished runs to compare (at most %zu)", min_runs, most_runs));
+    return;
+  }
+  for (const auto& [dag, runs] : by_dag) {
+    const auto dominant =
+        runs.size() >= min_runs ? sameDominant(runs, params.min_critical_share) : std::nullopt;
     if (!dominant) {
       continue;
     }

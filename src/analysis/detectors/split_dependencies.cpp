@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <optional>
-#include <set>
+#include <limits>
+#include <unordered_map>
 #include <utility>
+
+#include "analysis/detectors/detector_util.h"
 
 namespace dagadvisor::analysis {
 namespace {
@@ -15,55 +17,73 @@ using model::TaskIndex;
 using nlohmann::json;
 
 constexpr std::size_t kMaxListedEdges = 20;
+constexpr int kNoZone = -1;
+constexpr TaskIndex kNoTask = std::numeric_limits<TaskIndex>::max();
 
 enum class Placement { kUnplaced, kSameNode, kSameZone, kCrossZone, kZoneUnknown };
 
-struct Where {
-  std::string node;                 // "" while unscheduled
-  std::optional<std::string> zone;  // nullopt when the node or its zone label is unknown
+// Zones as small integers, one label lookup per node and cycle: edges then compare numbers.
+struct ZoneIndex {
+  std::vector<int> zone_of_node;  // by NodeId; kNoZone when unlabelled
+  std::vector<std::string> names;
 };
 
-struct Tally {
-  std::size_t edges = 0;
-  std::size_t unplaced = 0;
-  std::size_t same_node = 0;
-  std::size_t same_zone = 0;  // different nodes, same zone
-  std::size_t cross_zone = 0;
-  std::size_t zone_unknown = 0;  // different nodes, a zone not known
-  double transfer_seconds = 0;
-  std::size_t critical_split = 0;
-  double critical_transfer_seconds = 0;
-  json split_edges = json::array();
-
-  std::size_t placed() const { return edges - unplaced; }
-  std::size_t split() const { return same_zone + cross_zone + zone_unknown; }
-};
-
-Where whereRan(const ClusterSnapshot& cluster, model::PodId id, const std::string& zone_label) {
-  if (id >= cluster.pods().size()) {
-    return {};
-  }
-  const Pod& pod = cluster.pod(id);
-  Where where{pod.node_name, std::nullopt};
-  if (pod.node != model::kNoNode) {
-    if (auto zone = cluster.node(pod.node).labels.get(zone_label); zone && !zone->empty()) {
-      where.zone = std::string(*zone);
+ZoneIndex indexZones(const ClusterSnapshot& cluster, const std::string& zone_label) {
+  ZoneIndex index;
+  std::unordered_map<std::string, int> ids;
+  index.zone_of_node.reserve(cluster.nodes().size());
+  for (const model::Node& node : cluster.nodes()) {
+    const auto zone = node.labels.get(zone_label);
+    if (!zone || zone->empty()) {
+      index.zone_of_node.push_back(kNoZone);
+      continue;
     }
+    const auto [it, added] = ids.try_emplace(std::string(*zone), static_cast<int>(ids.size()));
+    if (added) {
+      index.names.push_back(it->first);
+    }
+    index.zone_of_node.push_back(it->second);
+  }
+  return index;
+}
+
+// Where a task's pod ran: a node of the snapshot, or only a node name when the node is gone.
+struct Where {
+  const Pod* pod = nullptr;  // nullptr when the task points past the snapshot's pods
+  model::NodeId node = model::kNoNode;
+  int zone = kNoZone;
+
+  bool placed() const { return pod != nullptr && !pod->node_name.empty(); }
+};
+
+Where whereRan(const ClusterSnapshot& cluster, model::PodId id, const ZoneIndex& zones) {
+  Where where;
+  if (id >= cluster.pods().size()) {
+    return where;
+  }
+  where.pod = &cluster.pod(id);
+  where.node = where.pod->node;
+  if (where.node != model::kNoNode && where.node < zones.zone_of_node.size()) {
+    where.zone = zones.zone_of_node[where.node];
   }
   return where;
 }
 
 Placement classify(const Where& a, const Where& b) {
-  if (a.node.empty() || b.node.empty()) {
+  if (!a.placed() || !b.placed()) {
     return Placement::kUnplaced;
   }
-  if (a.node == b.node) {
+  // Node ids when both nodes are known; a node gone from the snapshot only has its name.
+  const bool same_node = a.node != model::kNoNode && b.node != model::kNoNode
+                             ? a.node == b.node
+                             : a.pod->node_name == b.pod->node_name;
+  if (same_node) {
     return Placement::kSameNode;
   }
-  if (!a.zone || !b.zone) {
+  if (a.zone == kNoZone || b.zone == kNoZone) {
     return Placement::kZoneUnknown;
   }
-  return *a.zone == *b.zone ? Placement::kSameZone : Placement::kCrossZone;
+  return a.zone == b.zone ? Placement::kSameZone : Placement::kCrossZone;
 }
 
 // An unknown zone is costed as the same zone: a lower bound, never an invented cross-zone hop.
@@ -82,86 +102,90 @@ double transferCost(Placement placement, const config::SplitDependencies& params
   return 0;
 }
 
-std::set<std::pair<TaskIndex, TaskIndex>> criticalEdges(const graph::RunGraph& rg) {
-  std::set<std::pair<TaskIndex, TaskIndex>> out;
+struct SplitEdge {
+  TaskIndex parent;
+  TaskIndex child;
+  double seconds;
+  bool critical;
+};
+
+struct Tally {
+  std::size_t edges = 0;
+  std::size_t unplaced = 0;
+  std::size_t same_node = 0;
+  std::size_t same_zone = 0;  // different nodes, same zone
+  std::size_t cross_zone = 0;
+  std::size_t zone_unknown = 0;  // different nodes, a zone not known
+  double transfer_seconds = 0;
+  std::size_t critical_split = 0;
+  double critical_transfer_seconds = 0;
+  std::vector<SplitEdge> split_edges;
+
+  std::size_t placed() const { return edges - unplaced; }
+  std::size_t split() const { return same_zone + cross_zone + zone_unknown; }
+
+  void count(Placement placement) {
+    switch (placement) {
+      case Placement::kUnplaced:
+        ++unplaced;
+        break;
+      case Placement::kSameNode:
+        ++same_node;
+        break;
+      case Placement::kSameZone:
+        ++same_zone;
+        break;
+      case Placement::kCrossZone:
+        ++cross_zone;
+        break;
+      case Placement::kZoneUnknown:
+        ++zone_unknown;
+        break;
+    }
+  }
+};
+
+// Buffers reused from run to run, so that a cycle allocates per run only what it reports.
+struct Scratch {
+  std::vector<Where> where;              // by task
+  std::vector<TaskIndex> next_critical;  // by task: its successor on the critical path
+};
+
+void markCriticalPath(const graph::RunGraph& rg, Scratch& scratch) {
+  scratch.next_critical.assign(rg.graph.size(), kNoTask);
   const auto& path = rg.critical_path.tasks;
   for (std::size_t i = 1; i < path.size(); ++i) {
-    out.emplace(path[i - 1], path[i]);
-  }
-  return out;
-}
-
-void count(Placement placement, Tally& tally) {
-  switch (placement) {
-    case Placement::kUnplaced:
-      ++tally.unplaced;
-      break;
-    case Placement::kSameNode:
-      ++tally.same_node;
-      break;
-    case Placement::kSameZone:
-      ++tally.same_zone;
-      break;
-    case Placement::kCrossZone:
-      ++tally.cross_zone;
-      break;
-    case Placement::kZoneUnknown:
-      ++tally.zone_unknown;
-      break;
+    if (path[i - 1] < scratch.next_critical.size()) {
+      scratch.next_critical[path[i - 1]] = path[i];
+    }
   }
 }
 
-json edgeJson(const model::WorkflowRun& run, TaskIndex parent, TaskIndex child, const Where& a,
-              const Where& b, double seconds, bool critical) {
-  return {{"parent", run.tasks[parent].id},
-          {"child", run.tasks[child].id},
-          {"parent_node", a.node},
-          {"child_node", b.node},
-          {"parent_zone", a.zone ? json(*a.zone) : json(nullptr)},
-          {"child_zone", b.zone ? json(*b.zone) : json(nullptr)},
-          {"transfer_seconds", seconds},
-          {"critical", critical}};
-}
-
-Tally tallyRun(const graph::RunGraph& rg, const ClusterSnapshot& cluster,
-               const config::SplitDependencies& params) {
+Tally tallyRun(const graph::RunGraph& rg, const ClusterSnapshot& cluster, const ZoneIndex& zones,
+               const config::SplitDependencies& params, Scratch& scratch) {
   const model::WorkflowRun& run = *rg.run;
-  const auto critical = criticalEdges(rg);
+  scratch.where.clear();
+  for (const model::Task& task : run.tasks) {
+    scratch.where.push_back(whereRan(cluster, task.pod, zones));
+  }
+  markCriticalPath(rg, scratch);
   Tally tally;
-  // Plain records first, JSON for the listed few: most runs split many edges and list 10.
-  struct Split {
-    TaskIndex parent;
-    TaskIndex child;
-    Where a;
-    Where b;
-    double seconds;
-    bool on_path;
-  };
-  std::vector<Split> split;
   for (TaskIndex parent = 0; parent < rg.graph.size(); ++parent) {
-    const Where a = whereRan(cluster, run.tasks[parent].pod, params.zone_label);
     for (TaskIndex child : rg.graph.children(parent)) {
       ++tally.edges;
-      const Where b = whereRan(cluster, run.tasks[child].pod, params.zone_label);
-      const Placement placement = classify(a, b);
-      count(placement, tally);
+      const Placement placement = classify(scratch.where[parent], scratch.where[child]);
+      tally.count(placement);
       const double seconds = transferCost(placement, params);
       tally.transfer_seconds += seconds;
-      const bool on_path = critical.count({parent, child}) > 0;
-      if (on_path) {
+      const bool critical = scratch.next_critical[parent] == child;
+      if (critical) {
         tally.critical_transfer_seconds += seconds;
       }
       if (placement != Placement::kUnplaced && placement != Placement::kSameNode) {
-        tally.critical_split += on_path ? 1 : 0;
-        split.push_back({parent, child, a, b, seconds, on_path});
+        tally.critical_split += critical ? 1 : 0;
+        tally.split_edges.push_back({parent, child, seconds, critical});
       }
     }
-  }
-  std::stable_sort(split.begin(), split.end(),
-                   [](const Split& x, const Split& y) { return x.seconds > y.seconds; });
-  for (std::size_t i = 0; i < split.size() && i < kMaxListedEdges; ++i) {
-    const Split& e = split[i];
-    tally.split_edges.push_back(edgeJson(run, e.parent, e.child, e.a, e.b, e.seconds, e.on_path));
   }
   return tally;
 }
@@ -170,17 +194,75 @@ bool worthReporting(const Tally& tally, double share, const config::SplitDepende
   const auto min_split = static_cast<std::size_t>(std::max(params.min_split_edges, 1));
   const auto min_cross = static_cast<std::size_t>(std::max(params.min_cross_zone_edges, 1));
   return tally.split() >= min_split &&
-         (share >= params.min_split_share || tally.cross_zone >= min_cross);
+         (share >= params.min_split_share || tally.cross_zone >= min_cross) &&
+         tally.transfer_seconds >= params.min_run_transfer.count();
+}
+
+json zoneJson(const ZoneIndex& zones, int zone) {
+  return zone == kNoZone ? json(nullptr) : json(zones.names[static_cast<std::size_t>(zone)]);
+}
+
+// JSON for the costliest few only: most split runs split many edges and list 20.
+json listedEdges(const model::WorkflowRun& run, std::vector<SplitEdge> edges,
+                 const Scratch& scratch, const ZoneIndex& zones) {
+  const std::size_t listed = std::min(edges.size(), kMaxListedEdges);
+  std::partial_sort(edges.begin(), edges.begin() + static_cast<std::ptrdiff_t>(listed), edges.end(),
+                    [](const SplitEdge& x, const SplitEdge& y) {
+                      return x.seconds != y.seconds
+                                 ? x.seconds > y.seconds
+                                 : std::pair(x.parent, x.child) < std::pair(y.parent, y.child);
+                    });
+  json out = json::array();
+  for (std::size_t i = 0; i < listed; ++i) {
+    const SplitEdge& e = edges[i];
+    const Where& a = scratch.where[e.parent];
+    const Where& b = scratch.where[e.child];
+    out.push_back({{"parent", run.tasks[e.parent].id},
+                   {"child", run.tasks[e.child].id},
+                   {"parent_node", a.pod->node_name},
+                   {"child_node", b.pod->node_name},
+                   {"parent_zone", zoneJson(zones, a.zone)},
+                   {"child_zone", zoneJson(zones, b.zone)},
+                   {"transfer_seconds", e.seconds},
+                   {"critical", e.critical}});
+  }
+  return out;
 }
 
 std::string summaryLine(const model::WorkflowRun& run, const Tally& tally, double share) {
-  char buf[320];
-  std::snprintf(buf, sizeof buf,
-                "%s: %zu of %zu placed dependency edges split across nodes (%.0f%%), %zu across "
-                "zones; about %.0f s of transfer, %.0f s on the critical path",
-                run.id().c_str(), tally.split(), tally.placed(), share * 100, tally.cross_zone,
-                tally.transfer_seconds, tally.critical_transfer_seconds);
-  return buf;
+  return formatText(
+      "%s: %zu of %zu placed dependency edges split across nodes (%.0f%%), %zu across zones; "
+      "about %.0f s of transfer, %.0f s on the critical path",
+      run.id().c_str(), tally.split(), tally.placed(), share * 100, tally.cross_zone,
+      tally.transfer_seconds, tally.critical_transfer_seconds);
+}
+
+Finding makeFinding(const std::string& kind, const model::WorkflowRun& run, const Tally& tally,
+                    double share, json split_edges) {
+  Finding finding;
+  finding.kind = kind;
+  finding.severity = tally.cross_zone > 0 ? Severity::kWarning : Severity::kInfo;
+  finding.target = "run/" + run.id();
+  finding.summary = summaryLine(run, tally, share);
+  finding.impact = tally.transfer_seconds;
+  finding.evidence = {{"namespace", run.namespace_},
+                      {"dag", run.dag},
+                      {"run", run.run},
+                      {"engine", run.engine},
+                      {"edges", tally.edges},
+                      {"placed_edges", tally.placed()},
+                      {"unplaced_edges", tally.unplaced},
+                      {"same_node_edges", tally.same_node},
+                      {"split_node_edges", tally.split()},
+                      {"same_zone_split_edges", tally.same_zone},
+                      {"cross_zone_edges", tally.cross_zone},
+                      {"zone_unknown_edges", tally.zone_unknown},
+                      {"split_share", share},
+                      {"estimated_transfer_seconds", tally.transfer_seconds},
+                      {"critical_path_split_edges", tally.critical_split},
+                      {"critical_path_transfer_seconds", tally.critical_transfer_seconds},
+                      {"split_edges", std::move(split_edges)}};
+  return finding;
 }
 
 }  // namespace
@@ -193,44 +275,31 @@ const DetectorInfo& SplitDependencies::info() const {
 }
 
 void SplitDependencies::analyze(const AnalysisInput& input, FindingSink& out) const {
+  if (noRunsToJudge(input, out)) {
+    return;
+  }
   const auto& params = input.config.detectors.split_dependencies;
+  const ZoneIndex zones = indexZones(input.cluster, params.zone_label);
+  const std::string kind(info().kind);
+  Scratch scratch;
+  std::size_t placed_edges = 0;
   for (const graph::RunGraph& rg : input.runs) {
     if (rg.run == nullptr || rg.graph.size() != rg.run->tasks.size()) {
       continue;
     }
-    const Tally tally = tallyRun(rg, input.cluster, params);
+    Tally tally = tallyRun(rg, input.cluster, zones, params, scratch);
+    placed_edges += tally.placed();
     if (tally.placed() == 0) {
       continue;
     }
     const double share = static_cast<double>(tally.split()) / static_cast<double>(tally.placed());
-    if (!worthReporting(tally, share, params)) {
-      continue;
+    if (worthReporting(tally, share, params)) {
+      json listed = listedEdges(*rg.run, std::move(tally.split_edges), scratch, zones);
+      out.emit(makeFinding(kind, *rg.run, tally, share, std::move(listed)));
     }
-    const model::WorkflowRun& run = *rg.run;
-    Finding finding;
-    finding.kind = std::string(info().kind);
-    finding.severity = tally.cross_zone > 0 ? Severity::kWarning : Severity::kInfo;
-    finding.target = "run/" + run.id();
-    finding.summary = summaryLine(run, tally, share);
-    finding.impact = tally.transfer_seconds;
-    finding.evidence = {{"namespace", run.namespace_},
-                        {"dag", run.dag},
-                        {"run", run.run},
-                        {"engine", run.engine},
-                        {"edges", tally.edges},
-                        {"placed_edges", tally.placed()},
-                        {"unplaced_edges", tally.unplaced},
-                        {"same_node_edges", tally.same_node},
-                        {"split_node_edges", tally.split()},
-                        {"same_zone_split_edges", tally.same_zone},
-                        {"cross_zone_edges", tally.cross_zone},
-                        {"zone_unknown_edges", tally.zone_unknown},
-                        {"split_share", share},
-                        {"estimated_transfer_seconds", tally.transfer_seconds},
-                        {"critical_path_split_edges", tally.critical_split},
-                        {"critical_path_transfer_seconds", tally.critical_transfer_seconds},
-                        {"split_edges", tally.split_edges}};
-    out.emit(std::move(finding));
+  }
+  if (placed_edges == 0) {
+    out.noAdvice("no dependency edge of any run has both its pods placed on a node");
   }
 }
 

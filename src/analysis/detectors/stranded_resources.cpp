@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <map>
 #include <tuple>
@@ -92,16 +93,41 @@ struct ShapeFit {
   std::size_t pending = 0;
   std::int64_t fit = 0;     // Σ_n fit_n(s): hole filling over the nodes
   std::int64_t pooled = 0;  // as if the cluster were one node
+  // Of the pending pods: those the pooled capacity holds once the larger shapes took theirs
+  // while no single node has room (fragmentation), and those it cannot hold (capacity).
+  std::size_t fragmentation_blocked = 0;
+  std::size_t capacity_blocked = 0;
 };
 
-using ShapeKey = std::tuple<std::int64_t, std::int64_t, std::int64_t>;
+// GPUs, then CPU, then memory: larger shapes claim the pooled capacity first, as first-fit
+// decreasing packs them.
+using ShapeKey = std::tuple<std::int64_t, std::int64_t, std::int64_t>;  // gpus, cpu, memory
 
-std::map<ShapeKey, ShapeFit> pendingShapes(const ClusterSnapshot& cluster) {
-  std::map<ShapeKey, ShapeFit> shapes;
+ResourceVector shapeOf(const ShapeKey& key) {
+  return {std::get<1>(key), std::get<2>(key), std::get<0>(key)};
+}
+
+// Splits each shape's pending pods between fragmentation and capacity. Counting every pod of a
+// shape as fragmentation-blocked whenever one fits the pool would call pods fragmented that
+// no repacking could place (capacity-shortfall's), so the pool is drawn down as pods claim it.
+void splitBlocked(std::map<ShapeKey, ShapeFit, std::greater<>>& shapes, ResourceVector pool) {
+  for (auto& [key, s] : shapes) {
+    const ResourceVector shape = shapeOf(key);
+    const auto placeable = static_cast<std::size_t>(
+        std::min<std::int64_t>(static_cast<std::int64_t>(s.pending), fitCount(pool, shape)));
+    s.capacity_blocked = s.pending - placeable;
+    s.fragmentation_blocked = s.fit == 0 ? placeable : 0;
+    const auto n = static_cast<std::int64_t>(placeable);
+    pool -= {shape.cpu_millis * n, shape.memory_bytes * n, shape.gpus * n};
+  }
+}
+
+std::map<ShapeKey, ShapeFit, std::greater<>> pendingShapes(const ClusterSnapshot& cluster) {
+  std::map<ShapeKey, ShapeFit, std::greater<>> shapes;
   for (model::PodId id : cluster.pendingPods()) {
     const ResourceVector& r = cluster.pod(id).requests;
     if (r.cpu_millis > 0 || r.memory_bytes > 0 || r.gpus > 0) {
-      ++shapes[{r.cpu_millis, r.memory_bytes, r.gpus}].pending;
+      ++shapes[{r.gpus, r.cpu_millis, r.memory_bytes}].pending;
     }
   }
   ResourceVector pooled_free;
@@ -115,12 +141,13 @@ std::map<ShapeKey, ShapeFit> pendingShapes(const ClusterSnapshot& cluster) {
     }
   }
   for (auto& [key, s] : shapes) {
-    const ResourceVector shape{std::get<0>(key), std::get<1>(key), std::get<2>(key)};
+    const ResourceVector shape = shapeOf(key);
     for (const ResourceVector& f : node_free) {
       s.fit += fitCount(f, shape);
     }
     s.pooled = fitCount(pooled_free, shape);
   }
+  splitBlocked(shapes, pooled_free);
   return shapes;
 }
 
@@ -132,29 +159,28 @@ void reportCluster(const ClusterSnapshot& cluster, const config::Config& config,
   double weighted_fi = 0;
   std::size_t weighed = 0;
   for (const auto& [key, s] : pendingShapes(cluster)) {
-    std::string blocked = "none";
-    json entry = {{"cpu_millis", std::get<0>(key)},
-                  {"memory_bytes", std::get<1>(key)},
-                  {"gpus", std::get<2>(key)},
+    json entry = {{"cpu_millis", std::get<1>(key)},
+                  {"memory_bytes", std::get<2>(key)},
+                  {"gpus", std::get<0>(key)},
                   {"pending_pods", s.pending},
                   {"fit", s.fit},
-                  {"pooled", s.pooled}};
+                  {"pooled", s.pooled},
+                  {"fragmentation_blocked_pods", s.fragmentation_blocked},
+                  {"capacity_blocked_pods", s.capacity_blocked}};
     if (s.pooled >= 1) {
       const double fi =
           1.0 - static_cast<double>(std::min(s.fit, s.pooled)) / static_cast<double>(s.pooled);
       entry["fragmentation_index"] = fi;
       weighted_fi += fi * static_cast<double>(s.pending);
       weighed += s.pending;
-      if (s.fit == 0) {
-        blocked = "fragmentation";
-        fragmentation_blocked += s.pending;
-      }
     } else {
       entry["fragmentation_index"] = nullptr;
-      blocked = "capacity";
-      capacity_blocked += s.pending;
     }
-    entry["blocked_by"] = blocked;
+    fragmentation_blocked += s.fragmentation_blocked;
+    capacity_blocked += s.capacity_blocked;
+    entry["blocked_by"] = s.fragmentation_blocked > 0 ? "fragmentation"
+                          : s.capacity_blocked > 0    ? "capacity"
+                                                      : "none";
     shapes.push_back(std::move(entry));
   }
   const auto min_blocked = static_cast<std::size_t>(
@@ -195,10 +221,16 @@ const DetectorInfo& StrandedResources::info() const {
 void StrandedResources::analyze(const AnalysisInput& input, FindingSink& out) const {
   const auto& params = input.config.detectors.stranded_resources;
   const std::string kind(info().kind);
+  std::size_t usable_nodes = 0;
   for (NodeId id = 0; id < input.cluster.nodes().size(); ++id) {
     if (usable(input.cluster.node(id))) {
+      ++usable_nodes;
       reportNode(input.cluster, id, params, kind, out);
     }
+  }
+  if (usable_nodes == 0) {
+    out.noAdvice("no schedulable node reports allocatable CPU and memory");
+    return;
   }
   reportCluster(input.cluster, input.config, kind, out);
 }

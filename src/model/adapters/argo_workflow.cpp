@@ -2,6 +2,8 @@
 #include <set>
 #include <unordered_map>
 
+#include "common/base64.h"
+#include "common/gzip.h"
 #include "model/adapters/argo_pods.h"
 #include "model/adapters/object_json.h"
 
@@ -119,23 +121,74 @@ class ArgoReader {
   std::set<std::string> problems_;
 };
 
+// Argo writes status.compressedNodes as base64 of the gzipped JSON nodes map.
+Result<json> decodeCompressedNodes(std::string_view encoded, std::size_t max_bytes) {
+  std::string compact;
+  for (const char c : encoded) {
+    if (c != '\n' && c != '\r' && c != ' ') {  // Go's decoder skips line breaks too
+      compact.push_back(c);
+    }
+  }
+  const auto gzipped = decodeBase64(compact);
+  if (!gzipped) {
+    return makeError("not valid base64", "status.compressedNodes");
+  }
+  auto inflated = gzipDecompress(*gzipped, max_bytes);
+  if (!inflated.ok()) {
+    return makeError(inflated.error().message, "status.compressedNodes");
+  }
+  json nodes = json::parse(*inflated, nullptr, false);
+  if (nodes.is_discarded() || !nodes.is_object()) {
+    return makeError("the inflated data is not a JSON object", "status.compressedNodes");
+  }
+  return nodes;
+}
+
 void reportMissingNodes(const json& status, WorkflowObject& out) {
   if (const json* version = member(status, "offloadNodeStatusVersion");
       version != nullptr && !version->is_null()) {
     out.problems.push_back(
         "node status is offloaded to the workflow archive (offloadNodeStatusVersion " +
         version->dump() + "); read the workflow through argo-server to get its tasks");
-  } else if (!text(status, "compressedNodes").empty()) {
-    out.problems.push_back(
-        "node status is compressed (status.compressedNodes, gzip+base64) and was not decoded");
   } else {
     out.problems.push_back("no node status: the workflow has not started, or this is a spec");
   }
 }
 
+bool usableNodes(const json* nodes) {
+  return nodes != nullptr && nodes->is_object() && !nodes->empty();
+}
+
+// The nodes map: status.nodes, else the decoded status.compressedNodes (kept in `storage`).
+// nullptr, with the data gap recorded in out.problems, when there is none to read.
+const json* nodeMap(const json& status, json& storage, std::size_t max_inflated,
+                    WorkflowObject& out) {
+  if (const json* nodes = member(status, "nodes"); usableNodes(nodes)) {
+    return nodes;
+  }
+  const json* offloaded = member(status, "offloadNodeStatusVersion");
+  const std::string compressed = text(status, "compressedNodes");
+  if (compressed.empty() || (offloaded != nullptr && !offloaded->is_null())) {
+    reportMissingNodes(status, out);
+    return nullptr;
+  }
+  auto decoded = decodeCompressedNodes(compressed, max_inflated);
+  if (!decoded.ok()) {
+    out.problems.push_back("compressed node status (status.compressedNodes) not decoded: " +
+                           decoded.error().message);
+    return nullptr;
+  }
+  storage = std::move(*decoded);
+  if (!usableNodes(&storage)) {
+    reportMissingNodes(status, out);
+    return nullptr;
+  }
+  return &storage;
+}
+
 }  // namespace
 
-Result<WorkflowObject> parseArgoWorkflow(const json& workflow) {
+Result<WorkflowObject> parseArgoWorkflow(const json& workflow, std::size_t max_inflated_bytes) {
   if (!workflow.is_object()) {
     return makeError("an Argo Workflow must be a JSON object", "workflow");
   }
@@ -144,9 +197,12 @@ Result<WorkflowObject> parseArgoWorkflow(const json& workflow) {
   const json* metadata = member(workflow, "metadata");
   out.name = metadata ? text(*metadata, "name") : "";
   const json* status = member(workflow, "status");
-  const json* nodes = status ? member(*status, "nodes") : nullptr;
-  if (nodes == nullptr || !nodes->is_object() || nodes->empty()) {
-    reportMissingNodes(status ? *status : json::object(), out);
+  // Both branches lvalues: a temporary here would leave `nodes` pointing into a dead copy.
+  const json no_status = json::object();
+  json inflated;
+  const json* nodes =
+      nodeMap(status != nullptr ? *status : no_status, inflated, max_inflated_bytes, out);
+  if (nodes == nullptr) {
     return out;
   }
   if (out.name.empty()) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
@@ -44,12 +45,19 @@ struct WorkflowObject {
 /// to Unix seconds; nullopt when malformed.
 std::optional<UnixSeconds> parseRfc3339(std::string_view text);
 
+/// The largest inflated `status.compressedNodes` parseArgoWorkflow decodes (64 MiB): a bound on
+/// memory against a gzip bomb; Argo offloads node status long before this size.
+inline constexpr std::size_t kMaxArgoInflatedBytes = std::size_t{64} << 20;
+
 /// An Argo Workflow's `status.nodes` as task-level edges: retries collapse into their task,
 /// DAG, Steps, StepGroup, Retry and TaskGroup nodes are crossed (a link into one reaches the
 /// tasks it starts with), so `A(0).children = [sub-dag]` becomes A → the sub-DAG's first tasks.
-/// Timings and node come from the latest attempt. An offloaded or compressed node status is a
-/// problem (data gap), not an error. Errors: not a JSON object.
-Result<WorkflowObject> parseArgoWorkflow(const nlohmann::json& workflow);
+/// Timings and node come from the latest attempt. A compressed node status
+/// (`status.compressedNodes`: base64 of the gzipped nodes map) is decoded; one that is corrupt or
+/// inflates beyond `max_inflated_bytes`, and an offloaded one, are problems (data gaps), not
+/// errors. Errors: not a JSON object.
+Result<WorkflowObject> parseArgoWorkflow(const nlohmann::json& workflow,
+                                         std::size_t max_inflated_bytes = kMaxArgoInflatedBytes);
 
 /// A Tekton PipelineRun (the resolved `status.pipelineSpec`, else `spec.pipelineSpec`) or a
 /// Pipeline (`spec`): edges from `runAfter` and from result references `$(tasks.X.results.Y)`

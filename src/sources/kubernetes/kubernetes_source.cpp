@@ -33,16 +33,22 @@ Result<PageFacts> readPage(const std::string& body) {
 
 }  // namespace
 
-KubernetesSource::KubernetesSource(KubeAccess access, std::size_t page_size)
-    : access_(std::move(access)), page_size_(page_size), client_(access_.http) {}
+KubernetesSource::KubernetesSource(KubeAccess access, std::size_t page_size, std::size_t max_pages)
+    : access_(std::move(access)),
+      page_size_(page_size),
+      max_pages_(max_pages),
+      client_(access_.http) {}
 
-Result<KubeList> KubernetesSource::list(const std::string& path, const std::string& label_selector,
-                                        std::size_t max_pages) {
+Result<KubeList> KubernetesSource::list(const std::string& path,
+                                        const std::string& label_selector) {
   KubeList out;
   std::string next;
   const std::string where = describe() + ": LIST " + path;
-  for (std::size_t page = 0; page < max_pages; ++page) {
-    HttpParams params = {{"limit", std::to_string(page_size_)}};
+  for (std::size_t page = 0; page < max_pages_; ++page) {
+    HttpParams params;
+    if (page_size_ > 0) {
+      params.emplace_back("limit", std::to_string(page_size_));
+    }
     if (!label_selector.empty()) {
       params.emplace_back("labelSelector", label_selector);
     }
@@ -52,6 +58,12 @@ Result<KubeList> KubernetesSource::list(const std::string& path, const std::stri
     auto response = client_.get(access_.server + path, params);
     if (!response) {
       return makeError(response.error().message);
+    }
+    // Not served (the engine is not installed) or forbidden (RBAC): nothing to read, which the
+    // caller reports as a gap. Mid-list, either would mean the list changed under us.
+    if (page == 0 && (response->status == 404 || response->status == 403)) {
+      out.status = response->status;
+      return out;
     }
     if (response->status != 200) {
       // 410 Gone: the continue token expired mid-list; the next cycle starts over.
@@ -68,7 +80,7 @@ Result<KubeList> KubernetesSource::list(const std::string& path, const std::stri
     }
     next = std::move(facts->next);
   }
-  return makeError(where + ": more than " + std::to_string(max_pages) + " pages");
+  return makeError(where + ": more than " + std::to_string(max_pages_) + " pages");
 }
 
 }  // namespace dagadvisor::sources

@@ -2,7 +2,6 @@
 
 #include <simdjson.h>
 
-#include <cctype>
 #include <cstdio>
 #include <optional>
 #include <thread>
@@ -15,7 +14,6 @@ namespace {
 using SteadyClock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
-constexpr std::size_t kSnippetChars = 200;
 const log::Logger kLog("sources");
 
 /// errorType and error of a Prometheus API error body; nullopt when the body is not one.
@@ -32,29 +30,6 @@ std::optional<std::string> apiErrorText(const std::string& body) {
     return std::nullopt;
   }
   return std::string(type) + ": " + std::string(message);
-}
-
-/// The start of a body that is not Prometheus JSON (an HTML page from a proxy, a text 503), with
-/// control characters and runs of whitespace folded, so that it fits one log line.
-std::string snippet(const std::string& body) {
-  std::string out;
-  for (const char c : body) {
-    const auto u = static_cast<unsigned char>(c);
-    if (std::isspace(u) != 0) {
-      if (!out.empty() && out.back() != ' ') {
-        out += ' ';
-      }
-    } else if (std::isprint(u) != 0) {
-      out += c;
-    }
-    if (out.size() >= kSnippetChars) {
-      return out + "...";
-    }
-  }
-  while (!out.empty() && out.back() == ' ') {
-    out.pop_back();
-  }
-  return out.empty() ? "(empty body)" : out;
 }
 
 /// Retry-After in seconds; HTTP-date values are not honoured (nullopt → normal backoff).
@@ -82,16 +57,9 @@ struct PrometheusSource::Attempt {
 };
 
 Result<std::unique_ptr<PrometheusSource>> PrometheusSource::create(PrometheusOptions options) {
-  std::string url = options.url;
-  while (!url.empty() && url.back() == '/') {
-    url.pop_back();
-  }
-  const auto scheme = url.find("://");
-  const std::string name = url.substr(0, scheme == std::string::npos ? 0 : scheme);
-  if (scheme == std::string::npos || (name != "http" && name != "https") ||
-      url.size() == scheme + 3 || url.find_first_of("?#") != std::string::npos) {
-    return makeError(
-        "expected an http:// or https:// URL with a host, got \"" + redactUrl(url) + "\"", "url");
+  auto url = normalizeBaseUrl(options.url);
+  if (!url.ok()) {
+    return url.error();
   }
   if (options.timeout.count() <= 0) {
     return makeError("must be positive", "timeout");
@@ -99,19 +67,9 @@ Result<std::unique_ptr<PrometheusSource>> PrometheusSource::create(PrometheusOpt
   if (options.max_retries < 0) {
     return makeError("must not be negative", "max_retries");
   }
-  return std::unique_ptr<PrometheusSource>(new PrometheusSource(std::move(options), url));
+  return std::unique_ptr<PrometheusSource>(
+      new PrometheusSource(std::move(options), std::move(url).value()));
 }
-
-namespace {
-
-HttpClientOptions clientOptions(const PrometheusOptions& options) {
-  HttpClientOptions http = options.http;
-  http.timeout = options.timeout;
-  http.connect_timeout = std::min(options.timeout, milliseconds(5000));
-  return http;
-}
-
-}  // namespace
 
 PrometheusSource::PrometheusSource(PrometheusOptions options, std::string base_url)
     : options_(std::move(options)),
@@ -136,7 +94,7 @@ std::unique_ptr<HttpClient> PrometheusSource::takeClient() {
       return client;
     }
   }
-  return std::make_unique<HttpClient>(clientOptions(options_));
+  return std::make_unique<HttpClient>(withTimeout(options_.http, options_.timeout));
 }
 
 void PrometheusSource::returnClient(std::unique_ptr<HttpClient> client) {
@@ -198,7 +156,8 @@ PrometheusSource::Attempt PrometheusSource::attempt(HttpClient& client, const Qu
   } else {
     const std::string type =
         response->content_type.empty() ? "" : " (" + response->content_type + ")";
-    out.error = makeError(prefix(query) + "HTTP " + code + type + ": " + snippet(response->body));
+    out.error =
+        makeError(prefix(query) + "HTTP " + code + type + ": " + bodySnippet(response->body));
   }
   // 499: a proxy or Thanos gave up on the client's behalf; the next attempt may well succeed.
   out.retry = status >= 500 || status == 429 || status == 499;

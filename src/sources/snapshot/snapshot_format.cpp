@@ -88,6 +88,68 @@ Result<std::vector<ManifestQuery>> parseQueries(const json& root) {
   return out;
 }
 
+Result<ManifestKubeList> parseKubeList(const json& item, const std::string& path) {
+  if (!item.is_object()) {
+    return makeError("expected an object", path);
+  }
+  const std::string prefix = path + ".";
+  auto list_path = stringAt(item, "path", prefix);
+  if (!list_path) {
+    return list_path.error();
+  }
+  if (list_path->empty() || list_path->front() != '/') {
+    return makeError("must be an API path starting with '/'", prefix + "path");
+  }
+  ManifestKubeList out{std::move(*list_path), "", 200, {}};
+  if (const json* selector = member(item, "label_selector"); selector != nullptr) {
+    if (!selector->is_string()) {
+      return makeError("not a string", prefix + "label_selector");
+    }
+    out.label_selector = selector->get<std::string>();
+  }
+  const json* status = member(item, "status");
+  if (status == nullptr || !status->is_number_integer()) {
+    return makeError("missing or not an integer", prefix + "status");
+  }
+  out.status = status->get<int>();
+  if (out.status != 200 && out.status != 403 && out.status != 404) {
+    return makeError("must be 200, 403 or 404", prefix + "status");
+  }
+  const json* files = member(item, "files");
+  if (files == nullptr || !files->is_array()) {
+    return makeError("missing or not an array", prefix + "files");
+  }
+  for (std::size_t i = 0; i < files->size(); ++i) {
+    const json& file = (*files)[i];
+    if (!file.is_string() || !isSafeFileName(file.get<std::string>())) {
+      return makeError("must be a plain file name matching [a-z0-9_]+.json",
+                       prefix + "files[" + std::to_string(i) + "]");
+    }
+    out.files.push_back(file.get<std::string>());
+  }
+  return out;
+}
+
+// Optional: manifests written before Kubernetes LISTs were recorded have no such key.
+Result<std::vector<ManifestKubeList>> parseKubeLists(const json& root) {
+  std::vector<ManifestKubeList> out;
+  const json* lists = member(root, "kubernetes");
+  if (lists == nullptr) {
+    return out;
+  }
+  if (!lists->is_array()) {
+    return makeError("not an array", "kubernetes");
+  }
+  for (std::size_t i = 0; i < lists->size(); ++i) {
+    auto list = parseKubeList((*lists)[i], "kubernetes[" + std::to_string(i) + "]");
+    if (!list) {
+      return list.error();
+    }
+    out.push_back(std::move(*list));
+  }
+  return out;
+}
+
 }  // namespace
 
 bool isSafeQueryName(std::string_view name) {
@@ -110,14 +172,17 @@ Result<Manifest> parseManifest(std::string_view text) {
   auto at = numberAt(root, "at", "");
   auto source = stringAt(root, "source", "");
   auto queries = parseQueries(root);
+  auto kubernetes = parseKubeLists(root);
   for (const Error* error :
        {recorded_at ? nullptr : &recorded_at.error(), at ? nullptr : &at.error(),
-        source ? nullptr : &source.error(), queries ? nullptr : &queries.error()}) {
+        source ? nullptr : &source.error(), queries ? nullptr : &queries.error(),
+        kubernetes ? nullptr : &kubernetes.error()}) {
     if (error != nullptr) {
       return *error;
     }
   }
-  return Manifest{kSnapshotFormat, *recorded_at, *at, std::move(*source), std::move(*queries)};
+  return Manifest{kSnapshotFormat,    *recorded_at,        *at,
+                  std::move(*source), std::move(*queries), std::move(*kubernetes)};
 }
 
 std::string renderManifest(const Manifest& manifest) {
@@ -126,11 +191,22 @@ std::string renderManifest(const Manifest& manifest) {
     queries.push_back(
         {{"name", query.name}, {"promql", query.promql}, {"at", query.at}, {"file", query.file}});
   }
-  const json root = {{"format", manifest.format},
-                     {"recorded_at", manifest.recorded_at},
-                     {"at", manifest.at},
-                     {"source", manifest.source},
-                     {"queries", std::move(queries)}};
+  json root = {{"format", manifest.format},
+               {"recorded_at", manifest.recorded_at},
+               {"at", manifest.at},
+               {"source", manifest.source},
+               {"queries", std::move(queries)}};
+  // Left out when empty, so snapshots without a Kubernetes part stay as they always were.
+  if (!manifest.kubernetes.empty()) {
+    json lists = json::array();
+    for (const auto& list : manifest.kubernetes) {
+      lists.push_back({{"path", list.path},
+                       {"label_selector", list.label_selector},
+                       {"status", list.status},
+                       {"files", list.files}});
+    }
+    root["kubernetes"] = std::move(lists);
+  }
   return root.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 

@@ -21,13 +21,25 @@ struct ManifestQuery {
   std::string file;  // "<name>.json"
 };
 
-/// manifest.json: {"format":1,"recorded_at":…,"at":…,"source":"…","queries":[…]}.
+/// One recorded Kubernetes LIST: its pages are the files `files` in the snapshot directory,
+/// byte for byte, in order. A LIST that found nothing (404: not installed, 403: forbidden) is
+/// recorded with that status and no files, so the replay reports the same gap.
+struct ManifestKubeList {
+  std::string path;  // e.g. "/apis/argoproj.io/v1alpha1/workflows"
+  std::string label_selector;
+  int status = 200;
+  std::vector<std::string> files;  // "kube_<list>_<page>.json"
+};
+
+/// manifest.json: {"format":1,"recorded_at":…,"at":…,"source":"…","queries":[…],
+/// "kubernetes":[…]}. `kubernetes` is optional (snapshots recorded before it load unchanged).
 struct Manifest {
   int format = kSnapshotFormat;
   UnixSeconds recorded_at = 0;  // wall clock when the snapshot was written
   UnixSeconds at = 0;           // the analysis time the queries were evaluated at
   std::string source;           // describe() of the recorded source
   std::vector<ManifestQuery> queries;
+  std::vector<ManifestKubeList> kubernetes;  // empty: no Kubernetes API was recorded
 };
 
 /// Query names key snapshot files, so they must be safe file names: [a-z0-9_]+.

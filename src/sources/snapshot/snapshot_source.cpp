@@ -3,6 +3,52 @@
 #include <algorithm>
 
 namespace dagadvisor::sources {
+namespace {
+
+class SnapshotKubeLists final : public KubeListSource {
+ public:
+  SnapshotKubeLists(std::string dir, std::string recorded_from, std::vector<ManifestKubeList> lists)
+      : dir_(std::move(dir)), from_(std::move(recorded_from)), lists_(std::move(lists)) {}
+
+  Result<KubeList> list(const std::string& path, const std::string& label_selector) override {
+    const std::string prefix = "snapshot " + dir_ + ": LIST " + path + ": ";
+    const auto it = std::find_if(lists_.begin(), lists_.end(), [&](const ManifestKubeList& l) {
+      return l.path == path && l.label_selector == label_selector;
+    });
+    if (it == lists_.end()) {
+      return makeError(prefix + "not recorded (recorded: " + recordedPaths() + ")");
+    }
+    KubeList out;
+    out.status = it->status;
+    for (const std::string& file : it->files) {
+      auto page = readWholeFile(dir_ + "/" + file);
+      if (!page) {
+        return makeError(prefix + page.error().message);
+      }
+      out.pages.push_back(std::move(*page));
+    }
+    return out;
+  }
+
+  std::string describe() const override {
+    return "snapshot " + dir_ + " (kubernetes, recorded from " + from_ + ")";
+  }
+
+ private:
+  std::string recordedPaths() const {
+    std::string paths;
+    for (const auto& l : lists_) {
+      paths += (paths.empty() ? "" : ", ") + l.path;
+    }
+    return paths;
+  }
+
+  std::string dir_;
+  std::string from_;
+  std::vector<ManifestKubeList> lists_;
+};
+
+}  // namespace
 
 Result<std::unique_ptr<SnapshotSource>> SnapshotSource::open(const std::string& dir) {
   const std::string path = dir + "/" + std::string(kManifestFile);
@@ -51,6 +97,13 @@ Result<QueryBody> SnapshotSource::instantQuery(const Query& query, UnixSeconds /
     return makeError(prefix + body.error().message);
   }
   return QueryBody{std::move(*body)};
+}
+
+KubeListSourcePtr SnapshotSource::kubernetes() const {
+  if (manifest_.kubernetes.empty()) {
+    return nullptr;
+  }
+  return std::make_unique<SnapshotKubeLists>(dir_, manifest_.source, manifest_.kubernetes);
 }
 
 }  // namespace dagadvisor::sources

@@ -3,6 +3,7 @@
 #include <memory>
 #include <string>
 
+#include "sources/kubernetes/kube_list_source.h"
 #include "sources/metrics_source.h"
 #include "sources/snapshot/snapshot_format.h"
 
@@ -28,6 +29,11 @@ class SnapshotSource final : public MetricsSource {
   /// The analysis time the queries were evaluated at; the default `--at` of a replay.
   UnixSeconds analysisTime() const { return manifest_.at; }
   const Manifest& manifest() const { return manifest_; }
+
+  /// The recorded Kubernetes LISTs as a KubeListSource (independent of this object), or nullptr
+  /// when the snapshot has no Kubernetes part. A LIST that was not recorded is an Error naming
+  /// the recorded ones.
+  KubeListSourcePtr kubernetes() const;
 
  private:
   SnapshotSource(std::string dir, Manifest manifest);

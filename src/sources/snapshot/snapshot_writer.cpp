@@ -83,13 +83,58 @@ Result<QueryBody> SnapshotWriter::instantQuery(const Query& query, UnixSeconds a
   return body;
 }
 
+Result<KubeList> KubeListRecorder::list(const std::string& path,
+                                        const std::string& label_selector) {
+  auto result = inner_.list(path, label_selector);
+  if (!result) {
+    return result;
+  }
+  const auto same = [&](const Recorded& r) {
+    return r.path == path && r.label_selector == label_selector;
+  };
+  Recorded entry{path, label_selector, *result};
+  if (auto it = std::find_if(recorded_.begin(), recorded_.end(), same); it != recorded_.end()) {
+    *it = std::move(entry);
+  } else {
+    recorded_.push_back(std::move(entry));
+  }
+  return result;
+}
+
+KubeListSource& SnapshotWriter::recordKubernetes(KubeListSource& inner) {
+  kube_ = std::make_unique<KubeListRecorder>(inner);
+  return *kube_;
+}
+
+Result<void> SnapshotWriter::writeKubeLists(const std::string& dir, Manifest& manifest) const {
+  if (!kube_) {
+    return {};
+  }
+  const auto& lists = kube_->recorded();
+  for (std::size_t i = 0; i < lists.size(); ++i) {
+    ManifestKubeList entry{lists[i].path, lists[i].label_selector, lists[i].list.status, {}};
+    for (std::size_t page = 0; page < lists[i].list.pages.size(); ++page) {
+      entry.files.push_back("kube_" + std::to_string(i) + "_" + std::to_string(page) + ".json");
+      if (auto written = writeWholeFile(dir + "/" + entry.files.back(), lists[i].list.pages[page]);
+          !written) {
+        return written;
+      }
+    }
+    manifest.kubernetes.push_back(std::move(entry));
+  }
+  return {};
+}
+
 Result<void> SnapshotWriter::writeTo(const std::string& dir, UnixSeconds at) const {
-  Manifest manifest{kSnapshotFormat, clock_.now(), at, inner_.describe(), {}};
+  Manifest manifest{kSnapshotFormat, clock_.now(), at, inner_.describe(), {}, {}};
   for (const auto& entry : recorded_) {
     if (auto written = writeWholeFile(dir + "/" + entry.query.file, entry.body); !written) {
       return written;
     }
     manifest.queries.push_back(entry.query);
+  }
+  if (auto written = writeKubeLists(dir, manifest); !written) {
+    return written;
   }
   return writeWholeFile(dir + "/" + std::string(kManifestFile), renderManifest(manifest));
 }

@@ -1,13 +1,39 @@
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "common/clock.h"
+#include "sources/kubernetes/kube_list_source.h"
 #include "sources/metrics_source.h"
 #include "sources/snapshot/snapshot_format.h"
 
 namespace dagadvisor::sources {
+
+/// A KubeListSource decorator that keeps every LIST it forwards, pages verbatim, for a
+/// SnapshotWriter to write. Failed LISTs are not kept: a replay reports them as not recorded.
+class KubeListRecorder final : public KubeListSource {
+ public:
+  struct Recorded {
+    std::string path;
+    std::string label_selector;
+    KubeList list;
+  };
+
+  /// Records the LISTs of `inner` (not owned; must outlive the recorder).
+  explicit KubeListRecorder(KubeListSource& inner) : inner_(inner) {}
+
+  /// Forwards to the inner source; a LIST of the same path and selector replaces the earlier one.
+  Result<KubeList> list(const std::string& path, const std::string& label_selector) override;
+  std::string describe() const override { return inner_.describe(); }
+
+  const std::vector<Recorded>& recorded() const { return recorded_; }
+
+ private:
+  KubeListSource& inner_;
+  std::vector<Recorded> recorded_;
+};
 
 /// A MetricsSource decorator that records what it forwards: every successful body is kept and
 /// finish() writes them as a snapshot directory that SnapshotSource replays.
@@ -32,6 +58,12 @@ class SnapshotWriter final : public MetricsSource {
 
   std::size_t recordedCount() const { return recorded_.size(); }
 
+  /// Records the Kubernetes LISTs run through the returned source (which forwards to `inner`,
+  /// not owned) into the same snapshot. One recorder per writer: a second call replaces it.
+  KubeListSource& recordKubernetes(KubeListSource& inner);
+  /// LISTs recorded so far (0 without recordKubernetes()).
+  std::size_t recordedKubeLists() const { return kube_ ? kube_->recorded().size() : 0; }
+
  private:
   struct Recorded {
     ManifestQuery query;
@@ -39,12 +71,14 @@ class SnapshotWriter final : public MetricsSource {
   };
 
   Result<void> writeTo(const std::string& dir, UnixSeconds at) const;
+  Result<void> writeKubeLists(const std::string& dir, Manifest& manifest) const;
 
   MetricsSource& inner_;
   std::string dir_;
   SystemClock system_clock_;
   const Clock& clock_;
   std::vector<Recorded> recorded_;
+  std::unique_ptr<KubeListRecorder> kube_;
 };
 
 }  // namespace dagadvisor::sources

@@ -24,15 +24,21 @@ testing::RunFixture hoardingScenario() {
   return fx;
 }
 
-// A parent in zone a with two children in zone b, and five tasks of one run stacked on a busy
-// node beside an idle peer of its pool.
+// A parent in zone a with five children in zone b (150 s of estimated transfer, over the
+// split-dependencies floor), and five tasks of one run stacked on a busy node beside an idle
+// peer of its pool.
 testing::RunFixture splitAndStackScenario() {
   testing::RunFixture fx;
   fx.nodes = {testing::zonedNode("a1", "a"), testing::zonedNode("b1", "b"),
               testing::labelledNode("s1", 16, 64, "compute"),
               testing::labelledNode("s2", 16, 64, "compute")};
-  fx.addRun("etl", "split", "r1", {{"a", "a1", 0, 10}, {"b", "b1", 10, 20}, {"c", "b1", 10, 20}},
-            {{0, 1}, {0, 2}});
+  std::vector<testing::TaskSpec> split = {{"a", "a1", 0, 10}};
+  std::vector<model::Edge> fan_out;
+  for (model::TaskIndex child = 1; child <= 5; ++child) {
+    split.push_back({"c" + std::to_string(child), "b1", 10, 20});
+    fan_out.push_back({0, child});
+  }
+  fx.addRun("etl", "split", "r1", split, fan_out);
   std::vector<testing::TaskSpec> stacked;
   for (int i = 0; i < 5; ++i) {
     stacked.push_back({"t" + std::to_string(i), "s1", 100, 0, 3});

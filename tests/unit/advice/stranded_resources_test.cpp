@@ -31,7 +31,8 @@ TEST_CASE("stranded nodes and fragmentation become one cluster recommendation wi
   CHECK(rec.patch_yaml.empty());
   CHECK(rec.evidence["stranded_gpus"] == 4);
   CHECK(rec.impact_score == Approx(4.5));
-  CHECK_THAT(rec.title, Catch::Contains("3 pending pod(s) blocked by fragmentation"));
+  CHECK_THAT(rec.title, Catch::Contains("1 node(s) with stranded resources"));
+  CHECK_THAT(rec.title, Catch::Contains("3 pending pod(s) fit the free capacity in total"));
   CHECK_THAT(rec.action, Catch::Contains("no single node"));
 }
 
@@ -45,4 +46,19 @@ TEST_CASE("stranded nodes alone give advice without the fragmentation part",
   REQUIRE(recs.size() == 1);
   CHECK(recs[0].evidence["fragmentation"].is_null());
   CHECK_THAT(recs[0].action, !Catch::Contains("no single node"));
+  CHECK_THAT(recs[0].title, !Catch::Contains("pending pod"));
+}
+
+TEST_CASE("fragmentation alone is not titled with zero stranded nodes",
+          "[advice][stranded-resources]") {
+  analysis::Finding frag;
+  frag.kind = "stranded-resources";
+  frag.target = "cluster/default";
+  frag.evidence = {{"scope", "cluster"}, {"fragmentation_blocked_pods", 2}};
+  const auto recs = advice::recommend({frag}, config::Config{});
+  REQUIRE(recs.size() == 1);
+  CHECK_THAT(recs[0].title, !Catch::Contains("node(s)"));
+  CHECK_THAT(recs[0].title, Catch::StartsWith("2 pending pod(s)"));
+  CHECK_THAT(recs[0].impact, !Catch::Contains("GPU"));
+  CHECK(recs[0].instances == std::vector<std::string>{"cluster/default"});
 }

@@ -14,8 +14,10 @@ constexpr double kAt = 5000;
 
 std::vector<analysis::Finding> detect(const std::vector<model::Node>& nodes,
                                       const std::vector<model::Pod>& pods,
-                                      const config::Config& config = {}) {
+                                      const config::Config& config = {},
+                                      model::SchedulerStats scheduler = {}) {
   model::ClusterSnapshot cluster(kAt, nodes, pods);
+  cluster.setScheduler(std::move(scheduler));
   std::vector<graph::RunGraph> runs;
   analysis::FindingSink sink;
   analysis::CapacityShortfall().analyze({cluster, runs, config}, sink);
@@ -132,4 +134,55 @@ TEST_CASE("no node data means no shortfall finding", "[detector][capacity-shortf
   CHECK(detect({makeNode("cordoned", 16, 64, 0, [](model::Node& n) { n.unschedulable = true; })},
                {pending("p1", 4)})
             .empty());
+}
+
+TEST_CASE("capacity-shortfall says why when it knows no node, and only then",
+          "[detector][capacity-shortfall]") {
+  auto reason = [](const std::vector<model::Node>& nodes) {
+    model::ClusterSnapshot cluster(kAt, nodes, {pending("p1", 4)});
+    std::vector<graph::RunGraph> runs;
+    analysis::FindingSink sink;
+    analysis::CapacityShortfall().analyze({cluster, runs, {}}, sink);
+    return sink.noAdviceReason();
+  };
+  CHECK(reason({}) == "no schedulable node with allocatable CPU is known");
+  CHECK(reason(twoNodes()).empty());  // examined: the pod fits, a real zero
+}
+
+namespace {
+
+model::SchedulerStats queues(double unschedulable, double backoff, bool present = true) {
+  model::SchedulerStats stats;
+  stats.present = present;
+  stats.pending_by_queue = {
+      {"active", 5}, {"unschedulable", unschedulable}, {"backoff", backoff}, {"gated", 0}};
+  return stats;
+}
+
+}  // namespace
+
+TEST_CASE("young pods count once the scheduler's queues say it tried and parked them",
+          "[detector][capacity-shortfall]") {
+  auto pods = busy();
+  pods.push_back(pending("p1", 4));  // old: they fill the 8 free cores
+  pods.push_back(pending("p2", 4));
+  pods.push_back(pending("young-1", 4, kAt - 10));
+  pods.push_back(pending("young-2", 4, kAt - 5));
+  CHECK(detect(twoNodes(), pods).empty());
+  // Two parked pods are the two old ones: the edge, no young pod counts yet.
+  CHECK(detect(twoNodes(), pods, {}, queues(2, 0)).empty());
+  // Without scheduler metrics the queue figures are not evidence.
+  CHECK(detect(twoNodes(), pods, {}, queues(2, 1, false)).empty());
+  // One more parked pod (backoff counts too): the oldest young pod is the one left over.
+  const auto findings = detect(twoNodes(), pods, {}, queues(2, 1));
+  REQUIRE(findings.size() == 1);
+  const auto& e = findings[0].evidence;
+  CHECK(e["pending_pods"] == 3);
+  CHECK(e["young_pods_tried"] == 1);
+  CHECK(e["unplaced"] == nlohmann::json::array({"batch/young-1"}));
+  // More parked pods than pending ones: every young pod counts, no more.
+  const auto all = detect(twoNodes(), pods, {}, queues(40, 0));
+  REQUIRE(all.size() == 1);
+  CHECK(all[0].evidence["pending_pods"] == 4);
+  CHECK(all[0].evidence["young_pods_tried"] == 2);
 }

@@ -74,3 +74,91 @@ TEST_CASE("critical-path-priority stays silent on a healthy cluster",
   testing::RunFixture fx = testing::healthyScenario();
   CHECK(detect(fx).empty());
 }
+
+namespace {
+
+// criticalPathScenario with the pending run r1 moved to another DAG `dag` of namespace `ns`:
+// its durations can then only come from the finished train/r0 through the namespace fallback.
+testing::RunFixture copiedPipeline(const std::string& ns, const std::string& dag) {
+  testing::RunFixture fx = testing::criticalPathScenario();
+  fx.runs.back().namespace_ = ns;
+  fx.runs.back().dag = dag;
+  for (const model::Task& task : fx.runs.back().tasks) {
+    fx.pods[task.pod].namespace_ = ns;
+  }
+  return fx;
+}
+
+}  // namespace
+
+TEST_CASE("a copy of a pipeline under another DAG id borrows the durations of its namespace",
+          "[detector][critical-path-priority]") {
+  testing::RunFixture fx = copiedPipeline("etl", "train_eu");
+  const auto findings = detect(fx);
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].target == "run/etl/train_eu/r1");
+  const auto& tasks = findings[0].evidence["critical_tasks"];
+  REQUIRE(tasks.size() == 2);
+  CHECK(tasks[0]["task"] == "b");
+  CHECK(tasks[1]["task"] == "d");
+  CHECK(findings[0].evidence["slack_rich_examples"][0]["slack_seconds"].get<double>() ==
+        Approx(990));
+}
+
+TEST_CASE("durations are not borrowed across namespaces", "[detector][critical-path-priority]") {
+  testing::RunFixture fx = copiedPipeline("other-team", "train");
+  CHECK(detect(fx).empty());
+}
+
+TEST_CASE("the DAG's own history wins over the namespace's", "[detector][critical-path-priority]") {
+  testing::RunFixture fx = testing::criticalPathScenario();
+  // A third DAG of the namespace where c, not b, is the long task: were its 2000 s mixed into
+  // train's estimates, c would be critical and b slack-rich.
+  fx.addRun(
+      "etl", "train_slow_c", "s0",
+      {{"a", "w1", 0, 100}, {"b", "w1", 100, 110}, {"c", "w1", 100, 2100}, {"d", "w1", 2100, 2150}},
+      {{0, 1}, {0, 2}, {1, 3}, {2, 3}});
+  const auto findings = detect(fx);
+  REQUIRE(findings.size() == 1);
+  CHECK(findings[0].evidence["critical_tasks"][0]["task"] == "b");
+  CHECK(findings[0].evidence["slack_rich_examples"][0]["task"] == "c");
+}
+
+namespace {
+
+analysis::FindingSink analyzeInto(testing::RunFixture& fx) {
+  fx.build();
+  analysis::FindingSink sink;
+  analysis::CriticalPathPriority().analyze({*fx.cluster, fx.graphs, {}}, sink);
+  return sink;
+}
+
+}  // namespace
+
+TEST_CASE("critical-path-priority says why it gives no advice when durations are unknown",
+          "[detector][critical-path-priority]") {
+  SECTION("pending tasks but no finished task of the DAG or namespace") {
+    testing::RunFixture fx = copiedPipeline("other-team", "train");
+    analysis::FindingSink sink = analyzeInto(fx);
+    CHECK(sink.findings().empty());
+    CHECK(sink.noAdviceReason().find("estimate durations") != std::string::npos);
+  }
+  SECTION("no run at all") {
+    testing::RunFixture fx;
+    fx.nodes = {testing::makeNode("w1", 16, 64)};
+    CHECK(analyzeInto(fx).noAdviceReason() == "no workflow runs were rebuilt");
+  }
+  SECTION("an estimated run is judged: a finding, no excuse") {
+    testing::RunFixture fx = testing::criticalPathScenario();
+    analysis::FindingSink sink = analyzeInto(fx);
+    CHECK(sink.findings().size() == 1);
+    CHECK(sink.noAdviceReason().empty());
+  }
+  SECTION("nothing pending is a real zero, not missing data") {
+    testing::RunFixture fx = testing::criticalPathScenario();
+    fx.runs.pop_back();
+    analysis::FindingSink sink = analyzeInto(fx);
+    CHECK(sink.findings().empty());
+    CHECK(sink.noAdviceReason().empty());
+  }
+}

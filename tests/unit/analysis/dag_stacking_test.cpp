@@ -157,3 +157,17 @@ TEST_CASE("finished, unscheduled and spread tasks do not stack", "[detector][dag
     CHECK(detect(fx).empty());
   }
 }
+
+TEST_CASE("dag-stacking without any rebuilt run gives no advice, and says why",
+          "[detector][dag-stacking]") {
+  RunFixture fx = stacked(4, 3.5);
+  fx.build();
+  analysis::FindingSink with_runs;
+  analysis::DagStacking().analyze({*fx.cluster, fx.graphs, {}}, with_runs);
+  CHECK(with_runs.noAdviceReason().empty());
+  analysis::FindingSink sink;
+  const std::vector<graph::RunGraph> none;
+  analysis::DagStacking().analyze({*fx.cluster, none, {}}, sink);
+  CHECK(sink.findings().empty());
+  CHECK(sink.noAdviceReason() == "no workflow runs were rebuilt");
+}

@@ -30,7 +30,14 @@ RunFixture diamond(const std::vector<std::string>& node_of_task) {
   return fx;
 }
 
-std::vector<analysis::Finding> detect(RunFixture& fx, const config::Config& config = {}) {
+// The cases below test the edge counting; the transfer-cost floor has its own tests.
+config::Config noFloor() {
+  config::Config config;
+  config.detectors.split_dependencies.min_run_transfer = config::Seconds(0);
+  return config;
+}
+
+std::vector<analysis::Finding> detect(RunFixture& fx, const config::Config& config = noFloor()) {
   return fx.detect(analysis::SplitDependencies(), config);
 }
 
@@ -66,7 +73,7 @@ TEST_CASE("a run spread over zones is reported with its edges and transfer estim
 
 TEST_CASE("the cost model comes from the configuration", "[detector][split-dependencies]") {
   RunFixture fx = diamond({"a1", "b1", "b1", "a2", "a2"});
-  config::Config config;
+  config::Config config = noFloor();
   config.detectors.split_dependencies.cross_zone_transfer = config::Seconds(100);
   config.detectors.split_dependencies.same_node_transfer = config::Seconds(1);
   const auto findings = detect(fx, config);
@@ -95,7 +102,7 @@ TEST_CASE("the split-share threshold and min_split_edges hold at their edges",
           "[detector][split-dependencies]") {
   // align-2 alone on a2, same zone: split→align-2 and align-2→merge split, 2 of 5 = 0.4.
   RunFixture fx = diamond({"a1", "a1", "a1", "a2", "a1"});
-  config::Config config;
+  config::Config config = noFloor();
   CHECK(detect(fx, config).empty());  // 0.4 < 0.5 and no cross-zone edge
   config.detectors.split_dependencies.min_split_share = 0.4;
   const auto findings = detect(fx, config);
@@ -110,7 +117,7 @@ TEST_CASE("the split-share threshold and min_split_edges hold at their edges",
 TEST_CASE("enough cross-zone edges fire below the share threshold, edge included",
           "[detector][split-dependencies]") {
   RunFixture fx = diamond({"a1", "a1", "a1", "b1", "a1"});  // 2 cross-zone edges of 5
-  config::Config config;
+  config::Config config = noFloor();
   REQUIRE(config.detectors.split_dependencies.min_cross_zone_edges == 2);
   const auto findings = detect(fx, config);
   REQUIRE(findings.size() == 1);
@@ -147,7 +154,33 @@ TEST_CASE("a task pointing at no pod is skipped, not a crash", "[detector][split
   fx.build();
   fx.runs[0].tasks[4].pod = 999;  // after build: the graph was measured, the detector reads again
   analysis::FindingSink sink;
-  analysis::SplitDependencies().analyze({*fx.cluster, fx.graphs, config::Config{}}, sink);
+  analysis::SplitDependencies().analyze({*fx.cluster, fx.graphs, noFloor()}, sink);
   REQUIRE(sink.findings().size() == 1);
   CHECK(sink.findings()[0].evidence["unplaced_edges"] == 2);
+}
+
+TEST_CASE("the transfer-cost floor: a run is reported only from min_run_transfer on",
+          "[detector][split-dependencies]") {
+  RunFixture fx = diamond({"a1", "b1", "b1", "a2", "a2"});  // 3 cross-zone edges: 90 s
+  config::Config config;
+  REQUIRE(config.detectors.split_dependencies.min_run_transfer.count() == 45);
+  REQUIRE(detect(fx, config).size() == 1);  // over the default floor
+  config.detectors.split_dependencies.min_run_transfer = config::Seconds(90);
+  REQUIRE(detect(fx, config).size() == 1);  // exactly at the floor
+  config.detectors.split_dependencies.min_run_transfer = config::Seconds(90.5);
+  CHECK(detect(fx, config).empty());
+  // The floor reads the cost model: dearer cross-zone hops lift the same run over it.
+  config.detectors.split_dependencies.cross_zone_transfer = config::Seconds(31);
+  CHECK(detect(fx, config).size() == 1);
+}
+
+TEST_CASE("a split inside one zone stays under the default floor",
+          "[detector][split-dependencies]") {
+  // align-2 alone on a2: two same-zone edges, 10 s in all, under the 45 s floor.
+  RunFixture fx = diamond({"a1", "a1", "a1", "a2", "a1"});
+  config::Config config;
+  config.detectors.split_dependencies.min_split_share = 0.4;
+  CHECK(detect(fx, config).empty());
+  config.detectors.split_dependencies.min_run_transfer = config::Seconds(10);
+  CHECK(detect(fx, config).size() == 1);
 }

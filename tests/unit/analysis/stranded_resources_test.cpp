@@ -116,13 +116,14 @@ TEST_CASE("a pending pod that fits the pooled free capacity but no node is fragm
   CHECK(f.evidence["capacity_blocked_pods"] == 1);  // 10 cores > 8 pooled
   CHECK(f.evidence["fragmentation_index"].get<double>() == Approx(1.0));
   REQUIRE(f.evidence["shapes"].size() == 2);  // the request-less pod is no shape
-  const auto& big = f.evidence["shapes"][0];  // sorted by shape: 6 cores first
+  const auto& big = f.evidence["shapes"][1];  // largest shape first: 10 cores, then 6
   CHECK(big["cpu_millis"] == 6000);
   CHECK(big["fit"] == 0);
   CHECK(big["pooled"] == 1);
   CHECK(big["blocked_by"] == "fragmentation");
-  CHECK(f.evidence["shapes"][1]["blocked_by"] == "capacity");
-  CHECK(f.evidence["shapes"][1]["fragmentation_index"].is_null());
+  CHECK(f.evidence["shapes"][0]["cpu_millis"] == 10000);
+  CHECK(f.evidence["shapes"][0]["blocked_by"] == "capacity");
+  CHECK(f.evidence["shapes"][0]["fragmentation_index"].is_null());
   CHECK(f.impact == 1);
 }
 
@@ -140,9 +141,11 @@ TEST_CASE("pending pods that fit a node, or no capacity at all, are not fragment
 }
 
 TEST_CASE("min_fragmentation_blocked_pods holds at its edge", "[detector][stranded-resources]") {
-  std::vector<model::Node> nodes = {makeNode("a", 16, 64), makeNode("b", 16, 64)};
+  // Three nodes with 4 free cores each: 12 pooled cores hold both 6-core pods, no node does.
+  std::vector<model::Node> nodes = {makeNode("a", 16, 64), makeNode("b", 16, 64),
+                                    makeNode("c", 16, 64)};
   std::vector<model::Pod> pods = {makePod("x", "p1", "a", 12, 8), makePod("x", "p2", "b", 12, 8),
-                                  makePod("ml", "big-1", "", 6, 8),
+                                  makePod("x", "p3", "c", 12, 8), makePod("ml", "big-1", "", 6, 8),
                                   makePod("ml", "big-2", "", 6, 8)};
   model::ClusterSnapshot cluster(5000, nodes, pods);
   config::Config config;
@@ -150,4 +153,40 @@ TEST_CASE("min_fragmentation_blocked_pods holds at its edge", "[detector][strand
   CHECK(ofScope(detect(cluster, config), "cluster").size() == 1);
   config.detectors.stranded_resources.min_fragmentation_blocked_pods = 3;
   CHECK(ofScope(detect(cluster, config), "cluster").empty());
+}
+
+TEST_CASE("pods beyond the pooled capacity are capacity-blocked, not fragmentation",
+          "[detector][stranded-resources]") {
+  // 8 pooled free cores (4 + 4): one 6-core pod would fit the pool, the second would not.
+  std::vector<model::Node> nodes = {makeNode("a", 16, 64), makeNode("b", 16, 64)};
+  std::vector<model::Pod> pods = {makePod("x", "p1", "a", 12, 8), makePod("x", "p2", "b", 12, 8),
+                                  makePod("ml", "big-1", "", 6, 8),
+                                  makePod("ml", "big-2", "", 6, 8)};
+  SECTION("one of the two is fragmentation-blocked") {
+    const auto findings = ofScope(detect(model::ClusterSnapshot(5000, nodes, pods)), "cluster");
+    REQUIRE(findings.size() == 1);
+    CHECK(findings[0].evidence["fragmentation_blocked_pods"] == 1);
+    CHECK(findings[0].evidence["capacity_blocked_pods"] == 1);
+    CHECK(findings[0].evidence["shapes"][0]["fragmentation_blocked_pods"] == 1);
+    CHECK(findings[0].evidence["shapes"][0]["capacity_blocked_pods"] == 1);
+    CHECK(findings[0].impact == 1);
+  }
+  SECTION("a larger pending shape claims the pool first: nothing left for the smaller") {
+    pods.push_back(makePod("ml", "wide", "", 7, 8));  // 7 of the 8 pooled cores
+    const auto cluster = ofScope(detect(model::ClusterSnapshot(5000, nodes, pods)), "cluster");
+    REQUIRE(cluster.size() == 1);
+    CHECK(cluster[0].evidence["fragmentation_blocked_pods"] == 1);  // the 7-core pod
+    CHECK(cluster[0].evidence["capacity_blocked_pods"] == 2);
+  }
+}
+
+TEST_CASE("no node with allocatable: no advice, and a reason", "[detector][stranded-resources]") {
+  model::ClusterSnapshot cluster(5000, {makeNode("ghost", 0, 0)},
+                                 {makePod("batch", "job", "", 1, 1)});
+  std::vector<graph::RunGraph> runs;
+  const config::Config config;
+  analysis::FindingSink sink;
+  analysis::StrandedResources().analyze({cluster, runs, config}, sink);
+  CHECK(sink.findings().empty());
+  CHECK(sink.noAdviceReason().find("allocatable") != std::string::npos);
 }

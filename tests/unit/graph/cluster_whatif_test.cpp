@@ -101,7 +101,9 @@ TEST_CASE("what-if: node speeds scale costs, tasks only go where they fit", "[gr
   auto b = build({makeNode("n1", 8, 64), makeNode("n2", 2, 64)},
                  {task("a", "", "n1", 1, {0, 0, 10}), task("b", "a", "n1", 8, {10, 10, 30}),
                   task("z", "", "n2", 1, {0, 0, 1})});
-  auto whatif = graph::runClusterWhatIf(b->graph, b->cluster, {1.0, 2.0});
+  graph::WhatIfOptions options;
+  options.node_speed = {1.0, 2.0};
+  auto whatif = graph::runClusterWhatIf(b->graph, b->cluster, options);
   REQUIRE(whatif.ok());
   CHECK(whatif->nodes.size() == 2);
   CHECK(whatif->makespan == Approx(25));
@@ -109,20 +111,6 @@ TEST_CASE("what-if: node speeds scale costs, tasks only go where they fit", "[gr
   const auto& placement = whatif->schedule.placement;
   CHECK(whatif->nodes[placement[0].processor] == 1);  // a on n2
   CHECK(whatif->nodes[placement[1].processor] == 0);  // b on n1
-}
-
-TEST_CASE("what-if is refused for unfinished runs", "[graph][whatif]") {
-  auto b = build({makeNode("n1", 8, 64)}, {task("a", "", "n1", 1, {0, 0, 10}),
-                                           makePod("ml", "p-b", "n1", 1, 1, 0, [](model::Pod& p) {
-                                             p.labels.set("dag-id", "d");
-                                             p.labels.set("dag-run", "r");
-                                             p.labels.set("task-id", "b");
-                                             p.created = 10;
-                                             p.started = 12;
-                                           })});
-  CHECK_FALSE(b->graph.finished);
-  CHECK_FALSE(b->graph.whatif_makespan);
-  CHECK_FALSE(graph::runClusterWhatIf(b->graph, b->cluster).ok());
 }
 
 TEST_CASE("findCapacitySlot waits until enough of the node is free", "[graph][whatif]") {

@@ -82,7 +82,16 @@ TEST_CASE("findings, runs, summary and detectors carry their documented fields")
                                 {"seconds", 0.003},
                                 {"ok", false},
                                 {"error", "no runs"},
-                                {"findings", 0}});
+                                {"findings", 0},
+                                {"no_advice_reason", nullptr}});
+}
+
+TEST_CASE("a detector that had no data to judge carries its reason") {
+  auto r = t::sampleReport();
+  r->detectors.push_back({"over-request", 0.001, true, "", 0, "no usage samples"});
+  const json detectors = report::detectorsJson(*r);
+  CHECK(detectors.at(0).at("no_advice_reason").is_null());
+  CHECK(detectors.at(2).at("no_advice_reason") == "no usage samples");
 }
 
 TEST_CASE("recommendation filters: kind, minimum severity, namespace, dag") {

@@ -34,6 +34,15 @@ TEST_CASE("the text report shows the header, ranked recommendations and the patc
   CHECK(text.find("2. [warning]") < text.find("3. [info]"));
 }
 
+TEST_CASE("detectors without data are listed as giving no advice, with the reason") {
+  auto r = t::sampleReport();
+  CHECK_FALSE(contains(report::renderText(*r), "NO ADVICE"));
+  r->detectors.push_back({"over-request", 0.001, true, "", 0, "no usage samples"});
+  const std::string text = report::renderText(*r);
+  CHECK(contains(text, "NO ADVICE (1)"));
+  CHECK(contains(text, "  over-request: no advice, because no usage samples\n"));
+}
+
 TEST_CASE("the runs table lists the longest runs first with their figures") {
   const std::string text = report::renderText(*t::sampleReport());
   CHECK(contains(text, "CRITICAL PATH TASKS"));

@@ -151,8 +151,8 @@ inline std::shared_ptr<advice::AnalysisReport> sampleReport() {
   report->scheduler.latency = {{"default-scheduler", 0.02, 0.5, 1.5, 3.0},
                                {"gpu-scheduler", std::nullopt, std::nullopt, std::nullopt, 0}};
   report->scheduler.pending_by_queue = {{"active", 2}, {"unschedulable", 5}};
-  report->detectors = {{"gpu_node_hoarding", 0.012, true, "", 2},
-                       {"dag_stacking", 0.003, false, "no runs", 0}};
+  report->detectors = {{"gpu_node_hoarding", 0.012, true, "", 2, ""},
+                       {"dag_stacking", 0.003, false, "no runs", 0, ""}};
   return report;
 }
 

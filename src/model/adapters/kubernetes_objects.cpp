@@ -1,0 +1,176 @@
+#include "model/adapters/kubernetes_objects.h"
+
+#include <array>
+#include <nlohmann/json.hpp>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "model/adapters/object_json.h"
+
+namespace dagadvisor::model {
+namespace {
+
+using detail::json;
+using detail::member;
+using detail::text;
+
+constexpr std::string_view kArgo = "argoproj.io/v1alpha1";
+// v1 since Tekton Pipelines 0.44; older installations serve only v1beta1.
+constexpr std::array<std::string_view, 2> kTekton = {"tekton.dev/v1", "tekton.dev/v1beta1"};
+constexpr std::string_view kPipelineRunLabel = "tekton.dev/pipelineRun";
+
+std::string listPath(std::string_view group_version, const std::string& namespace_,
+                     std::string_view resource) {
+  std::string path = "/apis/" + std::string(group_version);
+  if (!namespace_.empty()) {
+    path += "/namespaces/" + namespace_;
+  }
+  return path + "/" + std::string(resource);
+}
+
+std::string metadataText(const json& item, std::string_view key) {
+  const json* metadata = member(item, "metadata");
+  return metadata != nullptr ? text(*metadata, key) : std::string();
+}
+
+std::string labelOf(const json& item, std::string_view key) {
+  const json* metadata = member(item, "metadata");
+  const json* labels = metadata != nullptr ? member(*metadata, "labels") : nullptr;
+  return labels != nullptr ? text(*labels, key) : std::string();
+}
+
+// The items of every namespace's LIST of one resource. A 404 means the resource type is not
+// served at all, so the other namespaces are not asked.
+struct Listed {
+  std::vector<json> items;
+  bool not_served = false;
+  std::string first_path;
+};
+
+void appendItems(const sources::KubeList& list, const std::string& path, Listed& out,
+                 std::vector<std::string>& warnings) {
+  for (const std::string& page : list.pages) {
+    json root = json::parse(page, nullptr, /*allow_exceptions=*/false);
+    json* items = root.is_object() ? &root["items"] : nullptr;
+    if (items == nullptr || !items->is_array()) {
+      warnings.push_back("kubernetes: LIST " + path + ": a page is not a JSON list, skipped");
+      continue;
+    }
+    for (json& item : *items) {
+      out.items.push_back(std::move(item));
+    }
+  }
+}
+
+Listed listEverywhere(sources::KubeListSource& lists, std::string_view group_version,
+                      std::string_view resource, const std::vector<std::string>& namespaces,
+                      std::vector<std::string>& warnings) {
+  Listed out;
+  for (const std::string& ns : namespaces) {
+    const std::string path = listPath(group_version, ns, resource);
+    if (out.first_path.empty()) {
+      out.first_path = path;
+    }
+    auto list = lists.list(path, "");
+    if (!list) {
+      warnings.push_back("kubernetes: " + list.error().describe());
+      continue;
+    }
+    if (list->status == 404) {
+      out.not_served = true;
+      return out;
+    }
+    if (list->status == 403) {
+      warnings.push_back("kubernetes: LIST " + path +
+                         " is forbidden (403): grant get and list on " + std::string(resource) +
+                         " (see docs/data-sources.md)");
+      continue;
+    }
+    appendItems(*list, path, out, warnings);
+  }
+  return out;
+}
+
+void addObject(Result<WorkflowObject> parsed, const json& item, ObjectFetch& out) {
+  const std::string ns = metadataText(item, "namespace");
+  if (!parsed) {
+    out.warnings.push_back("kubernetes: object " + ns + "/" + metadataText(item, "name") +
+                           " not read: " + parsed.error().describe());
+    return;
+  }
+  if (!parsed->name.empty()) {
+    out.objects.push_back(SourcedObject{std::move(*parsed), ns, ObjectScope::kRun});
+  }
+}
+
+}  // namespace
+
+KubernetesObjects::KubernetesObjects(sources::KubeListSource& lists,
+                                     config::KubernetesSource settings)
+    : lists_(lists), settings_(std::move(settings)) {
+  if (settings_.namespaces.empty()) {
+    settings_.namespaces.emplace_back();  // "" = cluster-wide
+  }
+}
+
+ObjectFetch KubernetesObjects::fetch(const std::vector<WorkflowRun>& /*runs*/) {
+  ObjectFetch out;
+  if (settings_.argo_workflows) {
+    fetchArgo(out);
+  }
+  if (settings_.tekton_pipeline_runs) {
+    fetchTekton(out);
+  }
+  return out;
+}
+
+void KubernetesObjects::fetchArgo(ObjectFetch& out) {
+  Listed listed = listEverywhere(lists_, kArgo, "workflows", settings_.namespaces, out.warnings);
+  if (listed.not_served) {
+    out.warnings.push_back("kubernetes: Argo Workflows are not installed (404 on " +
+                           listed.first_path +
+                           "): Argo runs keep dependencies inferred from timing");
+  }
+  for (const json& item : listed.items) {
+    addObject(parseArgoWorkflow(item), item, out);
+  }
+}
+
+void KubernetesObjects::fetchTekton(ObjectFetch& out) {
+  Listed runs;
+  std::string_view version;
+  for (std::string_view candidate : kTekton) {
+    runs = listEverywhere(lists_, candidate, "pipelineruns", settings_.namespaces, out.warnings);
+    version = candidate;
+    if (!runs.not_served) {
+      break;
+    }
+  }
+  if (runs.not_served) {
+    out.warnings.push_back("kubernetes: Tekton Pipelines is not installed (404 on " +
+                           runs.first_path +
+                           "): Tekton runs keep dependencies inferred from timing");
+    return;
+  }
+  // TaskRuns by namespace and PipelineRun, so each PipelineRun gets its own in one look-up.
+  std::unordered_map<std::string, std::vector<json>> task_runs;
+  if (settings_.tekton_task_runs) {
+    Listed listed = listEverywhere(lists_, version, "taskruns", settings_.namespaces, out.warnings);
+    for (json& item : listed.items) {
+      const std::string owner = labelOf(item, kPipelineRunLabel);
+      if (!owner.empty()) {
+        task_runs[metadataText(item, "namespace") + "/" + owner].push_back(std::move(item));
+      }
+    }
+  }
+  static const std::vector<json> kNone;
+  for (const json& item : runs.items) {
+    const auto it =
+        task_runs.find(metadataText(item, "namespace") + "/" + metadataText(item, "name"));
+    addObject(parseTektonPipelineRun(item, it != task_runs.end() ? it->second : kNone), item, out);
+  }
+}
+
+}  // namespace dagadvisor::model

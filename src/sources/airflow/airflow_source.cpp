@@ -1,0 +1,308 @@
+#include "sources/airflow/airflow_source.h"
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+#include "common/log.h"
+
+namespace dagadvisor::sources {
+namespace {
+
+using nlohmann::json;
+using std::chrono::milliseconds;
+
+const log::Logger kLog("sources");
+
+// A bound on the pages of one run, in case a server keeps announcing more entries than it sends.
+constexpr std::size_t kMaxPages = 10000;
+
+// Airflow sends null for dates and hosts it does not know yet; both read as "".
+std::string textOf(const json& object, const char* key) {
+  const auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+long long integerOf(const json& object, const char* key, long long fallback) {
+  const auto it = object.find(key);
+  return it != object.end() && it->is_number_integer() ? it->get<long long>() : fallback;
+}
+
+int clampToInt(long long value) {
+  return static_cast<int>(std::clamp<long long>(value, -1, 1'000'000));
+}
+
+bool retryableStatus(int status) {
+  return status == 429 || status >= 500;
+}
+
+}  // namespace
+
+namespace detail {
+
+struct AirflowExchange {
+  std::string where;  // "GET <url>" without credentials or query
+  int status = 0;
+  std::string content_type;
+  std::string body;
+};
+
+}  // namespace detail
+
+namespace {
+
+using Exchange = detail::AirflowExchange;
+
+std::string statusText(const Exchange& exchange) {
+  return exchange.where + ": HTTP " + std::to_string(exchange.status) +
+         (exchange.content_type.empty() ? "" : " (" + exchange.content_type + ")");
+}
+
+// The body of a refused request is left out: nothing the server echoes back reaches a message.
+Error httpError(const Exchange& exchange, const std::string& version) {
+  if (exchange.status == 401 || exchange.status == 403) {
+    const std::string hint =
+        version == "v2" ? "; Airflow 3 (/api/v2) takes a JWT from POST /auth/token as the token"
+                        : "";
+    return makeError(statusText(exchange) + ": Airflow refused the credentials (check " +
+                     "bearer_token_file or basic_auth, and that the user may read DAGs, DAG runs " +
+                     "and task instances" + hint + ")");
+  }
+  return makeError(statusText(exchange) + ": " + bodySnippet(exchange.body));
+}
+
+Result<json> parseObject(const Exchange& exchange, const char* array_key) {
+  json document = json::parse(exchange.body, nullptr, false);
+  if (document.is_discarded() || !document.is_object()) {
+    return makeError(statusText(exchange) + ": not JSON: " + bodySnippet(exchange.body));
+  }
+  const auto it = document.find(array_key);
+  if (it == document.end() || !it->is_array()) {
+    return makeError(statusText(exchange) + ": expected a JSON object with a \"" + array_key +
+                     "\" array: " + bodySnippet(exchange.body));
+  }
+  return document;
+}
+
+}  // namespace
+
+std::string encodePathSegment(std::string_view text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    const bool plain = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                       c == '-' || c == '.' || c == '_';
+    if (plain) {
+      out += c;
+    } else {
+      out += '%';
+      out += kHex[u >> 4];
+      out += kHex[u & 0xF];
+    }
+  }
+  return out;
+}
+
+Result<AirflowTaskInstancePage> parseAirflowTaskInstances(std::string_view body) {
+  const json document = json::parse(body, nullptr, false);
+  const auto items = document.is_object() ? document.find("task_instances") : document.end();
+  if (!document.is_object() || items == document.end() || !items->is_array()) {
+    return makeError("expected a JSON object with a \"task_instances\" array", "task_instances");
+  }
+  AirflowTaskInstancePage page;
+  for (const json& item : *items) {
+    if (!item.is_object()) {
+      continue;
+    }
+    page.task_instances.push_back(AirflowTaskInstance{
+        textOf(item, "task_id"), clampToInt(integerOf(item, "map_index", -1)),
+        clampToInt(integerOf(item, "try_number", 0)), textOf(item, "state"),
+        textOf(item, "start_date"), textOf(item, "end_date"), textOf(item, "hostname")});
+  }
+  const long long total = integerOf(document, "total_entries", -1);
+  page.total_entries = total >= 0 ? static_cast<std::size_t>(total) : page.task_instances.size();
+  return page;
+}
+
+Result<std::unique_ptr<AirflowSource>> AirflowSource::create(AirflowOptions options) {
+  auto url = normalizeBaseUrl(options.url);
+  if (!url.ok()) {
+    return url.error();
+  }
+  const std::string& version = options.api_version;
+  if (version != "auto" && version != "v1" && version != "v2") {
+    return makeError("must be one of auto, v1, v2 (got \"" + version + "\")", "api_version");
+  }
+  if (options.timeout.count() <= 0) {
+    return makeError("must be positive", "timeout");
+  }
+  if (options.page_size == 0) {
+    return makeError("must be positive", "page_size");
+  }
+  if (options.max_retries < 0) {
+    return makeError("must not be negative", "max_retries");
+  }
+  return std::unique_ptr<AirflowSource>(
+      new AirflowSource(std::move(options), std::move(url).value()));
+}
+
+AirflowSource::AirflowSource(AirflowOptions options, std::string base_url)
+    : options_(std::move(options)),
+      base_url_(std::move(base_url)),
+      version_(options_.api_version == "auto" ? "" : options_.api_version),
+      client_(withTimeout(options_.http, options_.timeout)) {}
+
+std::string AirflowSource::describe() const {
+  return "airflow " + redactUrl(base_url_);
+}
+
+Result<detail::AirflowExchange> AirflowSource::get(const std::string& path,
+                                                   const HttpParams& params, AirflowFetch& out) {
+  const std::string url = base_url_ + path;
+  for (int attempt = 0;; ++attempt) {
+    auto response = client_.get(url, params);
+    ++out.requests;
+    ++total_requests_;
+    const bool again = attempt < options_.max_retries;
+    if (!response) {
+      if (!again || !client_.lastErrorRetryable()) {
+        return response.error();
+      }
+    } else {
+      out.bytes += response->body.size();
+      if (!again || !retryableStatus(response->status)) {
+        return Exchange{"GET " + redactUrl(url), response->status,
+                        std::move(response->content_type), std::move(response->body)};
+      }
+    }
+    std::this_thread::sleep_for(options_.retry_backoff * (1 << std::min(attempt, 10)));
+  }
+}
+
+Result<std::string> AirflowSource::detectVersion(AirflowFetch& out) {
+  if (!version_.empty()) {
+    return version_;
+  }
+  for (const std::string version : {"v2", "v1"}) {
+    auto exchange = get("/api/" + version + "/version", {}, out);
+    if (!exchange) {
+      return exchange.error();
+    }
+    if (exchange->status == 404) {
+      continue;
+    }
+    if (exchange->status != 200) {
+      return httpError(*exchange, version);
+    }
+    const json document = json::parse(exchange->body, nullptr, false);
+    if (!document.is_object() || !document.contains("version")) {
+      return makeError(statusText(*exchange) +
+                       ": not Airflow's version JSON: " + bodySnippet(exchange->body));
+    }
+    kLog.info("airflow API detected", {{"url", redactUrl(base_url_)},
+                                       {"api", version},
+                                       {"version", textOf(document, "version")}});
+    version_ = version;
+    return version_;
+  }
+  return makeError("no Airflow REST API at " + redactUrl(base_url_) +
+                       ": /api/v2/version and /api/v1/version both answered 404",
+                   "url");
+}
+
+Result<AirflowFetch> AirflowSource::fetch(const std::vector<AirflowRunRef>& wanted) {
+  AirflowFetch out;
+  if (wanted.empty()) {
+    out.api_version = version_;  // no Airflow run in the cluster: not a single request
+    return out;
+  }
+  auto version = detectVersion(out);
+  if (!version) {
+    return version.error();
+  }
+  out.api_version = *version;
+  std::map<std::string, std::set<std::string>> runs_by_dag;
+  for (const AirflowRunRef& ref : wanted) {
+    runs_by_dag[ref.dag_id].insert(ref.run_id);
+  }
+  std::size_t skipped = 0;
+  for (const auto& [dag, runs] : runs_by_dag) {
+    if (out.dags.size() + skipped >= options_.max_dags) {
+      ++skipped;
+      continue;
+    }
+    auto exchange =
+        get("/api/" + out.api_version + "/dags/" + encodePathSegment(dag) + "/tasks", {}, out);
+    if (!exchange) {
+      return exchange.error();
+    }
+    if (exchange->status == 404) {
+      out.warnings.push_back("airflow DAG \"" + dag + "\" not found (" + statusText(*exchange) +
+                             "); its runs have no declared edges");
+      continue;
+    }
+    if (exchange->status != 200) {
+      return httpError(*exchange, out.api_version);
+    }
+    if (auto checked = parseObject(*exchange, "tasks"); !checked) {
+      return checked.error();
+    }
+    out.dags.push_back(AirflowDag{dag, std::move(exchange->body)});
+    for (const std::string& run : runs) {
+      if (auto fetched = fetchRun(AirflowRunRef{dag, run}, out); !fetched) {
+        return fetched.error();
+      }
+    }
+  }
+  if (skipped > 0) {
+    out.warnings.push_back(std::to_string(skipped) + " airflow DAGs beyond max_dags_per_cycle (" +
+                           std::to_string(options_.max_dags) + ") were not fetched");
+  }
+  kLog.debug("airflow fetch done", {{"dags", std::to_string(out.dags.size())},
+                                    {"runs", std::to_string(out.runs.size())},
+                                    {"requests", std::to_string(out.requests)},
+                                    {"warnings", std::to_string(out.warnings.size())}});
+  return out;
+}
+
+Result<void> AirflowSource::fetchRun(const AirflowRunRef& ref, AirflowFetch& out) {
+  const std::string path = "/api/" + out.api_version + "/dags/" + encodePathSegment(ref.dag_id) +
+                           "/dagRuns/" + encodePathSegment(ref.run_id) + "/taskInstances";
+  AirflowRun run{ref.dag_id, ref.run_id, {}};
+  std::size_t offset = 0;
+  for (std::size_t pages = 0; pages < kMaxPages; ++pages) {
+    auto exchange = get(
+        path, {{"limit", std::to_string(options_.page_size)}, {"offset", std::to_string(offset)}},
+        out);
+    if (!exchange) {
+      return exchange.error();
+    }
+    if (exchange->status == 404) {
+      out.warnings.push_back("airflow run \"" + ref.run_id + "\" of DAG \"" + ref.dag_id +
+                             "\" not found (" + statusText(*exchange) + ")");
+      return {};
+    }
+    if (exchange->status != 200) {
+      return httpError(*exchange, out.api_version);
+    }
+    auto page = parseAirflowTaskInstances(exchange->body);
+    if (!page) {
+      return makeError(statusText(*exchange) + ": " + page.error().message + ": " +
+                       bodySnippet(exchange->body));
+    }
+    offset += page->task_instances.size();
+    std::move(page->task_instances.begin(), page->task_instances.end(),
+              std::back_inserter(run.task_instances));
+    if (page->task_instances.empty() || offset >= page->total_entries) {
+      break;
+    }
+  }
+  out.runs.push_back(std::move(run));
+  return {};
+}
+
+}  // namespace dagadvisor::sources

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Every scenario of SCENARIO_DIR but scale.yaml, one after the other: simulator → OpenMetrics →
+# promtool → a real Prometheus → `dagadvisor analyze`. Each scenario names the finding kinds it
+# plants in a one-line `expected_findings: [kind, …]` (and may name the moment they are visible,
+# `analysis_at: SECONDS` after its start; else the ground truth's suggested_analysis_time).
+# Fails when an expected kind is missing, when a planted hoarded GPU node is not a
+# gpu-node-hoarding target, or when `healthy` reports anything. Other extra kinds are printed
+# as false positives, not failed. Ends with a precision/recall table per kind.
+# Args: DAGADVISOR_BINARY SIMULATOR_BINARY SCENARIO_DIR
+DAGADVISOR=$1
+SIM=$2
+SCENARIO_DIR=$3
+source "$(dirname "$0")/prometheus_harness.sh"
+
+TALLY="$WORK_DIR/tally"  # one line per (scenario, kind): kind planted(0|1) findings
+: >"$TALLY"
+FAILURES=()
+
+# The value of a top-level `key: value` line of a scenario file ("" when absent).
+scenario_field() { sed -n "s/^$1:[[:space:]]*//p" "$2" | head -n 1 | sed 's/[[:space:]]*#.*//'; }
+
+# "[a, b]" → one kind per line, sorted.
+flow_list() { tr -d '[] ' <<<"$1" | tr ',' '\n' | sed '/^$/d' | sort -u; }
+
+check_hoarded_targets() {
+  local name=$1 out=$2 node
+  for node in $(jq -r '.hoarded_gpu_nodes[].node' "$out/ground_truth.json"); do
+    jq -e --arg t "node/$node" \
+      'any(.findings[]; .kind == "gpu-node-hoarding" and .target == $t)' "$out/report.json" \
+      >/dev/null || FAILURES+=("$name: planted hoarded node $node not reported")
+  done
+}
+
+check_healthy() {
+  local out=$1 findings recommendations
+  findings=$(jq '.findings | length' "$out/report.json")
+  recommendations=$(jq '.recommendations | length' "$out/report.json")
+  if [ "$findings" -ne 0 ] || [ "$recommendations" -ne 0 ]; then
+    jq -r '.findings[] | "  \(.kind) \(.target): \(.summary)"' "$out/report.json" >&2
+    FAILURES+=("healthy: $findings finding(s), $recommendations recommendation(s)")
+  fi
+}
+
+sweep_one() {
+  local scenario=$1 name out line expected at offset kind count
+  name=$(basename "$scenario" .yaml)
+  out="$WORK_DIR/$name"
+  line=$(scenario_field expected_findings "$scenario")
+  [ -n "$line" ] || fail "$name: no expected_findings line in $scenario"
+  expected=$(flow_list "$line")
+  "$SIM" generate --scenario "$scenario" --out "$out" >/dev/null || fail "$name: simulator failed"
+  start_prometheus_with_openmetrics "$out/metrics.om"
+  offset=$(scenario_field analysis_at "$scenario")
+  if [ -n "$offset" ]; then
+    at=$(jq -r --argjson d "$offset" '.window.start + $d' "$out/ground_truth.json")
+  else
+    at=$(jq -r .suggested_analysis_time "$out/ground_truth.json")
+  fi
+  local rc=0
+  "$DAGADVISOR" analyze --prometheus "$PROM_URL" --at "$at" --output json >"$out/report.json" \
+    2>"$out/analyze.log" || rc=$?
+  [ "$rc" -eq 0 ] || { cat "$out/analyze.log" >&2; fail "$name: analyze exited $rc"; }
+  for kind in $expected; do
+    count=$(jq --arg k "$kind" '[.findings[] | select(.kind == $k)] | length' "$out/report.json")
+    echo "$kind 1 $count" >>"$TALLY"
+    [ "$count" -gt 0 ] || FAILURES+=("$name: planted $kind not found")
+  done
+  while read -r count kind; do
+    grep -qx "$kind" <<<"$expected" && continue
+    echo "$kind 0 $count" >>"$TALLY"
+    echo "  extra: $name: $count $kind finding(s)"
+  done < <(jq -r '.findings[].kind' "$out/report.json" | sort | uniq -c)
+  grep -qx gpu-node-hoarding <<<"$expected" && check_hoarded_targets "$name" "$out"
+  [ "$name" = healthy ] && check_healthy "$out"
+  echo "done: $name at $at: expected [$(paste -sd ' ' <<<"$expected")]," \
+    "found [$(jq -r '[.findings[].kind] | unique | join(" ")' "$out/report.json")]"
+  kill "$PROM_PID"
+  wait "$PROM_PID" 2>/dev/null || true
+  PROM_PID=""
+  rm -rf "$WORK_DIR/data" "$out/metrics.om"
+}
+
+# Precision over findings (those of a kind the scenario plants / all of that kind); recall over
+# scenarios (those where a planted kind was found / those that plant it).
+print_table() {
+  awk '
+    { k[$1] = 1
+      if ($2 == 1) { planted[$1]++; if ($3 > 0) hit[$1]++; tp[$1] += $3 } else { fp[$1] += $3 } }
+    END {
+      printf "%-26s %6s %6s %10s %8s %6s %8s\n", "kind", "TP", "FP", "precision", "planted", "found", "recall"
+      for (kind in k) {
+        prec = (tp[kind] + fp[kind]) > 0 ? sprintf("%.2f", tp[kind] / (tp[kind] + fp[kind])) : "-"
+        rec = planted[kind] > 0 ? sprintf("%.2f", hit[kind] / planted[kind]) : "-"
+        printf "%-26s %6d %6d %10s %8d %6d %8s\n", kind, tp[kind], fp[kind], prec, planted[kind], hit[kind], rec
+      }
+    }' "$TALLY" | { read -r header; echo "$header"; sort; }
+}
+
+count=0
+for scenario in "$SCENARIO_DIR"/*.yaml; do
+  [ "$(basename "$scenario")" = scale.yaml ] && continue
+  sweep_one "$scenario"
+  count=$((count + 1))
+done
+[ "$count" -gt 0 ] || fail "no scenario in $SCENARIO_DIR"
+echo
+print_table
+if [ "${#FAILURES[@]}" -gt 0 ]; then
+  printf 'FAIL: %s\n' "${FAILURES[@]}" >&2
+  exit 1
+fi
+echo "ok: $count scenarios, every planted kind found, healthy silent"

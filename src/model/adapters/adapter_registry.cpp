@@ -42,9 +42,7 @@ std::vector<WorkflowRun> buildRuns(const ClusterSnapshot& cluster,
   std::vector<WorkflowRun> out;
   for (RunAssembler& assembler : assemblers) {
     for (WorkflowRun& run : assembler.finish()) {
-      if (keys.infer_edges && run.edges.empty() && run.engine != "labels") {
-        inferEdgesFromTiming(run, cluster, keys.inference_window.count());
-      }
+      inferEdgesIfMissing(run, cluster, keys);
       out.push_back(std::move(run));
     }
   }

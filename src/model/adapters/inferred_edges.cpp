@@ -40,4 +40,11 @@ std::size_t inferEdgesFromTiming(WorkflowRun& run, const ClusterSnapshot& cluste
   return added;
 }
 
+void inferEdgesIfMissing(WorkflowRun& run, const ClusterSnapshot& cluster,
+                         const config::WorkflowLabels& keys) {
+  if (keys.infer_edges && run.edges.empty() && run.engine != "labels") {
+    inferEdgesFromTiming(run, cluster, keys.inference_window.count());
+  }
+}
+
 }  // namespace dagadvisor::model

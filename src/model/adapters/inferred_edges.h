@@ -2,6 +2,7 @@
 
 #include <cstddef>
 
+#include "config/config.h"
 #include "model/cluster.h"
 #include "model/workflow.h"
 
@@ -14,5 +15,11 @@ namespace dagadvisor::model {
 /// unrelated tasks that happened to finish then are added. Edges are marked `inferred`, and
 /// their count is recorded in run.problems. Returns the number of edges added.
 std::size_t inferEdgesFromTiming(WorkflowRun& run, const ClusterSnapshot& cluster, double window);
+
+/// When edges are guessed at all: inference is on, the run has no edges, and its engine is not
+/// the seed's convention (where no declared dependency means none). Then inferEdgesFromTiming
+/// with the configured window.
+void inferEdgesIfMissing(WorkflowRun& run, const ClusterSnapshot& cluster,
+                         const config::WorkflowLabels& keys);
 
 }  // namespace dagadvisor::model

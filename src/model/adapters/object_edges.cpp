@@ -165,12 +165,9 @@ std::vector<WorkflowRun> buildRunsWithObjects(const ClusterSnapshot& cluster,
     std::move(fetched.warnings.begin(), fetched.warnings.end(), std::back_inserter(warnings));
   }
   const std::vector<bool> described = applyWorkflowObjects(runs, objects);
-  if (keys.infer_edges) {
-    // buildRuns' own rule, for the runs no object spoke for.
-    for (std::size_t r = 0; r < runs.size(); ++r) {
-      if (!described[r] && runs[r].edges.empty() && runs[r].engine != "labels") {
-        inferEdgesFromTiming(runs[r], cluster, keys.inference_window.count());
-      }
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    if (!described[r]) {  // buildRuns' own rule, for the runs no object spoke for
+      inferEdgesIfMissing(runs[r], cluster, keys);
     }
   }
   return runs;

@@ -33,9 +33,9 @@ std::size_t inferEdgesFromTiming(WorkflowRun& run, const ClusterSnapshot& cluste
   }
   const std::size_t added = run.edges.size() - before;
   if (added > 0) {
-    run.problems.push_back(std::to_string(added) +
-                           " dependencies inferred from timing: the engine's pods do not carry "
-                           "them");
+    run.problems.push_back(std::to_string(added) + " dependencies " +
+                           std::string(kInferredEdgesNote) +
+                           ": the engine's pods do not carry them");
   }
   return added;
 }

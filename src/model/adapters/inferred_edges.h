@@ -1,12 +1,17 @@
 #pragma once
 
 #include <cstddef>
+#include <string_view>
 
 #include "config/config.h"
 #include "model/cluster.h"
 #include "model/workflow.h"
 
 namespace dagadvisor::model {
+
+/// The words of the run problem inferEdgesFromTiming leaves ("N dependencies inferred from
+/// timing: …"), so that whoever replaces the inferred edges can drop the note with them.
+inline constexpr std::string_view kInferredEdgesNote = "inferred from timing";
 
 /// Guesses the edges of a run whose engine did not declare them: a task's parents are the tasks
 /// of the run that finished at most `window` seconds before it was created (and were created

@@ -15,8 +15,6 @@
 namespace dagadvisor::model {
 namespace {
 
-// The note inferEdgesFromTiming leaves on a run; it goes with the inferred edges it counts.
-constexpr std::string_view kInferredNote = "inferred from timing";
 constexpr std::size_t kListedIds = 5;
 
 std::string objectKey(std::string_view engine, std::string_view namespace_, std::string_view name) {
@@ -75,8 +73,9 @@ void dropInferred(WorkflowRun& run) {
     return;
   }
   std::erase_if(run.edges, inferred);
-  std::erase_if(run.problems,
-                [](const std::string& p) { return p.find(kInferredNote) != std::string::npos; });
+  std::erase_if(run.problems, [](const std::string& p) {
+    return p.find(kInferredEdgesNote) != std::string::npos;
+  });
 }
 
 void applyObject(WorkflowRun& run, const WorkflowObject& object) {

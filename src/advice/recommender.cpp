@@ -53,6 +53,26 @@ std::uint64_t fnv1a(const std::string& text, std::uint64_t hash = 14695981039346
   return hash;
 }
 
+// A recommendation covering 70 runs would otherwise carry every run's edges (80 KB of JSON
+// for one DAG): unreadable on the page and the bulk of every API response. Its lists keep their
+// first kEvidenceItems entries (advisers list the largest impact first) and say how many there
+// were; every finding stays whole in /api/v1/findings.
+void boundEvidenceLists(nlohmann::json& evidence) {
+  if (!evidence.is_object()) {
+    return;
+  }
+  std::vector<std::pair<std::string, std::size_t>> totals;
+  for (auto& [key, value] : evidence.items()) {
+    if (value.is_array() && value.size() > kEvidenceItems) {
+      totals.emplace_back(key + "_total", value.size());
+      value.erase(value.begin() + static_cast<std::ptrdiff_t>(kEvidenceItems), value.end());
+    }
+  }
+  for (const auto& [key, total] : totals) {
+    evidence[key] = total;
+  }
+}
+
 }  // namespace
 
 std::string stableId(const std::string& kind, const std::string& cluster,
@@ -77,6 +97,7 @@ std::vector<Recommendation> recommend(const std::vector<analysis::Finding>& find
     priority[kind] = priority.size();
     for (Recommendation& rec : adviser(group, config)) {
       rec.id = stableId(rec.kind, config.analysis.cluster, rec.target);
+      boundEvidenceLists(rec.evidence);
       out.push_back(std::move(rec));
     }
   }

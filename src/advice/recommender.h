@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -9,6 +10,10 @@
 #include "config/config.h"
 
 namespace dagadvisor::advice {
+
+/// Lists in a recommendation's evidence keep this many entries, largest impact first; a list cut
+/// short gets a sibling "<name>_total" with its full length.
+inline constexpr std::size_t kEvidenceItems = 10;
 
 /// Turns a cycle's findings into recommendations: one per root cause, each with a stable id,
 /// ranked by impact (largest first, then by id for a deterministic order). first_seen/last_seen

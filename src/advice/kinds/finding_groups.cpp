@@ -14,10 +14,16 @@ std::map<std::string, FindingList> groupByDag(const FindingList& findings) {
 }
 
 nlohmann::json cover(Recommendation& rec, const FindingList& findings) {
-  nlohmann::json evidence = nlohmann::json::array();
   for (const analysis::Finding* f : findings) {
     rec.severity = std::max(rec.severity, f->severity);
     rec.instances.push_back(f->target);
+  }
+  // Largest impact first: when the recommender bounds the list, what it keeps is what matters.
+  FindingList ranked = findings;
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto* a, const auto* b) { return a->impact > b->impact; });
+  nlohmann::json evidence = nlohmann::json::array();
+  for (const analysis::Finding* f : ranked) {
     evidence.push_back(f->evidence);
   }
   return evidence;

@@ -17,7 +17,8 @@ using FindingList = std::vector<const analysis::Finding*>;
 std::map<std::string, FindingList> groupByDag(const FindingList& findings);
 
 /// Makes `rec` cover `findings`: the highest severity, one instance per finding target. Returns
-/// the findings' evidence as an array, for the recommendation's own evidence.
+/// the findings' evidence as an array, largest impact first, for the recommendation's own
+/// evidence.
 nlohmann::json cover(Recommendation& rec, const FindingList& findings);
 
 /// "12 s", "3 min", "2.5 h": durations as the advice text prints them.

@@ -80,3 +80,34 @@ TEST_CASE("split-dependencies advice follows renamed workflow labels and zone la
   CHECK(term["labelSelector"]["matchLabels"]["pipeline"].as<std::string>() == "genome");
   CHECK(term["labelSelector"]["matchLabels"]["pipeline-run"].as<std::string>() == "r1");
 }
+
+TEST_CASE("a recommendation lists the evidence of its largest instances only, with the total",
+          "[advice][split-dependencies]") {
+  config::Config config;
+  std::vector<analysis::Finding> findings;
+  const std::size_t runs = advice::kEvidenceItems + 5;
+  for (std::size_t i = 0; i < runs; ++i) {
+    // Transfer grows with i, so the last runs matter most.
+    findings.push_back(
+        splitFinding("genome", "r" + std::to_string(i), 1, 0, 10.0 + static_cast<double>(i), 0));
+  }
+  const auto recs = advice::recommend(findings, config);
+  REQUIRE(recs.size() == 1);
+  const advice::Recommendation& rec = recs[0];
+  CHECK(rec.instances.size() == runs);  // every run is still named
+  const json& listed = rec.evidence["runs"];
+  REQUIRE(listed.size() == advice::kEvidenceItems);
+  CHECK(rec.evidence["runs_total"] == runs);
+  CHECK(listed.front()["run"] == "r" + std::to_string(runs - 1));
+  CHECK(listed.back()["run"] == "r" + std::to_string(runs - advice::kEvidenceItems));
+  // Totals still count every run, not only the listed ones.
+  CHECK(rec.evidence["split_node_edges"] == runs);
+}
+
+TEST_CASE("short evidence lists are left whole and get no total", "[advice][split-dependencies]") {
+  config::Config config;
+  const auto recs = advice::recommend({splitFinding("genome", "r1", 1, 0, 10, 0)}, config);
+  REQUIRE(recs.size() == 1);
+  CHECK(recs[0].evidence["runs"].size() == 1);
+  CHECK_FALSE(recs[0].evidence.contains("runs_total"));
+}

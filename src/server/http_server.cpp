@@ -87,16 +87,20 @@ void pokeLoopback(int port) {
   ::close(fd);
 }
 
+// civetweb runs the TLS callback inside mg_start, on the thread constructing the CivetServer, and
+// reports its failure only as "null context": the reason is kept here for start() to return.
+thread_local std::string tls_setup_error;
+
 // civetweb hands its SSL_CTX to this callback; user_data is the CivetServer, whose user context
 // is the HttpServerOptions. 1 = the certificate is set up, -1 = TLS cannot start.
 int initServerTls(void* ssl_ctx, void* user_data) {
   const auto* civet = static_cast<const CivetServer*>(user_data);
   const auto* options = static_cast<const HttpServerOptions*>(civet->getUserContext());
-  std::string error;
-  if (options == nullptr || !options->tls || !configureServerTls(ssl_ctx, *options->tls, error)) {
+  if (options == nullptr || !options->tls) {
+    tls_setup_error = "TLS settings missing";
     return -1;
   }
-  return 1;
+  return configureServerTls(ssl_ctx, *options->tls, tls_setup_error) ? 1 : -1;
 }
 
 }  // namespace
@@ -209,12 +213,15 @@ Result<void> HttpServer::start() {
       // Headers and body go out in two writes; with Nagle the body waits for the ACK of the
       // headers, which the client delays (40 ms): every keep-alive response would stall.
       "tcp_nodelay", "1"};
+  tls_setup_error.clear();
   try {
     CivetCallbacks callbacks{};
     callbacks.init_ssl = &initServerTls;
     impl->civet = std::make_unique<CivetServer>(civet_options, &callbacks, &options_);
   } catch (const std::exception& e) {
-    return makeError("cannot listen on " + options_.listen + ": " + e.what());
+    const std::string reason =
+        tls_setup_error.empty() ? e.what() : "TLS setup failed: " + tls_setup_error;
+    return makeError("cannot listen on " + options_.listen + ": " + reason);
   }
   impl->civet->addHandler("/", *impl);
   impl_ = std::move(impl);

@@ -207,3 +207,18 @@ TEST_CASE("HTTPS: RequireAndVerifyClientCert refuses clients without a certifica
   INFO(curl_easy_strerror(ok.code));
   CHECK(ok.status == 200);
 }
+
+TEST_CASE("HTTPS: a certificate that civetweb cannot use fails start() with the reason") {
+  // validateTls would refuse this pair at config time; start() must still say why, not only
+  // civetweb's "null context".
+  TlsSettings tls = serverTls();
+  tls.key_file = tlsFixture("client.key");
+  HttpServerOptions options;
+  options.listen = "127.0.0.1:0";
+  options.tls = std::move(tls);
+  HttpServer server(std::move(options));
+  const auto started = server.start();
+  REQUIRE_FALSE(started.ok());
+  CHECK_THAT(started.error().describe(), Catch::Contains("TLS setup failed"));
+  CHECK_THAT(started.error().describe(), Catch::Contains("client.key"));
+}

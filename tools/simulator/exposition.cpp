@@ -470,7 +470,10 @@ void Exposition::sliHistograms(double t, double ts, const std::string& base) {
     Histogram& hist = sliByAttempts_[o.attempts];
     hist.observe(kSliBuckets(), o.seconds);
   }
-  std::vector<const char*> families{"scheduler_pod_scheduling_sli_duration_seconds"};
+  std::vector<const char*> families;
+  if (classicSli_) {
+    families.push_back("scheduler_pod_scheduling_sli_duration_seconds");
+  }
   if (h_.scenario->scheduler.legacyDurationMetric) {
     families.push_back("scheduler_pod_scheduling_duration_seconds");
   }

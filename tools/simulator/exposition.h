@@ -75,6 +75,9 @@ class Exposition {
   void writeHeader();
   /// Writes the samples of one scrape at `t` seconds after the scenario start.
   void writeStep(double t);
+  /// Leaves the scheduler's SLI histograms out: they are served as native histograms instead
+  /// (nativeSliScrape), which the text formats cannot carry.
+  void omitClassicSli() { classicSli_ = false; }
 
  private:
   /// Thinning state and cached label text of one pod.
@@ -104,6 +107,7 @@ class Exposition {
   const History& h_;
   SampleWriter& w_;
   bool usage_;
+  bool classicSli_ = true;
   bool usageNow_ = false;
   double lastUsage_ = -1e300;
   Instances instances_;

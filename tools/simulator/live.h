@@ -8,8 +8,11 @@
 namespace dagadvisor::sim {
 
 /// Simulates the scenario, then serves /metrics at `listen` (host:port); simulated time runs
-/// `speed` times faster than the wall clock from the scenario's window start. Blocks until
-/// SIGINT/SIGTERM. Returns the process exit code.
-int serve(const Scenario& scenario, Policy policy, const std::string& listen, double speed);
+/// `speed` times faster than the wall clock from the scenario's window start. With
+/// `native_histograms` the scheduler's SLI histograms leave /metrics for /metrics/native, as
+/// native histograms in the protobuf format. Blocks until SIGINT/SIGTERM. Returns the process
+/// exit code.
+int serve(const Scenario& scenario, Policy policy, const std::string& listen, double speed,
+          bool native_histograms);
 
 }  // namespace dagadvisor::sim

@@ -25,7 +25,7 @@ constexpr const char* kUsage =
     "                          [--step SECONDS] [--start UNIX]\n"
     "  dagadvisor-sim compare  --scenario FILE [--seed N]\n"
     "  dagadvisor-sim serve    --scenario FILE --listen 127.0.0.1:PORT [--speed X] [--seed N]\n"
-    "                          [--policy baseline|remedied]\n";
+    "                          [--policy baseline|remedied] [--histograms classic|native]\n";
 
 struct Options {
   std::string command;
@@ -175,8 +175,14 @@ int main(int argc, char** argv) {
     return compare(s);
   }
   if (o.command == "serve") {
+    const std::string histograms =
+        o.values.count("histograms") ? o.values.at("histograms") : "classic";
+    if (histograms != "classic" && histograms != "native") {
+      std::cerr << "dagadvisor-sim: --histograms must be classic or native\n";
+      return 2;
+    }
     return serve(s, policy, o.values.count("listen") ? o.values.at("listen") : "127.0.0.1:9105",
-                 o.speed);
+                 o.speed, histograms == "native");
   }
   std::cerr << kUsage;
   return 2;

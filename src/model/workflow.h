@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/cluster.h"
@@ -37,6 +38,13 @@ struct WorkflowRun {
   std::vector<Task> tasks;
   std::vector<Edge> edges;
   std::vector<std::string> problems;  // data-quality messages; never a reason to crash
+  /// The pod labels (keys as set on the pods, not as exported) whose values select this run's
+  /// pods and no other run's, as its engine sets them: what a pod affinity "to the same run"
+  /// must match. Empty when the engine's labels are not known.
+  std::vector<std::pair<std::string, std::string>> selector{};
+  /// The same for every run of the DAG (e.g. Tekton's tekton.dev/pipeline); empty when the engine
+  /// marks no DAG on its pods (an Argo Workflow not made from a template).
+  std::vector<std::pair<std::string, std::string>> dag_selector{};
 
   std::string id() const { return namespace_ + "/" + dag + "/" + run; }
 };

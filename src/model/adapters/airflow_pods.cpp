@@ -51,13 +51,18 @@ bool claimAirflowPod(const Pod& pod, PodId id, const config::WorkflowLabels& /*k
     task_id += "[" + std::to_string(static_cast<long long>(map_index)) + "]";
   }
   const bool executor = pod.labels.get("spark-role") == std::optional<std::string_view>("executor");
-  runs.add(pod, id,
-           PodClaim{*dag,
-                    run.value_or(*dag),
-                    task_id,
-                    parseNumber(rawValue(pod, "try_number"), pod.created.value_or(0)),
-                    {},
-                    !executor});
+  PodClaim claim{*dag,    run.value_or(*dag),
+                 task_id, parseNumber(rawValue(pod, "try_number"), pod.created.value_or(0)),
+                 {},      !executor};
+  // Selectors match labels, so the sanitised label values, not the raw annotations.
+  if (const auto dag_label = pod.labels.get("dag_id"); dag_label && !dag_label->empty()) {
+    claim.dag_selector = {{"dag_id", *dag_label}};
+    claim.selector = claim.dag_selector;
+    if (const auto run_label = pod.labels.get("run_id"); run_label && !run_label->empty()) {
+      claim.selector.emplace_back("run_id", *run_label);
+    }
+  }
+  runs.add(pod, id, std::move(claim));
   return true;
 }
 

@@ -78,7 +78,13 @@ bool claimArgoPod(const Pod& pod, PodId id, const config::WorkflowLabels& /*keys
       node_name ? argoTaskName(*workflow, *node_name)
                 : std::string(pod.annotations.get(kNodeIdAnnotation).value_or(pod.name));
   runs.add(pod, id,
-           PodClaim{argoDagName(*workflow), *workflow, task, pod.created.value_or(0), {}, true});
+           PodClaim{argoDagName(*workflow),
+                    *workflow,
+                    task,
+                    pod.created.value_or(0),
+                    {},
+                    true,
+                    {{kWorkflowLabel, *workflow}}});
   return true;
 }
 

@@ -55,7 +55,9 @@ bool claimKubeflowPod(const Pod& pod, PodId id, const config::WorkflowLabels& /*
                       node->task,
                       pod.created.value_or(0),
                       {},
-                      !node->driver});
+                      !node->driver,
+                      {run_id ? std::pair{kRunIdLabel, *run_id}
+                              : std::pair{kWorkflowLabel, *workflow}}});
   }
   return true;
 }

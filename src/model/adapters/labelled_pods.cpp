@@ -40,11 +40,20 @@ bool claimLabelledPod(const Pod& pod, PodId id, const config::WorkflowLabels& ke
   if (!dag || !task || dag->empty() || task->empty()) {
     return false;
   }
-  // Pods without a creation time count as the oldest attempt.
-  runs.add(
-      pod, id,
-      PodClaim{*dag, pod.labels.get(keys.run_label).value_or(*dag), *task, pod.created.value_or(0),
-               splitParents(pod.annotations.get(keys.dependencies_annotation).value_or("")), true});
+  // A DAG without run labels is one run; its DAG label then selects it.
+  const auto run = pod.labels.get(keys.run_label);
+  PodClaim claim{*dag,
+                 run.value_or(*dag),
+                 *task,
+                 pod.created.value_or(0),
+                 splitParents(pod.annotations.get(keys.dependencies_annotation).value_or("")),
+                 true};  // pods without a creation time count as the oldest attempt
+  claim.dag_selector = {{keys.dag_label, *dag}};
+  claim.selector.emplace_back(keys.dag_label, *dag);
+  if (run) {
+    claim.selector.emplace_back(keys.run_label, *run);
+  }
+  runs.add(pod, id, std::move(claim));
   return true;
 }
 

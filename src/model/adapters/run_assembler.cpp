@@ -30,6 +30,8 @@ void RunAssembler::add(const Pod& pod, PodId id, PodClaim claim) {
     run.dag = claim.dag;
     run.run = claim.run;
     run.engine = engine_;
+    run.selector.assign(claim.selector.begin(), claim.selector.end());
+    run.dag_selector.assign(claim.dag_selector.begin(), claim.dag_selector.end());
   }
   const Rank rank{claim.attempt, claim.order};
   const std::uint32_t counted = claim.attempt ? 1 : 0;

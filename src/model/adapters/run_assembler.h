@@ -24,6 +24,10 @@ struct PodClaim {
   /// Spark executor): they never count as attempts and represent the task only when nothing else
   /// does.
   bool attempt = true;
+  /// WorkflowRun::selector and dag_selector: the labels of this pod that select its run's pods,
+  /// and every run's pods of its DAG.
+  std::vector<std::pair<std::string_view, std::string_view>> selector{};
+  std::vector<std::pair<std::string_view, std::string_view>> dag_selector{};
 };
 
 /// Groups the pods one engine claims into runs (by namespace, DAG and run) and tasks, counting

@@ -4,7 +4,8 @@ namespace dagadvisor::model {
 
 bool claimSparkPod(const Pod& pod, PodId id, const config::WorkflowLabels& /*keys*/,
                    RunAssembler& runs) {
-  const auto app = pod.labels.get("spark-app-selector");
+  constexpr std::string_view kAppLabel = "spark-app-selector";
+  const auto app = pod.labels.get(kAppLabel);
   if (!app || app->empty()) {
     return false;
   }
@@ -14,7 +15,11 @@ bool claimSparkPod(const Pod& pod, PodId id, const config::WorkflowLabels& /*key
     return true;  // its run would be keyed by another DAG name than its driver's: leave it out
   }
   const std::string_view dag = name && !name->empty() ? *name : *app;
-  runs.add(pod, id, PodClaim{dag, *app, dag, pod.created.value_or(0), {}, driver});
+  PodClaim claim{dag, *app, dag, pod.created.value_or(0), {}, driver, {{kAppLabel, *app}}};
+  if (name && !name->empty()) {
+    claim.dag_selector = {{"spark-app-name", *name}};
+  }
+  runs.add(pod, id, std::move(claim));
   return true;
 }
 

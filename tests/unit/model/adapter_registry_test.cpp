@@ -157,17 +157,25 @@ TEST_CASE("every engine's pods become runs, each pod claimed once", "[model][ada
   CHECK(argo.tasks.size() == 2);
   CHECK(taskOf(argo, "B").attempts == 2);
   CHECK(cluster.pod(taskOf(argo, "B").pod).name == "etl-abcde-B(1)");
+  using Selector = std::vector<std::pair<std::string, std::string>>;
+  CHECK(argo.selector == Selector{{"workflows.argoproj.io/workflow", "etl-abcde"}});
+  CHECK(argo.dag_selector.empty());  // Argo copies no template label onto its pods
 
   const auto& airflow = runOf(runs, "airflow");
   CHECK(airflow.id() == "ns/daily/manual__2026-01-01T00:00:00+00:00");
   CHECK(taskOf(airflow, "load").attempts == 2);
   CHECK(cluster.pod(taskOf(airflow, "load").pod).name == "af-2");
+  // Selectors match pods by label, so they carry the sanitised label, not the raw run id.
+  CHECK(airflow.selector == Selector{{"dag_id", "daily"}, {"run_id", "manual__2026-01-01T0000-x"}});
+  CHECK(airflow.dag_selector == Selector{{"dag_id", "daily"}});
   // The mapped instance carries the sanitised run id "r" only: its own run.
   CHECK(std::count_if(runs.begin(), runs.end(),
                       [](const auto& r) { return r.engine == "airflow"; }) == 2);
 
   const auto& tekton = runOf(runs, "tekton");
   CHECK(tekton.id() == "ns/build/pr");
+  CHECK(tekton.selector == Selector{{"tekton.dev/pipelineRun", "pr"}});
+  CHECK(tekton.dag_selector == Selector{{"tekton.dev/pipeline", "build"}});
 
   const auto& kfp = runOf(runs, "kubeflow");
   CHECK(kfp.id() == "ns/p/u1");
@@ -175,16 +183,21 @@ TEST_CASE("every engine's pods become runs, each pod claimed once", "[model][ada
   CHECK(kfp.tasks[0].id == "train");
   CHECK(kfp.tasks[0].attempts == 1);
   CHECK(cluster.pod(kfp.tasks[0].pod).name == "kfp-e");
+  CHECK(kfp.selector == Selector{{"pipeline/runid", "u1"}});
 
   const auto& spark = runOf(runs, "spark");
   CHECK(spark.id() == "ns/agg/spark-1");
   REQUIRE(spark.tasks.size() == 1);
   CHECK(spark.tasks[0].attempts == 1);
   CHECK(cluster.pod(spark.tasks[0].pod).name == "sp-drv");
+  CHECK(spark.selector == Selector{{"spark-app-selector", "spark-1"}});
+  CHECK(spark.dag_selector == Selector{{"spark-app-name", "agg"}});
 
   const auto& seed = runOf(runs, "labels");
   CHECK(seed.tasks.size() == 2);
   CHECK(hasEdge(seed, "a", "b"));
+  CHECK(seed.selector == Selector{{"dag-id", "train"}});  // no run label: the DAG is the run
+  CHECK(seed.dag_selector == Selector{{"dag-id", "train"}});
   for (const auto& run : runs) {
     for (const auto& e : run.edges) {
       CHECK_FALSE(e.inferred);

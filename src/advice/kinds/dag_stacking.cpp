@@ -33,12 +33,10 @@ void accumulate(const analysis::Finding& f, DagTotals& totals) {
   }
 }
 
-std::string actionText(const std::string& dag, const config::Config& config) {
+std::string actionText(const std::string& dag, const std::string& keys, bool per_run) {
   return "Add a preferred pod anti-affinity (weight 100, topologyKey " + std::string(kHostnameKey) +
-         ") on the " + config.workflow_labels.dag_label +
-         " label to the pod template of every "
-         "task of " +
-         dag +
+         ") on " + keys + (per_run ? " (the run's own labels; set them per run)" : "") +
+         " to the pod template of every task of " + dag +
          ", so that the scheduler spreads the DAG's concurrent tasks over the idle nodes of the "
          "pool instead of piling them on one. Preferred, not required: when every node is "
          "busy the tasks still share one. For data-locality-sensitive tasks, combine it with a "
@@ -56,16 +54,26 @@ Recommendation adviseDag(const std::string& dag, const FindingList& findings,
   rec.target = "dag/" + dag;
   json runs = cover(rec, findings);
   PodAffinitySpec spec;
-  spec.match_labels = {
-      {config.workflow_labels.dag_label, findings.front()->evidence.value("dag", "")}};
+  // Every run of the DAG where its engine marks the DAG on the pods, else the run's own pods.
+  const analysis::Finding& latest = *findings.back();
+  spec.match_labels = labelsOf(latest, "dag_selector");
+  const bool per_run = spec.match_labels.empty() && !labelsOf(latest, "selector").empty();
+  if (per_run) {
+    spec.match_labels = labelsOf(latest, "selector");
+  }
+  if (spec.match_labels.empty()) {
+    spec.match_labels = {{config.workflow_labels.dag_label, latest.evidence.value("dag", "")}};
+  }
   spec.topology_key = kHostnameKey;
   spec.anti = true;
-  rec.patch_yaml = joinDocuments(
-      {{"merge into the pod template spec of every task of " + dag, podAffinityPatch(spec)}});
+  const std::string keys = listKeys(spec.match_labels);
+  rec.patch_yaml = joinDocuments({{"merge into the pod template spec of every task of " + dag +
+                                       (per_run ? "; set " + keys + " per run" : ""),
+                                   podAffinityPatch(spec)}});
   rec.title = dag + ": up to " + std::to_string(totals.max_tasks_on_node) +
               " concurrent tasks of one run on one busy node while " +
               std::to_string(totals.idle_peers.size()) + " node(s) of its pool have CPU free";
-  rec.action = actionText(dag, config);
+  rec.action = actionText(dag, keys, per_run);
   rec.impact_score = static_cast<double>(totals.stacked_tasks);
   rec.impact = std::to_string(totals.stacked_tasks) + " stacked task(s) in " +
                std::to_string(findings.size()) + " run(s) could spread over " +

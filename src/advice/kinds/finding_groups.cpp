@@ -29,6 +29,27 @@ nlohmann::json cover(Recommendation& rec, const FindingList& findings) {
   return evidence;
 }
 
+Labels labelsOf(const analysis::Finding& finding, const std::string& field) {
+  Labels out;
+  const auto labels = finding.evidence.find(field);
+  if (labels != finding.evidence.end() && labels->is_object()) {
+    for (const auto& [key, value] : labels->items()) {
+      if (value.is_string()) {
+        out.emplace_back(key, value.get<std::string>());
+      }
+    }
+  }
+  return out;
+}
+
+std::string listKeys(const Labels& labels) {
+  std::string out;
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    out += (i == 0 ? "" : i + 1 == labels.size() ? " and " : ", ") + labels[i].first;
+  }
+  return out;
+}
+
 std::string formatSeconds(double seconds) {
   char buf[32];
   if (seconds < 120) {

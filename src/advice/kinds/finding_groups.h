@@ -3,10 +3,12 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "advice/recommendation.h"
 #include "analysis/finding.h"
+#include "config/config.h"
 
 namespace dagadvisor::advice {
 
@@ -20,6 +22,16 @@ std::map<std::string, FindingList> groupByDag(const FindingList& findings);
 /// the findings' evidence as an array, largest impact first, for the recommendation's own
 /// evidence.
 nlohmann::json cover(Recommendation& rec, const FindingList& findings);
+
+using Labels = std::vector<std::pair<std::string, std::string>>;
+
+/// The pod labels in a run-level finding's evidence[`field`]: "selector" selects the run's pods,
+/// "dag_selector" every run's pods of its DAG, as the engine's adapter found them on the pods.
+/// Empty when the evidence has none.
+Labels labelsOf(const analysis::Finding& finding, const std::string& field);
+
+/// "a", "a and b", "a, b and c": label keys as the advice text lists them.
+std::string listKeys(const Labels& labels);
 
 /// "12 s", "3 min", "2.5 h": durations as the advice text prints them.
 std::string formatSeconds(double seconds);

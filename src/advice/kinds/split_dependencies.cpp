@@ -20,20 +20,16 @@ struct DagTotals {
   double worst_critical_seconds = 0;
 };
 
-std::string actionText(const std::string& dag, const config::Config& config) {
-  const auto& labels = config.workflow_labels;
+std::string actionText(const std::string& dag, const std::string& keys,
+                       const config::Config& config) {
   return "Add a preferred pod affinity (weight 100, topologyKey " +
          config.detectors.split_dependencies.zone_label +
          ") to the pod template of every task of " + dag +
-         ", selecting the pods of the same run (labels " + labels.dag_label + " and " +
-         labels.run_label +
-         "), so that children are placed in their parents' zone and fetch their inputs without "
-         "crossing zones. Set " +
-         labels.run_label +
-         " to each run's own value (the engine templates it, as it does the label itself); the "
-         "value below is that of the last run reported. Preferred, not required: a full zone still "
-         "accepts "
-         "the pod elsewhere.";
+         ", selecting the pods of the same run (" + keys +
+         ", the labels its engine puts on them), so that children are placed in their parents' "
+         "zone and fetch their inputs without crossing zones. The values below are those of the "
+         "last run reported: template them per run the way the engine sets the labels. "
+         "Preferred, not required: a full zone still accepts the pod elsewhere.";
 }
 
 DagTotals sum(const FindingList& runs) {
@@ -56,18 +52,21 @@ Recommendation adviseDag(const std::string& dag, const FindingList& findings,
   rec.kind = "split-dependencies";
   rec.target = "dag/" + dag;
   json runs = cover(rec, findings);
-  const auto& labels = config.workflow_labels;
   PodAffinitySpec spec;
-  spec.match_labels = {{labels.dag_label, latest.evidence.value("dag", "")},
-                       {labels.run_label, latest.evidence.value("run", "")}};
+  spec.match_labels = labelsOf(latest, "selector");
+  if (spec.match_labels.empty()) {
+    spec.match_labels = {{config.workflow_labels.dag_label, latest.evidence.value("dag", "")},
+                         {config.workflow_labels.run_label, latest.evidence.value("run", "")}};
+  }
   spec.topology_key = config.detectors.split_dependencies.zone_label;
-  rec.patch_yaml = joinDocuments({{"merge into the pod template spec of every task of " + dag +
-                                       "; set " + labels.run_label + " per run",
-                                   podAffinityPatch(spec)}});
+  const std::string keys = listKeys(spec.match_labels);
+  rec.patch_yaml = joinDocuments(
+      {{"merge into the pod template spec of every task of " + dag + "; set " + keys + " per run",
+        podAffinityPatch(spec)}});
   rec.title = dag + ": " + std::to_string(totals.split_edges) +
               " dependency edge(s) split across nodes (" + std::to_string(totals.cross_zone_edges) +
               " across zones) in " + std::to_string(findings.size()) + " run(s)";
-  rec.action = actionText(dag, config);
+  rec.action = actionText(dag, keys, config);
   rec.impact_score = totals.transfer_seconds;
   rec.impact = "about " + formatSeconds(totals.transfer_seconds) +
                " of estimated transfer in all; up to " +

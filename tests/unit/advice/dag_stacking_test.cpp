@@ -62,3 +62,35 @@ TEST_CASE("stacked runs of one DAG become one anti-affinity recommendation",
   REQUIRE(labels.size() == 1);  // the DAG, not the run: spread every run's tasks
   CHECK(labels["dag-id"].as<std::string>() == "daily");
 }
+
+TEST_CASE("dag-stacking spreads by the engine's DAG label, else by the run's own labels",
+          "[advice][dag-stacking]") {
+  config::Config config;
+  auto labelsOfPatch = [](const std::string& patch) {
+    return YAML::Load(patch)["spec"]["affinity"]["podAntiAffinity"]
+                            ["preferredDuringSchedulingIgnoredDuringExecution"][0]
+                            ["podAffinityTerm"]["labelSelector"]["matchLabels"];
+  };
+  SECTION("Tekton marks the pipeline on every pod: every run of it is spread") {
+    analysis::Finding f = stackingFinding("pr-1", 5, "w1", {"w2"});
+    f.evidence["selector"] = {{"tekton.dev/pipelineRun", "pr-1"}};
+    f.evidence["dag_selector"] = {{"tekton.dev/pipeline", "daily"}};
+    const auto recs = advice::recommend({f}, config);
+    REQUIRE(recs.size() == 1);
+    const auto labels = labelsOfPatch(recs[0].patch_yaml);
+    REQUIRE(labels.size() == 1);
+    CHECK(labels["tekton.dev/pipeline"].as<std::string>() == "daily");
+    CHECK_THAT(recs[0].patch_yaml, !Catch::Contains("per run"));
+  }
+  SECTION("Argo marks only the workflow: the run's own tasks are spread") {
+    analysis::Finding f = stackingFinding("daily-abcde", 5, "w1", {"w2"});
+    f.evidence["selector"] = {{"workflows.argoproj.io/workflow", "daily-abcde"}};
+    f.evidence["dag_selector"] = json::object();
+    const auto recs = advice::recommend({f}, config);
+    REQUIRE(recs.size() == 1);
+    const auto labels = labelsOfPatch(recs[0].patch_yaml);
+    REQUIRE(labels.size() == 1);
+    CHECK(labels["workflows.argoproj.io/workflow"].as<std::string>() == "daily-abcde");
+    CHECK_THAT(recs[0].action, Catch::Contains("set them per run"));
+  }
+}

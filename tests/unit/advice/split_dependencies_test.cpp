@@ -111,3 +111,21 @@ TEST_CASE("short evidence lists are left whole and get no total", "[advice][spli
   CHECK(recs[0].evidence["runs"].size() == 1);
   CHECK_FALSE(recs[0].evidence.contains("runs_total"));
 }
+
+TEST_CASE("split-dependencies patches select the run by its engine's own labels",
+          "[advice][split-dependencies]") {
+  // An Argo run: its pods carry workflows.argoproj.io/workflow, never dag-id/dag-run.
+  config::Config config;
+  analysis::Finding f = splitFinding("etl", "etl-x7k2p", 2, 1, 40, 30);
+  f.evidence["selector"] = {{"workflows.argoproj.io/workflow", "etl-x7k2p"}};
+  const auto recs = advice::recommend({f}, config);
+  REQUIRE(recs.size() == 1);
+  const auto doc = YAML::Load(recs[0].patch_yaml);
+  const auto labels =
+      doc["spec"]["affinity"]["podAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"][0]
+         ["podAffinityTerm"]["labelSelector"]["matchLabels"];
+  REQUIRE(labels.size() == 1);
+  CHECK(labels["workflows.argoproj.io/workflow"].as<std::string>() == "etl-x7k2p");
+  CHECK_THAT(recs[0].action, Catch::Contains("workflows.argoproj.io/workflow"));
+  CHECK_THAT(recs[0].action, !Catch::Contains("dag-id"));
+}

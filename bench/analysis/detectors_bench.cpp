@@ -32,8 +32,11 @@ std::string nodeName(std::size_t i) {
 
 // Tasks of a run: a chain with a side branch every third task; the last run-tenth still pend.
 void addRun(std::size_t r, std::vector<model::Pod>& pods, std::deque<model::WorkflowRun>& runs) {
-  model::WorkflowRun run{
-      "etl", "dag-" + std::to_string(r % 50), "run-" + std::to_string(r), "labels", {}, {}, {}};
+  model::WorkflowRun run;
+  run.namespace_ = "etl";
+  run.dag = "dag-" + std::to_string(r % 50);
+  run.run = "run-" + std::to_string(r);
+  run.engine = "labels";
   for (std::size_t t = 0; t < kTasksPerRun; ++t) {
     const bool pending = r % 10 == 0 && t > kTasksPerRun / 2;
     const double start = 100.0 * static_cast<double>(t);

@@ -5,7 +5,8 @@
 # `analysis_at: SECONDS` after its start; else the ground truth's suggested_analysis_time).
 # Fails when an expected kind is missing, when a planted hoarded GPU node is not a
 # gpu-node-hoarding target, or when `healthy` reports anything. Other extra kinds are printed
-# as false positives, not failed. Ends with a precision/recall table per kind.
+# as false positives, not failed. split-dependencies is checked run by run against the transfer
+# time the simulator charged (split_truth). Ends with a precision/recall table per kind.
 # Args: DAGADVISOR_BINARY SIMULATOR_BINARY SCENARIO_DIR
 DAGADVISOR=$1
 SIM=$2
@@ -29,6 +30,22 @@ check_hoarded_targets() {
       'any(.findings[]; .kind == "gpu-node-hoarding" and .target == $t)' "$out/report.json" \
       >/dev/null || FAILURES+=("$name: planted hoarded node $node not reported")
   done
+}
+
+# split-dependencies is judged run by run against the simulator's physics: a run is planted
+# when the transfers the simulator charged to its tasks started by the analysis time add up to
+# SPLIT_FLOOR seconds or more (the detector's default min_run_transfer). Prints "TP FP".
+SPLIT_FLOOR=45
+split_truth() {
+  local out=$1 at=$2
+  jq -r --argjson at "$at" --argjson floor "$SPLIT_FLOOR" '.runs[]
+      | select(([.tasks[] | select(.started != null and .started <= $at)
+                 | .transfer_seconds // 0] | add // 0) >= $floor)
+      | "\(.namespace)/\(.run)"' "$out/ground_truth.json" | sort -u >"$out/split_truth"
+  jq -r '.findings[] | select(.kind == "split-dependencies")
+      | "\(.evidence.namespace)/\(.evidence.run)"' "$out/report.json" | sort >"$out/split_found"
+  echo "$(comm -12 "$out/split_found" "$out/split_truth" | wc -l)" \
+    "$(comm -23 "$out/split_found" "$out/split_truth" | wc -l)"
 }
 
 check_healthy() {
@@ -60,13 +77,29 @@ sweep_one() {
   "$DAGADVISOR" analyze --prometheus "$PROM_URL" --at "$at" --output json >"$out/report.json" \
     2>"$out/analyze.log" || rc=$?
   [ "$rc" -eq 0 ] || { cat "$out/analyze.log" >&2; fail "$name: analyze exited $rc"; }
+  local split_tp split_fp
+  read -r split_tp split_fp < <(split_truth "$out" "$at")
+  if grep -qx split-dependencies <<<"$expected"; then
+    [ -s "$out/split_truth" ] ||
+      FAILURES+=("$name: expects split-dependencies, but no run paid ${SPLIT_FLOOR} s of transfer")
+    [ "$split_tp" -gt 0 ] || FAILURES+=("$name: planted split-dependencies not found")
+  elif [ -s "$out/split_truth" ]; then
+    echo "  note: $name: $(wc -l <"$out/split_truth") run(s) paid ${SPLIT_FLOOR} s of transfer" \
+      "or more, but expected_findings does not list split-dependencies"
+  fi
+  [ -s "$out/split_truth" ] && echo "split-dependencies 1 $split_tp" >>"$TALLY"
+  [ "$split_fp" -eq 0 ] || echo "  extra: $name: $split_fp split-dependencies finding(s) on runs" \
+    "that paid under ${SPLIT_FLOOR} s of transfer"
+  echo "split-dependencies 0 $split_fp" >>"$TALLY"
   for kind in $expected; do
+    [ "$kind" = split-dependencies ] && continue
     count=$(jq --arg k "$kind" '[.findings[] | select(.kind == $k)] | length' "$out/report.json")
     echo "$kind 1 $count" >>"$TALLY"
     [ "$count" -gt 0 ] || FAILURES+=("$name: planted $kind not found")
   done
   while read -r count kind; do
     grep -qx "$kind" <<<"$expected" && continue
+    [ "$kind" = split-dependencies ] && continue
     echo "$kind 0 $count" >>"$TALLY"
     echo "  extra: $name: $count $kind finding(s)"
   done < <(jq -r '.findings[].kind' "$out/report.json" | sort | uniq -c)

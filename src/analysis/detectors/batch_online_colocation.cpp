@@ -2,6 +2,7 @@
 
 #include <map>
 #include <set>
+#include <string_view>
 #include <tuple>
 
 #include "analysis/detectors/detector_util.h"
@@ -11,24 +12,25 @@ namespace {
 
 using nlohmann::json;
 
+// Keys are views into the pods: a busy node holds many pods, and none needs a string of its own.
 struct Sharing {
   std::int64_t batch_cpu_millis = 0;
   std::size_t batch_pods = 0;
-  std::set<std::string> dags;
+  std::set<std::pair<std::string_view, std::string_view>> dags;  // namespace, DAG
   std::int64_t service_cpu_millis = 0;
-  std::map<std::tuple<std::string, std::string, std::string>, std::size_t> services;
+  std::map<std::tuple<std::string_view, std::string_view, std::string_view>, std::size_t> services;
 };
 
 Sharing sharingOn(const model::ClusterSnapshot& cluster, model::NodeId id,
-                  const config::WorkflowLabels& labels) {
+                  std::string_view dag_key) {
   Sharing s;
   for (model::PodId pid : cluster.podsOn(id)) {
     const model::Pod& pod = cluster.pod(pid);
-    if (isBatchPod(pod, labels)) {
+    if (isBatchPod(pod, dag_key)) {
       ++s.batch_pods;
       s.batch_cpu_millis += pod.requests.cpu_millis;
-      const auto dag = pod.labels.get(labels.dag_label);
-      s.dags.insert(pod.namespace_ + "/" + std::string(dag ? *dag : pod.owner_name));
+      const auto dag = pod.labels.get(dag_key);
+      s.dags.emplace(pod.namespace_, dag ? *dag : std::string_view(pod.owner_name));
     } else if (isServicePod(pod)) {
       s.service_cpu_millis += pod.requests.cpu_millis;
       ++s.services[{pod.namespace_, pod.owner_kind, pod.owner_name}];
@@ -40,10 +42,18 @@ Sharing sharingOn(const model::ClusterSnapshot& cluster, model::NodeId id,
 json servicesJson(const Sharing& s) {
   json out = json::array();
   for (const auto& [key, pods] : s.services) {
-    out.push_back({{"namespace", std::get<0>(key)},
-                   {"kind", std::get<1>(key)},
-                   {"name", std::get<2>(key)},
+    out.push_back({{"namespace", std::string(std::get<0>(key))},
+                   {"kind", std::string(std::get<1>(key))},
+                   {"name", std::string(std::get<2>(key))},
                    {"pods", pods}});
+  }
+  return out;
+}
+
+json dagsJson(const Sharing& s) {
+  json out = json::array();
+  for (const auto& [ns, dag] : s.dags) {
+    out.push_back(std::string(ns) + "/" + std::string(dag));
   }
   return out;
 }
@@ -62,13 +72,14 @@ void BatchOnlineColocation::analyze(const AnalysisInput& input, FindingSink& out
   }
   const auto& params = input.config.detectors.batch_online_colocation;
   const model::ClusterSnapshot& cluster = input.cluster;
+  const std::string dag_key = model::LabelSet::normalizeKey(input.config.workflow_labels.dag_label);
   for (model::NodeId id = 0; id < cluster.nodes().size(); ++id) {
     const model::Node& node = cluster.node(id);
     const double cpu_share = share(cluster.requestedOn(id).cpu_millis, node.allocatable.cpu_millis);
     if (cpu_share < params.min_node_cpu_share) {
       continue;
     }
-    const Sharing s = sharingOn(cluster, id, input.config.workflow_labels);
+    const Sharing s = sharingOn(cluster, id, dag_key);
     if (s.batch_pods == 0 || s.services.empty()) {
       continue;
     }
@@ -80,12 +91,9 @@ void BatchOnlineColocation::analyze(const AnalysisInput& input, FindingSink& out
         "%s: %zu workflow task pod(s) share the node with %zu service(s) at %.0f%% CPU requested",
         node.name.c_str(), s.batch_pods, s.services.size(), cpu_share * 100);
     finding.impact = static_cast<double>(std::min(s.batch_cpu_millis, s.service_cpu_millis)) / 1000;
-    finding.evidence = {{"node", node.name},
-                        {"cpu_requested_share", cpu_share},
-                        {"batch_pods", s.batch_pods},
-                        {"batch_cpu_millis", s.batch_cpu_millis},
-                        {"dags", std::vector<std::string>(s.dags.begin(), s.dags.end())},
-                        {"service_cpu_millis", s.service_cpu_millis},
+    finding.evidence = {{"node", node.name},          {"cpu_requested_share", cpu_share},
+                        {"batch_pods", s.batch_pods}, {"batch_cpu_millis", s.batch_cpu_millis},
+                        {"dags", dagsJson(s)},        {"service_cpu_millis", s.service_cpu_millis},
                         {"services", servicesJson(s)}};
     out.emit(std::move(finding));
   }

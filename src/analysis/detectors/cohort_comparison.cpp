@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
+#include <string_view>
 
 #include "analysis/detectors/detector_util.h"
 
@@ -82,12 +84,22 @@ json compare(std::vector<double> base, std::vector<double> other,
   return out;
 }
 
-std::map<std::string, Cohort> cohorts(const AnalysisInput& input, const std::string& label) {
-  std::map<std::string, Cohort> out;
+using Cohorts = std::map<std::string, Cohort, std::less<>>;
+
+// The cohort of a label value, found without building a string for every pod.
+Cohort& cohortOf(Cohorts& all, std::string_view value) {
+  const auto it = all.find(value);
+  return it != all.end() ? it->second : all[std::string(value)];
+}
+
+Cohorts cohorts(const AnalysisInput& input, const std::string& raw_label) {
+  // Normalized once: LabelSet::get would build the normalized key again for every pod.
+  const std::string label = model::LabelSet::normalizeKey(raw_label);
+  Cohorts out;
   for (const model::Pod& pod : input.cluster.pods()) {
     const auto value = pod.labels.get(label);
     if (value && pod.created && pod.scheduled && *pod.scheduled >= *pod.created) {
-      out[std::string(*value)].latency.push_back(*pod.scheduled - *pod.created);
+      cohortOf(out, *value).latency.push_back(*pod.scheduled - *pod.created);
     }
   }
   for (const graph::RunGraph& rg : input.runs) {
@@ -97,7 +109,7 @@ std::map<std::string, Cohort> cohorts(const AnalysisInput& input, const std::str
     const model::Pod* pod = taskPod(rg, 0, input.cluster);
     const auto value = pod != nullptr ? pod->labels.get(label) : std::nullopt;
     if (value) {
-      out[std::string(*value)].makespan.push_back(rg.makespan);
+      cohortOf(out, *value).makespan.push_back(rg.makespan);
     }
   }
   return out;

@@ -3,6 +3,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string_view>
 #include <unordered_map>
 
 #include "analysis/detectors/detector_util.h"
@@ -28,43 +29,37 @@ struct PendingTask {
 // Typical seconds of a task: its DAG's own history first; else the median over the other DAGs
 // of the namespace that run a task of the same id (per-region or per-team copies of one
 // pipeline, such as nightly_training and nightly_training_eu, each with a single run so far).
+// Keys are views into the runs: one hash per task, no string built per pod.
 class TaskEstimates {
  public:
   TaskEstimates(const std::vector<graph::RunGraph>& runs, const model::ClusterSnapshot& cluster)
       : by_dag_(typicalTaskSeconds(runs, cluster)) {
-    std::unordered_map<std::string, std::vector<double>> samples;
-    std::set<std::string> seen;
-    for (const graph::RunGraph& rg : runs) {
-      for (TaskIndex t = 0; rg.run != nullptr && t < rg.run->tasks.size(); ++t) {
-        const std::string key = taskKey(*rg.run, t);
-        const auto it = by_dag_.find(key);
-        if (it != by_dag_.end() && seen.insert(key).second) {
-          samples[namespaceKey(*rg.run, t)].push_back(it->second);
-        }
-      }
+    std::unordered_map<TaskKey, std::vector<double>, TaskKeyHash> samples;
+    for (const auto& [key, seconds] : by_dag_) {
+      samples[namespaceKey(key)].push_back(seconds);
     }
+    by_namespace_.reserve(samples.size());
     for (auto& [key, values] : samples) {
-      by_namespace_[key] = quantile(values, 0.5);
+      by_namespace_.emplace(key, quantile(values, 0.5));
     }
   }
 
   std::optional<double> seconds(const model::WorkflowRun& run, TaskIndex t) const {
-    if (const auto it = by_dag_.find(taskKey(run, t)); it != by_dag_.end()) {
+    const TaskKey key = taskKey(run, t);
+    if (const auto it = by_dag_.find(key); it != by_dag_.end()) {
       return it->second;
     }
-    if (const auto it = by_namespace_.find(namespaceKey(run, t)); it != by_namespace_.end()) {
+    if (const auto it = by_namespace_.find(namespaceKey(key)); it != by_namespace_.end()) {
       return it->second;
     }
     return std::nullopt;
   }
 
  private:
-  static std::string namespaceKey(const model::WorkflowRun& run, TaskIndex t) {
-    return run.namespace_ + "\n" + run.tasks[t].id;
-  }
+  static TaskKey namespaceKey(const TaskKey& key) { return {key.namespace_, {}, key.task}; }
 
-  std::unordered_map<std::string, double> by_dag_;
-  std::unordered_map<std::string, double> by_namespace_;
+  std::unordered_map<TaskKey, double, TaskKeyHash> by_dag_;
+  std::unordered_map<TaskKey, double, TaskKeyHash> by_namespace_;
 };
 
 // Work still ahead of each task: done tasks weigh nothing, running ones what is left of their

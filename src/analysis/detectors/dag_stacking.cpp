@@ -6,6 +6,8 @@
 #include <optional>
 #include <string_view>
 
+#include "analysis/detectors/detector_util.h"
+
 namespace dagadvisor::analysis {
 namespace {
 
@@ -170,6 +172,8 @@ void DagStacking::analyze(const AnalysisInput& input, FindingSink& out) const {
                         {"dag", run.dag},
                         {"run", run.run},
                         {"engine", run.engine},
+                        {"selector", labelsJson(run.selector)},
+                        {"dag_selector", labelsJson(run.dag_selector)},
                         {"stacked_tasks", stacked_tasks},
                         {"stacked_nodes", std::move(stacks)}};
     out.emit(std::move(finding));

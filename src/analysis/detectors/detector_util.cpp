@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <functional>
 
 namespace dagadvisor::analysis {
 
@@ -36,9 +37,8 @@ bool isServicePod(const model::Pod& pod) {
          pod.owner_kind == "StatefulSet";
 }
 
-bool isBatchPod(const model::Pod& pod, const config::WorkflowLabels& labels) {
-  return pod.labels.has(labels.dag_label) || pod.owner_kind == "Job" ||
-         pod.owner_kind == "Workflow";
+bool isBatchPod(const model::Pod& pod, std::string_view dag_key) {
+  return pod.labels.has(dag_key) || pod.owner_kind == "Job" || pod.owner_kind == "Workflow";
 }
 
 bool openToAll(const model::Node& node) {
@@ -70,13 +70,27 @@ bool noNodesToJudge(const AnalysisInput& input, FindingSink& out) {
   return true;
 }
 
-std::string taskKey(const model::WorkflowRun& run, model::TaskIndex t) {
-  return run.namespace_ + "/" + run.dag + "/" + run.tasks[t].id;
+std::size_t hashViews(std::initializer_list<std::string_view> parts) {
+  const std::hash<std::string_view> hash;
+  // boost::hash_combine's mixing: one hash over the views, no allocation.
+  std::size_t h = 0;
+  for (const std::string_view part : parts) {
+    h ^= hash(part) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  }
+  return h;
 }
 
-std::unordered_map<std::string, double> typicalTaskSeconds(const std::vector<graph::RunGraph>& runs,
-                                                           const model::ClusterSnapshot& cluster) {
-  std::unordered_map<std::string, std::vector<double>> samples;
+std::size_t TaskKeyHash::operator()(const TaskKey& k) const {
+  return hashViews({k.namespace_, k.dag, k.task});
+}
+
+TaskKey taskKey(const model::WorkflowRun& run, model::TaskIndex t) {
+  return {run.namespace_, run.dag, run.tasks[t].id};
+}
+
+std::unordered_map<TaskKey, double, TaskKeyHash> typicalTaskSeconds(
+    const std::vector<graph::RunGraph>& runs, const model::ClusterSnapshot& cluster) {
+  std::unordered_map<TaskKey, std::vector<double>, TaskKeyHash> samples;
   for (const graph::RunGraph& rg : runs) {
     if (rg.run == nullptr || rg.run_seconds.size() != rg.run->tasks.size()) {
       continue;
@@ -88,9 +102,18 @@ std::unordered_map<std::string, double> typicalTaskSeconds(const std::vector<gra
       }
     }
   }
-  std::unordered_map<std::string, double> out;
+  std::unordered_map<TaskKey, double, TaskKeyHash> out;
+  out.reserve(samples.size());
   for (auto& [key, values] : samples) {
-    out[key] = quantile(values, 0.5);
+    out.emplace(key, quantile(values, 0.5));
+  }
+  return out;
+}
+
+nlohmann::json labelsJson(const std::vector<std::pair<std::string, std::string>>& labels) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [key, value] : labels) {
+    out[key] = value;
   }
   return out;
 }

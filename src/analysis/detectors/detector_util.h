@@ -1,7 +1,10 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -25,8 +28,9 @@ double quantile(std::vector<double>& values, double q);
 /// True for pods of long-running services: owned by a ReplicaSet, Deployment or StatefulSet.
 bool isServicePod(const model::Pod& pod);
 
-/// True for workflow task pods: they carry the DAG label, or a Job / Workflow owns them.
-bool isBatchPod(const model::Pod& pod, const config::WorkflowLabels& labels);
+/// True for workflow task pods: they carry the DAG label (`dag_key`, normalized once by the
+/// caller with model::LabelSet::normalizeKey), or a Job / Workflow owns them.
+bool isBatchPod(const model::Pod& pod, std::string_view dag_key);
 
 /// A node any pod may land on: schedulable, without NoSchedule / NoExecute taints.
 bool openToAll(const model::Node& node);
@@ -35,10 +39,30 @@ bool openToAll(const model::Node& node);
 const model::Pod* taskPod(const graph::RunGraph& rg, model::TaskIndex t,
                           const model::ClusterSnapshot& cluster);
 
-/// Median run seconds of every finished task, keyed by "<namespace>/<dag>/<task id>": what an
-/// unfinished task of a recurring DAG is expected to take.
-std::unordered_map<std::string, double> typicalTaskSeconds(const std::vector<graph::RunGraph>& runs,
-                                                           const model::ClusterSnapshot& cluster);
+/// A task of a recurring DAG, as views into its run: a hash key that allocates nothing. An
+/// empty `dag` stands for "any DAG of the namespace".
+struct TaskKey {
+  std::string_view namespace_;
+  std::string_view dag;
+  std::string_view task;
+
+  bool operator==(const TaskKey&) const = default;
+};
+
+struct TaskKeyHash {
+  std::size_t operator()(const TaskKey& k) const;
+};
+
+/// One hash over several names, for keys made of string views.
+std::size_t hashViews(std::initializer_list<std::string_view> parts);
+
+/// The key of task `t` of `run`; the views live as long as the run.
+TaskKey taskKey(const model::WorkflowRun& run, model::TaskIndex t);
+
+/// Median run seconds of every finished task, by task of its DAG: what an unfinished task of a
+/// recurring DAG is expected to take. The keys point into `runs`, which must outlive the map.
+std::unordered_map<TaskKey, double, TaskKeyHash> typicalTaskSeconds(
+    const std::vector<graph::RunGraph>& runs, const model::ClusterSnapshot& cluster);
 
 /// True, after telling `out` why (FindingSink::noAdvice), when the input holds no workflow run:
 /// the run-level detectors then have nothing to judge.
@@ -47,7 +71,8 @@ bool noRunsToJudge(const AnalysisInput& input, FindingSink& out);
 /// True, after telling `out` why, when the snapshot holds no node.
 bool noNodesToJudge(const AnalysisInput& input, FindingSink& out);
 
-/// "<namespace>/<dag>/<task id>" for typicalTaskSeconds().
-std::string taskKey(const model::WorkflowRun& run, model::TaskIndex t);
+/// A pod label selector (WorkflowRun::selector, dag_selector) as a JSON object, for the evidence
+/// of run-level findings: the labels a pod affinity to "the same run" must match.
+nlohmann::json labelsJson(const std::vector<std::pair<std::string, std::string>>& labels);
 
 }  // namespace dagadvisor::analysis

@@ -1,8 +1,12 @@
 #include "analysis/detectors/over_request.h"
 
+#include <algorithm>
 #include <cmath>
-#include <map>
+#include <string_view>
 #include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "analysis/detectors/detector_util.h"
 
@@ -20,6 +24,14 @@ constexpr std::size_t kMaxListedPods = 20;
 std::int64_t roundUp(double value, std::int64_t step) {
   return std::max<std::int64_t>(step, static_cast<std::int64_t>(std::ceil(value / step)) * step);
 }
+
+using OwnerKey = std::tuple<std::string_view, std::string_view, std::string_view>;
+
+struct OwnerKeyHash {
+  std::size_t operator()(const OwnerKey& k) const {
+    return hashViews({std::get<0>(k), std::get<1>(k), std::get<2>(k)});
+  }
+};
 
 bool contended(const ClusterSnapshot& cluster, model::NodeId id, double min_share) {
   const auto& alloc = cluster.node(id).allocatable;
@@ -82,6 +94,40 @@ void add(Owner& owner, const Pod& pod, const model::Node& node,
                         {"samples", pod.usage->samples}});
 }
 
+// The finding of one owner's over-requested pods.
+Finding ownerFinding(const std::string& kind_name, const OwnerKey& key, Owner& owner,
+                     const config::OverRequest& params) {
+  const std::string ns(std::get<0>(key));
+  const std::string kind(std::get<1>(key));
+  const std::string name(std::get<2>(key));
+  Finding finding;
+  finding.kind = kind_name;
+  finding.severity = Severity::kInfo;
+  finding.target = "workload/" + ns + "/" + kind + "/" + name;
+  finding.summary = formatText(
+      "%s %s/%s: %zu pod(s) on full nodes request %lldm CPU / %lld MiB but need %lldm / %lld MiB",
+      kind.c_str(), ns.c_str(), name.c_str(), owner.pod_count,
+      static_cast<long long>(owner.requested.cpu_millis),
+      static_cast<long long>(owner.requested.memory_bytes / kMemoryStep),
+      static_cast<long long>(owner.recommended.cpu_millis),
+      static_cast<long long>(owner.recommended.memory_bytes / kMemoryStep));
+  finding.impact = static_cast<double>(owner.reclaimable.cpu_millis) / 1000;
+  finding.evidence = {{"namespace", ns},
+                      {"owner_kind", kind},
+                      {"owner_name", name},
+                      {"requested_cpu_millis", owner.requested.cpu_millis},
+                      {"requested_memory_bytes", owner.requested.memory_bytes},
+                      {"recommended_cpu_millis", owner.recommended.cpu_millis},
+                      {"recommended_memory_bytes", owner.recommended.memory_bytes},
+                      {"reclaimable_cpu_millis", owner.reclaimable.cpu_millis},
+                      {"reclaimable_memory_bytes", owner.reclaimable.memory_bytes},
+                      {"min_samples", owner.samples},
+                      {"pod_count", owner.pod_count},
+                      {"headroom", params.headroom},
+                      {"pods", std::move(owner.pods)}};
+  return finding;
+}
+
 }  // namespace
 
 const DetectorInfo& OverRequest::info() const {
@@ -96,26 +142,30 @@ void OverRequest::analyze(const AnalysisInput& input, FindingSink& out) const {
   }
   const auto& params = input.config.detectors.over_request;
   const ClusterSnapshot& cluster = input.cluster;
-  std::map<std::tuple<std::string, std::string, std::string>, Owner> owners;
+  // Views into the pods, hashed: a key per pod without building three strings for it.
+  std::unordered_map<OwnerKey, Owner, OwnerKeyHash> owners;
   std::size_t on_full_nodes = 0;
   std::size_t sampled = 0;
+  // One pass over the pods in memory order: walking them node by node jumps through the whole
+  // pod table, a cache miss per pod on a large cluster.
+  std::vector<bool> full(cluster.nodes().size());
   for (model::NodeId id = 0; id < cluster.nodes().size(); ++id) {
-    if (!contended(cluster, id, params.min_node_requested_share)) {
+    full[id] = contended(cluster, id, params.min_node_requested_share);
+  }
+  for (const Pod& pod : cluster.pods()) {
+    if (!pod.holdsResources() || pod.node >= full.size() || !full[pod.node]) {
       continue;
     }
-    for (model::PodId pid : cluster.podsOn(id)) {
-      const Pod& pod = cluster.pod(pid);
-      ++on_full_nodes;
-      // Too few samples say nothing about a peak: no advice rather than a wrong one.
-      if (!pod.usage || pod.usage->samples < params.min_samples) {
-        continue;
-      }
-      ++sampled;
-      if (const auto sized = rightSized(pod, params)) {
-        add(owners[{pod.namespace_, pod.owner_kind.empty() ? "Pod" : pod.owner_kind,
-                    pod.owner_name.empty() ? pod.name : pod.owner_name}],
-            pod, cluster.node(id), *sized);
-      }
+    ++on_full_nodes;
+    // Too few samples say nothing about a peak: no advice rather than a wrong one.
+    if (!pod.usage || pod.usage->samples < params.min_samples) {
+      continue;
+    }
+    ++sampled;
+    if (const auto sized = rightSized(pod, params)) {
+      add(owners[{pod.namespace_, pod.owner_kind.empty() ? std::string_view("Pod") : pod.owner_kind,
+                  pod.owner_name.empty() ? pod.name : pod.owner_name}],
+          pod, cluster.node(pod.node), *sized);
     }
   }
   if (on_full_nodes > 0 && sampled == 0) {
@@ -124,34 +174,17 @@ void OverRequest::analyze(const AnalysisInput& input, FindingSink& out) const {
                    "samples (cAdvisor container metrics)",
                    on_full_nodes, params.min_samples));
   }
-  for (auto& [key, owner] : owners) {
-    const auto& [ns, kind, name] = key;
-    Finding finding;
-    finding.kind = std::string(info().kind);
-    finding.severity = Severity::kInfo;
-    finding.target = "workload/" + ns + "/" + kind + "/" + name;
-    finding.summary = formatText(
-        "%s %s/%s: %zu pod(s) on full nodes request %lldm CPU / %lld MiB but need %lldm / %lld MiB",
-        kind.c_str(), ns.c_str(), name.c_str(), owner.pod_count,
-        static_cast<long long>(owner.requested.cpu_millis),
-        static_cast<long long>(owner.requested.memory_bytes / kMemoryStep),
-        static_cast<long long>(owner.recommended.cpu_millis),
-        static_cast<long long>(owner.recommended.memory_bytes / kMemoryStep));
-    finding.impact = static_cast<double>(owner.reclaimable.cpu_millis) / 1000;
-    finding.evidence = {{"namespace", ns},
-                        {"owner_kind", kind},
-                        {"owner_name", name},
-                        {"requested_cpu_millis", owner.requested.cpu_millis},
-                        {"requested_memory_bytes", owner.requested.memory_bytes},
-                        {"recommended_cpu_millis", owner.recommended.cpu_millis},
-                        {"recommended_memory_bytes", owner.recommended.memory_bytes},
-                        {"reclaimable_cpu_millis", owner.reclaimable.cpu_millis},
-                        {"reclaimable_memory_bytes", owner.reclaimable.memory_bytes},
-                        {"min_samples", owner.samples},
-                        {"pod_count", owner.pod_count},
-                        {"headroom", params.headroom},
-                        {"pods", std::move(owner.pods)}};
-    out.emit(std::move(finding));
+  // Findings in owner order, whatever the hash order.
+  std::vector<std::pair<const OwnerKey, Owner>*> sorted;
+  sorted.reserve(owners.size());
+  for (auto& entry : owners) {
+    sorted.push_back(&entry);
+  }
+  std::sort(sorted.begin(), sorted.end(),
+            [](const auto* a, const auto* b) { return a->first < b->first; });
+  const std::string kind_name(info().kind);
+  for (auto* entry : sorted) {
+    out.emit(ownerFinding(kind_name, entry->first, entry->second, params));
   }
 }
 

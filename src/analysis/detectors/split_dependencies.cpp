@@ -16,7 +16,9 @@ using model::Pod;
 using model::TaskIndex;
 using nlohmann::json;
 
-constexpr std::size_t kMaxListedEdges = 20;
+// Every split run is a finding, and on a large DAG-blind cluster most runs are split: the edge
+// list is most of a finding's JSON, so it names only the costliest few.
+constexpr std::size_t kMaxListedEdges = 5;
 constexpr int kNoZone = -1;
 constexpr TaskIndex kNoTask = std::numeric_limits<TaskIndex>::max();
 
@@ -202,7 +204,7 @@ json zoneJson(const ZoneIndex& zones, int zone) {
   return zone == kNoZone ? json(nullptr) : json(zones.names[static_cast<std::size_t>(zone)]);
 }
 
-// JSON for the costliest few only: most split runs split many edges and list 20.
+// JSON for the costliest few only: most split runs split many edges.
 json listedEdges(const model::WorkflowRun& run, std::vector<SplitEdge> edges,
                  const Scratch& scratch, const ZoneIndex& zones) {
   const std::size_t listed = std::min(edges.size(), kMaxListedEdges);
@@ -229,11 +231,11 @@ json listedEdges(const model::WorkflowRun& run, std::vector<SplitEdge> edges,
   return out;
 }
 
-std::string summaryLine(const model::WorkflowRun& run, const Tally& tally, double share) {
+std::string summaryLine(const std::string& run_id, const Tally& tally, double share) {
   return formatText(
       "%s: %zu of %zu placed dependency edges split across nodes (%.0f%%), %zu across zones; "
       "about %.0f s of transfer, %.0f s on the critical path",
-      run.id().c_str(), tally.split(), tally.placed(), share * 100, tally.cross_zone,
+      run_id.c_str(), tally.split(), tally.placed(), share * 100, tally.cross_zone,
       tally.transfer_seconds, tally.critical_transfer_seconds);
 }
 
@@ -242,13 +244,15 @@ Finding makeFinding(const std::string& kind, const model::WorkflowRun& run, cons
   Finding finding;
   finding.kind = kind;
   finding.severity = tally.cross_zone > 0 ? Severity::kWarning : Severity::kInfo;
-  finding.target = "run/" + run.id();
-  finding.summary = summaryLine(run, tally, share);
+  const std::string run_id = run.id();
+  finding.target = "run/" + run_id;
+  finding.summary = summaryLine(run_id, tally, share);
   finding.impact = tally.transfer_seconds;
   finding.evidence = {{"namespace", run.namespace_},
                       {"dag", run.dag},
                       {"run", run.run},
                       {"engine", run.engine},
+                      {"selector", labelsJson(run.selector)},
                       {"edges", tally.edges},
                       {"placed_edges", tally.placed()},
                       {"unplaced_edges", tally.unplaced},

@@ -93,6 +93,10 @@ struct ShapeFit {
   std::size_t pending = 0;
   std::int64_t fit = 0;     // Σ_n fit_n(s): hole filling over the nodes
   std::int64_t pooled = 0;  // as if the cluster were one node
+  // Σ_n pods of the shape node n holds at most besides its DaemonSet pods, and the pods of the
+  // shape bound now: slots − bound bounds what any repacking could still place.
+  std::int64_t slots = 0;
+  std::int64_t bound = 0;
   // Of the pending pods: those the pooled capacity holds once the larger shapes took theirs
   // while no single node has room (fragmentation), and those it cannot hold (capacity).
   std::size_t fragmentation_blocked = 0;
@@ -110,16 +114,40 @@ ResourceVector shapeOf(const ShapeKey& key) {
 // Splits each shape's pending pods between fragmentation and capacity. Counting every pod of a
 // shape as fragmentation-blocked whenever one fits the pool would call pods fragmented that
 // no repacking could place (capacity-shortfall's), so the pool is drawn down as pods claim it.
+// The pooled capacity alone would also call fragmented the remainder every node keeps when its
+// allocatable is no multiple of the shape (15.7 cores hold three 4-core pods and 3.7 cores that
+// no repacking joins): pods beyond the free slots are capacity-blocked too.
 void splitBlocked(std::map<ShapeKey, ShapeFit, std::greater<>>& shapes, ResourceVector pool) {
   for (auto& [key, s] : shapes) {
     const ResourceVector shape = shapeOf(key);
-    const auto placeable = static_cast<std::size_t>(
-        std::min<std::int64_t>(static_cast<std::int64_t>(s.pending), fitCount(pool, shape)));
+    const std::int64_t free_slots = std::max<std::int64_t>(0, s.slots - s.bound);
+    const auto placeable = static_cast<std::size_t>(std::min<std::int64_t>(
+        {static_cast<std::int64_t>(s.pending), fitCount(pool, shape), free_slots}));
     s.capacity_blocked = s.pending - placeable;
     s.fragmentation_blocked = s.fit == 0 ? placeable : 0;
     const auto n = static_cast<std::int64_t>(placeable);
     pool -= {shape.cpu_millis * n, shape.memory_bytes * n, shape.gpus * n};
   }
+}
+
+// Counts the bound pods of each pending shape; returns each node's DaemonSet requests. One pass
+// over the pods in memory order: node by node would miss the cache on every pod.
+std::vector<ResourceVector> tallyBound(const ClusterSnapshot& cluster,
+                                       std::map<ShapeKey, ShapeFit, std::greater<>>& shapes) {
+  std::vector<ResourceVector> daemons(cluster.nodes().size());
+  for (const model::Pod& pod : cluster.pods()) {
+    if (!pod.holdsResources() || pod.node >= daemons.size() || !usable(cluster.node(pod.node))) {
+      continue;
+    }
+    if (pod.owner_kind == "DaemonSet") {
+      daemons[pod.node] += pod.requests;
+    } else if (const auto it = shapes.find(
+                   {pod.requests.gpus, pod.requests.cpu_millis, pod.requests.memory_bytes});
+               it != shapes.end()) {
+      ++it->second.bound;
+    }
+  }
+  return daemons;
 }
 
 std::map<ShapeKey, ShapeFit, std::greater<>> pendingShapes(const ClusterSnapshot& cluster) {
@@ -130,20 +158,24 @@ std::map<ShapeKey, ShapeFit, std::greater<>> pendingShapes(const ClusterSnapshot
       ++shapes[{r.gpus, r.cpu_millis, r.memory_bytes}].pending;
     }
   }
+  const std::vector<ResourceVector> daemons = tallyBound(cluster, shapes);
   ResourceVector pooled_free;
   std::vector<ResourceVector> node_free;
+  std::vector<ResourceVector> node_repackable;  // allocatable minus the DaemonSet pods
   for (NodeId id = 0; id < cluster.nodes().size(); ++id) {
     if (usable(cluster.node(id))) {
       const ResourceVector f = cluster.freeOn(id);
       node_free.push_back(f);
       pooled_free += {std::max<std::int64_t>(0, f.cpu_millis),
                       std::max<std::int64_t>(0, f.memory_bytes), std::max<std::int64_t>(0, f.gpus)};
+      node_repackable.push_back(cluster.node(id).allocatable - daemons[id]);
     }
   }
   for (auto& [key, s] : shapes) {
     const ResourceVector shape = shapeOf(key);
-    for (const ResourceVector& f : node_free) {
-      s.fit += fitCount(f, shape);
+    for (std::size_t n = 0; n < node_free.size(); ++n) {
+      s.fit += fitCount(node_free[n], shape);
+      s.slots += fitCount(node_repackable[n], shape);
     }
     s.pooled = fitCount(pooled_free, shape);
   }
@@ -165,6 +197,8 @@ void reportCluster(const ClusterSnapshot& cluster, const config::Config& config,
                   {"pending_pods", s.pending},
                   {"fit", s.fit},
                   {"pooled", s.pooled},
+                  {"node_slots", s.slots},
+                  {"bound_pods", s.bound},
                   {"fragmentation_blocked_pods", s.fragmentation_blocked},
                   {"capacity_blocked_pods", s.capacity_blocked}};
     if (s.pooled >= 1) {

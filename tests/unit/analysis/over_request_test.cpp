@@ -64,3 +64,26 @@ TEST_CASE("over-request stays silent on a healthy cluster", "[detector][over-req
   testing::RunFixture fx = testing::healthyScenario();
   CHECK(detect(fx).empty());
 }
+
+TEST_CASE("over-request gives one finding per owner, in owner order, pods summed",
+          "[detector][over-request]") {
+  testing::RunFixture fx = testing::overRequestScenario();
+  auto usage = [](model::Pod& p) {
+    p.usage = model::ObservedUsage{0.25, 1.0 * testing::kGiB, 100, std::nullopt};
+  };
+  // A second api pod on a second full node, and a bare pod (no owner) in another namespace.
+  fx.nodes.push_back(testing::makeNode("n2", 8, 32));
+  fx.pods.push_back(testing::makePod("web", "api-2", "n2", 4, 8, 0, [&](model::Pod& p) {
+    testing::ownedBy("ReplicaSet", "api-7d9")(p);
+    usage(p);
+  }));
+  fx.pods.push_back(testing::makePod("batch", "solo", "n2", 3, 8, 0, usage));
+  const auto findings = detect(fx);
+  REQUIRE(findings.size() == 2);
+  CHECK(findings[0].target == "workload/batch/Pod/solo");
+  CHECK(findings[1].target == "workload/web/ReplicaSet/api-7d9");
+  CHECK(findings[1].evidence["pod_count"] == 2);
+  CHECK(findings[1].evidence["pods"].size() == 2);
+  // api-1 gives back 3,400m (4,000 − 600), api-2 3,700m (4,000 − 300).
+  CHECK(findings[1].evidence["reclaimable_cpu_millis"] == 7'100);
+}

@@ -184,3 +184,30 @@ TEST_CASE("a split inside one zone stays under the default floor",
   config.detectors.split_dependencies.min_run_transfer = config::Seconds(10);
   CHECK(detect(fx, config).size() == 1);
 }
+
+TEST_CASE("a run with many split edges lists the five costliest, cross-zone first",
+          "[detector][split-dependencies]") {
+  // root on a1 fans out to 12 children: 3 on b-nodes (cross zone), 9 on other a-nodes.
+  RunFixture fx;
+  fx.nodes = {zonedNode("a0", "zone-a")};
+  std::vector<TaskSpec> tasks = {{"root", "a0", 0, 100}};
+  std::vector<model::Edge> edges;
+  for (int i = 1; i <= 12; ++i) {
+    const std::string node = (i % 4 == 0 ? "b" : "a") + std::to_string(i);
+    fx.nodes.push_back(zonedNode(node, i % 4 == 0 ? "zone-b" : "zone-a"));
+    tasks.push_back({"child-" + std::to_string(i), node, 100, 200});
+    edges.push_back({0, static_cast<model::TaskIndex>(i)});
+  }
+  fx.addRun("etl", "fan", "r1", tasks, edges);
+  const auto findings = detect(fx);
+  REQUIRE(findings.size() == 1);
+  const auto& e = findings[0].evidence;
+  CHECK(e["split_node_edges"] == 12);
+  CHECK(e["cross_zone_edges"] == 3);
+  CHECK(e["estimated_transfer_seconds"].get<double>() == Approx(3 * 30 + 9 * 5));
+  REQUIRE(e["split_edges"].size() == 5);
+  for (std::size_t i = 0; i < 3; ++i) {
+    CHECK(e["split_edges"][i]["child_zone"] == "zone-b");
+  }
+  CHECK(e["split_edges"][3]["child_zone"] == "zone-a");
+}

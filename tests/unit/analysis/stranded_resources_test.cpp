@@ -190,3 +190,40 @@ TEST_CASE("no node with allocatable: no advice, and a reason", "[detector][stran
   CHECK(sink.findings().empty());
   CHECK(sink.noAdviceReason().find("allocatable") != std::string::npos);
 }
+
+TEST_CASE("the remainder no repacking can join is capacity, not fragmentation",
+          "[detector][stranded-resources]") {
+  // Three 16-core nodes, each with a 0.5-core DaemonSet pod: 15.5 cores hold three 4-core pods
+  // at best. Two 4-core pods pend; every node has 3.5 cores or less free, 10 pooled in all.
+  std::vector<model::Node> nodes = {makeNode("a", 16, 64), makeNode("b", 16, 64),
+                                    makeNode("c", 16, 64)};
+  std::vector<model::Pod> pods;
+  for (const char* node : {"a", "b", "c"}) {
+    pods.push_back(makePod("kube-system", std::string("agent-") + node, node, 0.5, 1, 0,
+                           testing::ownedBy("DaemonSet", "agent")));
+    pods.push_back(makePod("batch", std::string("s1-") + node, node, 4, 8));
+    pods.push_back(makePod("batch", std::string("s2-") + node, node, 4, 8));
+  }
+  pods.push_back(makePod("ml", "pending-1", "", 4, 8));
+  pods.push_back(makePod("ml", "pending-2", "", 4, 8));
+  SECTION("every slot holds a pod of the shape: nothing is fragmentation-blocked") {
+    for (const char* node : {"a", "b", "c"}) {
+      pods.push_back(makePod("batch", std::string("s3-") + node, node, 4, 8));
+    }
+    CHECK(ofScope(detect(model::ClusterSnapshot(5000, nodes, pods)), "cluster").empty());
+  }
+  SECTION("one slot holds a 4.5-core pod: one pending pod could take it after a repacking") {
+    pods.push_back(makePod("batch", "s3-a", "a", 4, 8));
+    pods.push_back(makePod("batch", "s3-b", "b", 4, 8));
+    pods.push_back(makePod("batch", "wide-c", "c", 4.5, 8));
+    const auto cluster = ofScope(detect(model::ClusterSnapshot(5000, nodes, pods)), "cluster");
+    REQUIRE(cluster.size() == 1);
+    const auto& shape = cluster[0].evidence["shapes"][0];
+    CHECK(shape["fit"] == 0);
+    CHECK(shape["pooled"] == 2);
+    CHECK(shape["node_slots"] == 9);
+    CHECK(shape["bound_pods"] == 8);
+    CHECK(cluster[0].evidence["fragmentation_blocked_pods"] == 1);
+    CHECK(cluster[0].evidence["capacity_blocked_pods"] == 1);
+  }
+}

@@ -74,7 +74,8 @@ int recordSnapshot(const CliOptions& cli, config::Config config) {
   sources::SnapshotWriter writer(*setup->source, cli.out_dir, &clock);
   sources::KubeListSource* kubernetes =
       setup->kubernetes ? &writer.recordKubernetes(*setup->kubernetes) : nullptr;
-  const auto objects = objectSources(config, kubernetes, setup->airflow.get());
+  sources::AirflowApi* airflow = setup->airflow ? &writer.recordAirflow(*setup->airflow) : nullptr;
+  const auto objects = objectSources(config, kubernetes, airflow);
   auto report = runAnalysisCycle(writer, config, *at, clock, nullptr, objects);
   if (!report.ok()) {
     return fail(kExitFailure, report.error().describe());

@@ -9,6 +9,7 @@
 #include "config/config_loader.h"
 #include "model/adapters/airflow_api_objects.h"
 #include "model/adapters/kubernetes_objects.h"
+#include "model/scrape_fetch.h"
 #include "sources/kubernetes/kubernetes_source.h"
 #include "sources/prometheus/prometheus_source.h"
 #include "sources/snapshot/snapshot_source.h"
@@ -21,9 +22,11 @@ Result<void> applyOverrides(const CliOptions& cli, config::Config& config) {
   if (cli.prometheus_url) {
     config.sources.prometheus.url = *cli.prometheus_url;
     config.sources.snapshot_dir.clear();
+    config.sources.scrape.targets.clear();
   }
   if (cli.snapshot_dir) {
     config.sources.snapshot_dir = *cli.snapshot_dir;
+    config.sources.scrape.targets.clear();
   }
   if (cli.listen) {
     config.server.listen = *cli.listen;
@@ -89,6 +92,37 @@ Result<std::unique_ptr<sources::AirflowSource>> openAirflow(const config::Airflo
   return std::move(source).value();
 }
 
+Result<sources::MetricsSourcePtr> openPrometheus(const config::PrometheusSource& prom) {
+  sources::PrometheusOptions options;
+  options.url = prom.url;
+  options.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(prom.timeout);
+  sources::HttpClientOptions& http = options.http;
+  applyCredentials(http, prom.bearer_token_file, prom.basic_auth, prom.tls);
+  http.headers = prom.headers;
+  http.sigv4_region = prom.sigv4.region;
+  http.sigv4_service = prom.sigv4.service;
+  auto source = sources::PrometheusSource::create(std::move(options));
+  if (!source.ok()) {
+    return source.error();
+  }
+  return sources::MetricsSourcePtr(std::move(source).value());
+}
+
+// Direct scrape of /metrics endpoints or exposition files: no Prometheus at all.
+Result<sources::MetricsSourcePtr> openScrape(const config::Sources& settings) {
+  const config::ScrapeSource& scrape = settings.scrape;
+  sources::scrape::ScraperOptions options;
+  options.targets = scrape.targets;
+  options.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(scrape.timeout);
+  applyCredentials(options.http, scrape.bearer_token_file, scrape.basic_auth, scrape.tls);
+  auto scraper = sources::scrape::Scraper::create(std::move(options));
+  if (!scraper.ok()) {
+    return makeError(scraper.error().message, "sources.scrape." + scraper.error().field);
+  }
+  return sources::MetricsSourcePtr(
+      std::make_unique<model::ScrapeMetricsSource>(std::move(scraper).value(), settings));
+}
+
 }  // namespace
 
 Result<config::Config> loadEffectiveConfig(const CliOptions& cli) {
@@ -125,26 +159,23 @@ Result<SourceSetup> openSource(const config::Config& config) {
       return snapshot.error();
     }
     const UnixSeconds at = (*snapshot)->analysisTime();
-    // A recorded Kubernetes part is replayed whatever sources.kubernetes.enabled says: the
+    // Recorded Kubernetes and Airflow parts are replayed whatever their `enabled` says: the
     // snapshot reproduces the cycle it recorded, offline.
     sources::KubeListSourcePtr kubernetes = (*snapshot)->kubernetes();
-    return SourceSetup{std::move(snapshot).value(), at, std::move(kubernetes)};
+    auto airflow = (*snapshot)->airflow();
+    if (!airflow.ok()) {
+      return airflow.error();
+    }
+    return SourceSetup{std::move(snapshot).value(), at, std::move(kubernetes),
+                       std::move(airflow).value()};
   }
   const config::PrometheusSource& prom = config.sources.prometheus;
-  if (prom.url.empty()) {
+  if (prom.url.empty() && config.sources.scrape.targets.empty()) {
     return makeError(
-        "no data source: give --prometheus URL or --snapshot DIR (or set sources.prometheus.url "
-        "or sources.snapshot_dir in the config)");
+        "no data source: give --prometheus URL or --snapshot DIR (or set sources.prometheus.url, "
+        "sources.scrape.targets or sources.snapshot_dir in the config)");
   }
-  sources::PrometheusOptions options;
-  options.url = prom.url;
-  options.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(prom.timeout);
-  sources::HttpClientOptions& http = options.http;
-  applyCredentials(http, prom.bearer_token_file, prom.basic_auth, prom.tls);
-  http.headers = prom.headers;
-  http.sigv4_region = prom.sigv4.region;
-  http.sigv4_service = prom.sigv4.service;
-  auto source = sources::PrometheusSource::create(std::move(options));
+  auto source = prom.url.empty() ? openScrape(config.sources) : openPrometheus(prom);
   if (!source.ok()) {
     return source.error();
   }
@@ -168,7 +199,7 @@ Result<SourceSetup> openSource(const config::Config& config) {
 
 std::vector<model::ObjectSourcePtr> objectSources(const config::Config& config,
                                                   sources::KubeListSource* kubernetes,
-                                                  sources::AirflowSource* airflow) {
+                                                  sources::AirflowApi* airflow) {
   std::vector<model::ObjectSourcePtr> out;
   if (kubernetes != nullptr) {
     out.push_back(

@@ -32,7 +32,7 @@ struct SourceSetup {
   sources::MetricsSourcePtr source;
   std::optional<UnixSeconds> recorded_at;
   sources::KubeListSourcePtr kubernetes;
-  std::unique_ptr<sources::AirflowSource> airflow{};
+  std::unique_ptr<sources::AirflowApi> airflow{};
 };
 Result<SourceSetup> openSource(const config::Config& config);
 
@@ -40,7 +40,7 @@ Result<SourceSetup> openSource(const config::Config& config);
 /// `kubernetes` and `airflow` (either may be null; not owned, must outlive the result).
 std::vector<model::ObjectSourcePtr> objectSources(const config::Config& config,
                                                   sources::KubeListSource* kubernetes,
-                                                  sources::AirflowSource* airflow = nullptr);
+                                                  sources::AirflowApi* airflow = nullptr);
 
 /// `--at` if given, else the snapshot's time, else now.
 Result<UnixSeconds> analysisTime(const CliOptions& cli, const SourceSetup& setup,

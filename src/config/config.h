@@ -120,9 +120,26 @@ struct AirflowSource {
   bool operator==(const AirflowSource&) const = default;
 };
 
+/// Direct scrape, with no Prometheus at all: kube-state-metrics, kube-scheduler (and cAdvisor,
+/// dcgm-exporter) /metrics endpoints or exposition files, aggregated locally into what the
+/// PromQL queries would return. Metric names come from sources.prometheus.metrics.
+struct ScrapeSource {
+  // http(s)://host:port/metrics URLs and/or exposition files (".om" or a final "# EOF" means
+  // OpenMetrics); empty = not configured.
+  std::vector<std::string> targets;
+  Seconds timeout{10};            // per target
+  Seconds lookback{6 * 3600.0};   // pods seen by earlier scrapes of this process are kept this long
+  std::string bearer_token_file;  // e.g. the service-account token for the scheduler's :10259
+  BasicAuth basic_auth;
+  Tls tls;
+
+  bool operator==(const ScrapeSource&) const = default;
+};
+
 struct Sources {
   PrometheusSource prometheus;
   std::string snapshot_dir;  // replay a recorded snapshot instead of querying Prometheus
+  ScrapeSource scrape;
   KubernetesSource kubernetes;
   AirflowSource airflow;
 

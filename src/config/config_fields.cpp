@@ -11,6 +11,7 @@ std::vector<Field> configFields(Config& config) {
   MetricNames& metrics = prom.metrics;
   KubernetesSource& kube = config.sources.kubernetes;
   AirflowSource& airflow = config.sources.airflow;
+  ScrapeSource& scrape = config.sources.scrape;
   GpuNodeHoarding& hoarding = config.detectors.gpu_node_hoarding;
   SplitDependencies& split = config.detectors.split_dependencies;
   DagStacking& stacking = config.detectors.dag_stacking;
@@ -77,6 +78,16 @@ std::vector<Field> configFields(Config& config) {
        &metrics.container_memory_working_set, Rule::kMetricName},
       {"sources.prometheus.metrics.gpu_utilization", &metrics.gpu_utilization, Rule::kMetricName},
       {"sources.snapshot_dir", &config.sources.snapshot_dir},
+      {"sources.scrape.targets", &scrape.targets},
+      {"sources.scrape.timeout", &scrape.timeout, Rule::kPositive},
+      {"sources.scrape.lookback", &scrape.lookback, Rule::kNonNegative},
+      {"sources.scrape.bearer_token_file", &scrape.bearer_token_file},
+      {"sources.scrape.basic_auth.username", &scrape.basic_auth.username},
+      {"sources.scrape.basic_auth.password_file", &scrape.basic_auth.password_file},
+      {"sources.scrape.tls.ca_file", &scrape.tls.ca_file},
+      {"sources.scrape.tls.cert_file", &scrape.tls.cert_file},
+      {"sources.scrape.tls.key_file", &scrape.tls.key_file},
+      {"sources.scrape.tls.insecure_skip_verify", &scrape.tls.insecure_skip_verify},
       {"sources.kubernetes.enabled", &kube.enabled},
       {"sources.kubernetes.kubeconfig", &kube.kubeconfig},
       {"sources.kubernetes.context", &kube.context},

@@ -261,6 +261,26 @@ Problem check(Rule rule, const FieldRef& ref) {
   return std::visit(Checker{rule}, ref);
 }
 
+// Scrape targets are URLs or file paths; a scrape source beside another data source would leave
+// the user guessing which one the analysis read.
+void checkScrape(const Sources& sources, ConfigErrors& result) {
+  const std::string_view field = "sources.scrape.targets";
+  for (const std::string& target : sources.scrape.targets) {
+    const bool url = target.starts_with("http://") || target.starts_with("https://");
+    if (target.empty() || (url && !isUrl(target))) {
+      result.errors.push_back(
+          makeError("not a URL or a file (" + inQuotes(target) + ")", std::string(field)));
+    }
+  }
+  if (!sources.scrape.targets.empty() &&
+      (!sources.prometheus.url.empty() || !sources.snapshot_dir.empty())) {
+    result.errors.push_back(makeError(
+        "only one data source may be set: sources.prometheus.url, sources.scrape.targets or "
+        "sources.snapshot_dir",
+        std::string(field)));
+  }
+}
+
 }  // namespace
 
 ConfigErrors validate(const Config& config) {
@@ -271,6 +291,7 @@ ConfigErrors validate(const Config& config) {
       result.errors.push_back(makeError(std::move(*problem), std::string(field.path)));
     }
   }
+  checkScrape(config.sources, result);
   if (config.sources.airflow.enabled && config.sources.airflow.url.empty()) {
     result.errors.push_back(
         makeError("must be set when sources.airflow.enabled is true", "sources.airflow.url"));

@@ -12,6 +12,8 @@ namespace {
 
 constexpr std::string_view kPodKey = "namespace, pod, uid";
 constexpr std::string_view kResources = R"(resource=~"cpu|memory|nvidia_com_gpu|amd_com_gpu")";
+// Prometheus' default lookback delta: how long an instant query still returns a silent series.
+constexpr int kLookbackDeltaSeconds = 300;
 constexpr std::string_view kRealContainers = R"(container!="", container!="POD")";
 
 // `metric{matchers,selector}` with the user's selector (e.g. cluster="prod") appended.
@@ -76,6 +78,20 @@ class Builder {
 
   std::string recent(std::string_view metric, std::string_view matchers = {}) const {
     return "last_over_time(" + select(metric, matchers, s_.selector) + lookback_ + ")";
+  }
+
+  // Backfilled TSDBs have no staleness markers, so a deleted pod's series answers instant
+  // queries for Prometheus' whole lookback delta. A series is live only if its newest sample is
+  // within ~1.5 of its own sample intervals of the newest sample of the metric overall; the
+  // interval is estimated per series (lookback delta / samples in it), so any scrape interval
+  // works and a series written only on change or every few minutes is not taken for deleted.
+  // Relative to the newest sample, not to the evaluation time, so `--at` in the past works too.
+  std::string live(std::string_view metric) const {
+    const std::string series = select(metric, "", s_.selector);
+    const std::string delta = std::to_string(kLookbackDeltaSeconds);
+    const std::string slack = std::to_string(kLookbackDeltaSeconds * 3 / 2);
+    return "timestamp(" + series + ") + " + slack + " / count_over_time(" + series + "[" + delta +
+           "s]) >= scalar(max(timestamp(" + series + ")))";
   }
 
   std::string pod(std::string_view extra) const {
@@ -214,7 +230,7 @@ QueryCatalog::QueryCatalog(const config::PrometheusSource& s) {
       maxBy("node, key, value, effect", select(m.node_taint, "", sel)));
   set(QueryId::kPodInfo, "pod_info",
       maxBy(b.pod("node, created_by_kind, created_by_name, priority_class"), b.recent(m.pod_info)));
-  set(QueryId::kPodLive, "pod_live", maxBy(kPodKey, select(m.pod_info, "", sel)));
+  set(QueryId::kPodLive, "pod_live", maxBy(kPodKey, b.live(m.pod_info)));
   set(QueryId::kPodPhase, "pod_phase", maxBy(b.pod("phase"), b.recent(m.pod_phase)) + " == 1");
   set(QueryId::kPodRequests, "pod_requests", b.podRequests());
   set(QueryId::kPodLabels, "pod_labels", b.recent(m.pod_labels));

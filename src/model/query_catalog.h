@@ -20,7 +20,7 @@ enum class QueryId : std::size_t {
   kNodeLabels,
   kNodeTaints,
   kPodInfo,
-  kPodLive,
+  kPodLive,  // pods whose newest sample is current: deleted ones are history only
   kPodPhase,
   kPodRequests,
   kPodLabels,

@@ -26,13 +26,13 @@ std::vector<WorkflowObject> airflowRunObjects(const sources::AirflowFetch& fetch
 class AirflowObjects final : public ObjectSource {
  public:
   /// Fetches through `source` (not owned; must outlive this object).
-  explicit AirflowObjects(sources::AirflowSource& source) : source_(source) {}
+  explicit AirflowObjects(sources::AirflowApi& source) : source_(source) {}
 
   ObjectFetch fetch(const std::vector<WorkflowRun>& runs) override;
   std::string describe() const override { return source_.describe(); }
 
  private:
-  sources::AirflowSource& source_;
+  sources::AirflowApi& source_;
 };
 
 }  // namespace dagadvisor::model

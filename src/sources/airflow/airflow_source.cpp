@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "common/log.h"
+#include "sources/airflow/airflow_run_ids.h"
 
 namespace dagadvisor::sources {
 namespace {
@@ -18,6 +19,9 @@ const log::Logger kLog("sources");
 
 // A bound on the pages of one run, in case a server keeps announcing more entries than it sends.
 constexpr std::size_t kMaxPages = 10000;
+// Looking a sanitised run id up reads at most this many runs of its DAG (pages × page size).
+constexpr std::size_t kRunListPageSize = 100;
+constexpr std::size_t kMaxRunListPages = 20;
 
 // Airflow sends null for dates and hosts it does not know yet; both read as "".
 std::string textOf(const json& object, const char* key) {
@@ -270,9 +274,34 @@ Result<AirflowFetch> AirflowSource::fetch(const std::vector<AirflowRunRef>& want
 }
 
 Result<void> AirflowSource::fetchRun(const AirflowRunRef& ref, AirflowFetch& out) {
-  const std::string path = "/api/" + out.api_version + "/dags/" + encodePathSegment(ref.dag_id) +
-                           "/dagRuns/" + encodePathSegment(ref.run_id) + "/taskInstances";
   AirflowRun run{ref.dag_id, ref.run_id, {}};
+  auto found = fetchInstances(ref.dag_id, ref.run_id, run, out);
+  if (found && !*found && hasSafeLabelHash(ref.run_id)) {
+    auto raw = resolveRunId(ref, out);
+    if (!raw) {
+      return raw.error();
+    }
+    if (*raw) {
+      found = fetchInstances(ref.dag_id, **raw, run, out);
+    }
+  }
+  if (!found) {
+    return found.error();
+  }
+  if (!*found) {
+    out.warnings.push_back(
+        "airflow run \"" + ref.run_id + "\" of DAG \"" + ref.dag_id +
+        "\" not found (HTTP 404), neither as is nor as the label form of a listed run");
+    return {};
+  }
+  out.runs.push_back(std::move(run));
+  return {};
+}
+
+Result<bool> AirflowSource::fetchInstances(const std::string& dag_id, const std::string& run_id,
+                                           AirflowRun& run, AirflowFetch& out) {
+  const std::string path = "/api/" + out.api_version + "/dags/" + encodePathSegment(dag_id) +
+                           "/dagRuns/" + encodePathSegment(run_id) + "/taskInstances";
   std::size_t offset = 0;
   for (std::size_t pages = 0; pages < kMaxPages; ++pages) {
     auto exchange = get(
@@ -282,9 +311,7 @@ Result<void> AirflowSource::fetchRun(const AirflowRunRef& ref, AirflowFetch& out
       return exchange.error();
     }
     if (exchange->status == 404) {
-      out.warnings.push_back("airflow run \"" + ref.run_id + "\" of DAG \"" + ref.dag_id +
-                             "\" not found (" + statusText(*exchange) + ")");
-      return {};
+      return false;
     }
     if (exchange->status != 200) {
       return httpError(*exchange, out.api_version);
@@ -301,8 +328,59 @@ Result<void> AirflowSource::fetchRun(const AirflowRunRef& ref, AirflowFetch& out
       break;
     }
   }
-  out.runs.push_back(std::move(run));
-  return {};
+  return true;
+}
+
+Result<std::optional<std::string>> AirflowSource::resolveRunId(const AirflowRunRef& ref,
+                                                               AirflowFetch& out) {
+  const std::string path =
+      "/api/" + out.api_version + "/dags/" + encodePathSegment(ref.dag_id) + "/dagRuns";
+  HttpParams window;
+  if (const auto dates = logicalDateWindow(ref.run_id)) {
+    // Airflow 3 renamed execution_date to logical_date.
+    const std::string field = out.api_version == "v1" ? "execution_date" : "logical_date";
+    window = {{field + "_gte", dates->first}, {field + "_lte", dates->second}};
+  }
+  std::set<std::string> matches;
+  std::size_t offset = 0;
+  for (std::size_t pages = 0; pages < kMaxRunListPages; ++pages) {
+    HttpParams params = window;
+    params.emplace_back("limit", std::to_string(kRunListPageSize));
+    params.emplace_back("offset", std::to_string(offset));
+    auto exchange = get(path, params, out);
+    if (!exchange) {
+      return exchange.error();
+    }
+    if (exchange->status == 404) {
+      return std::optional<std::string>();
+    }
+    if (exchange->status != 200) {
+      return httpError(*exchange, out.api_version);
+    }
+    auto document = parseObject(*exchange, "dag_runs");
+    if (!document) {
+      return document.error();
+    }
+    const json& runs = (*document)["dag_runs"];
+    for (const json& run : runs) {
+      const std::string id = run.is_object() ? textOf(run, "dag_run_id") : std::string();
+      if (!id.empty() && isSafeLabelOf(ref.run_id, id)) {
+        matches.insert(id);
+      }
+    }
+    offset += runs.size();
+    if (runs.empty() ||
+        offset >= static_cast<std::size_t>(integerOf(*document, "total_entries", 0))) {
+      break;
+    }
+  }
+  if (matches.size() > 1) {
+    out.warnings.push_back("airflow run label \"" + ref.run_id + "\" of DAG \"" + ref.dag_id +
+                           "\" fits " + std::to_string(matches.size()) +
+                           " runs; none is read (add the run_id annotation to the pods)");
+    return std::optional<std::string>();
+  }
+  return matches.empty() ? std::optional<std::string>() : std::optional(*matches.begin());
 }
 
 }  // namespace dagadvisor::sources

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -71,6 +72,20 @@ struct AirflowFetch {
   std::size_t bytes = 0;     // response bytes received
 };
 
+/// What reads Airflow DAGs and runs: the REST client (AirflowSource), or a snapshot's replay
+/// of what it once read.
+class AirflowApi {
+ public:
+  virtual ~AirflowApi() = default;
+
+  /// The task lists and task instances of the `wanted` runs; gaps are AirflowFetch::warnings,
+  /// an Error fails the whole fetch.
+  virtual Result<AirflowFetch> fetch(const std::vector<AirflowRunRef>& wanted) = 0;
+
+  /// A short description for logs and reports; never contains credentials.
+  virtual std::string describe() const = 0;
+};
+
 namespace detail {
 struct AirflowExchange;  // one HTTP answer, defined in airflow_source.cpp
 }  // namespace detail
@@ -78,8 +93,12 @@ struct AirflowExchange;  // one HTTP answer, defined in airflow_source.cpp
 /// A read-only client of the Airflow REST API (Airflow 2 `/api/v1`, Airflow 3 `/api/v2`):
 /// per DAG `GET /dags/{dag_id}/tasks` (once per fetch), per run
 /// `GET /dags/{dag_id}/dagRuns/{run_id}/taskInstances` paginated with limit/offset. Ids are
-/// percent-encoded. Not thread-safe (one libcurl handle).
-class AirflowSource {
+/// percent-encoded. A run id the API does not know may be the sanitised label form of the real
+/// one (pods without the raw `run_id` annotation; see hasSafeLabelHash): the DAG's runs are
+/// then listed (`GET /dags/{dag_id}/dagRuns`, within the logical-date window the id gives, see
+/// logicalDateWindow) and the one run whose label form it is gets read; the AirflowRun keeps
+/// the id it was asked for. Not thread-safe (one libcurl handle).
+class AirflowSource final : public AirflowApi {
  public:
   /// Validates the options (errors name the setting: "url", "api_version", …).
   static Result<std::unique_ptr<AirflowSource>> create(AirflowOptions options);
@@ -91,10 +110,10 @@ class AirflowSource {
   /// with its URL and status), other HTTP errors or network errors after the retries. With
   /// api_version "auto" the first fetch probes `/api/v2/version`, then `/api/v1/version`, and
   /// keeps the answer. Secrets never appear in errors.
-  Result<AirflowFetch> fetch(const std::vector<AirflowRunRef>& wanted);
+  Result<AirflowFetch> fetch(const std::vector<AirflowRunRef>& wanted) override;
 
   /// "airflow <url>" without credentials.
-  std::string describe() const;
+  std::string describe() const override;
 
   /// HTTP requests made by all fetches so far, retries and failed fetches included (for the
   /// source's self-metrics; AirflowFetch::requests counts one successful fetch).
@@ -106,6 +125,11 @@ class AirflowSource {
                                       AirflowFetch& out);
   Result<std::string> detectVersion(AirflowFetch& out);
   Result<void> fetchRun(const AirflowRunRef& run, AirflowFetch& out);
+  // false: the API does not know `run_id` (404).
+  Result<bool> fetchInstances(const std::string& dag_id, const std::string& run_id, AirflowRun& run,
+                              AirflowFetch& out);
+  // The raw run id whose sanitised label form is `ref.run_id`, from the DAG's run list.
+  Result<std::optional<std::string>> resolveRunId(const AirflowRunRef& ref, AirflowFetch& out);
 
   AirflowOptions options_;
   std::string base_url_;  // without a trailing '/'

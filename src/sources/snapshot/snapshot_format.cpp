@@ -181,8 +181,18 @@ Result<Manifest> parseManifest(std::string_view text) {
       return *error;
     }
   }
-  return Manifest{kSnapshotFormat,    *recorded_at,        *at,
-                  std::move(*source), std::move(*queries), std::move(*kubernetes)};
+  const json* airflow = member(root, "airflow");
+  if (airflow != nullptr &&
+      (!airflow->is_string() || !isSafeFileName(airflow->get<std::string>()))) {
+    return makeError("not a snapshot file name", "airflow");
+  }
+  return Manifest{kSnapshotFormat,
+                  *recorded_at,
+                  *at,
+                  std::move(*source),
+                  std::move(*queries),
+                  std::move(*kubernetes),
+                  airflow != nullptr ? airflow->get<std::string>() : std::string()};
 }
 
 std::string renderManifest(const Manifest& manifest) {
@@ -206,6 +216,9 @@ std::string renderManifest(const Manifest& manifest) {
                        {"files", list.files}});
     }
     root["kubernetes"] = std::move(lists);
+  }
+  if (!manifest.airflow.empty()) {
+    root["airflow"] = manifest.airflow;
   }
   return root.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }

@@ -32,7 +32,8 @@ struct ManifestKubeList {
 };
 
 /// manifest.json: {"format":1,"recorded_at":…,"at":…,"source":"…","queries":[…],
-/// "kubernetes":[…]}. `kubernetes` is optional (snapshots recorded before it load unchanged).
+/// "kubernetes":[…],"airflow":"airflow.json"}. `kubernetes` and `airflow` are optional
+/// (snapshots recorded before them load unchanged).
 struct Manifest {
   int format = kSnapshotFormat;
   UnixSeconds recorded_at = 0;  // wall clock when the snapshot was written
@@ -40,6 +41,7 @@ struct Manifest {
   std::string source;           // describe() of the recorded source
   std::vector<ManifestQuery> queries;
   std::vector<ManifestKubeList> kubernetes;  // empty: no Kubernetes API was recorded
+  std::string airflow;  // "airflow.json" when the Airflow API was recorded; "" otherwise
 };
 
 /// Query names key snapshot files, so they must be safe file names: [a-z0-9_]+.

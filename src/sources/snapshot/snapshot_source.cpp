@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sources/snapshot/airflow_snapshot.h"
+
 namespace dagadvisor::sources {
 namespace {
 
@@ -104,6 +106,24 @@ KubeListSourcePtr SnapshotSource::kubernetes() const {
     return nullptr;
   }
   return std::make_unique<SnapshotKubeLists>(dir_, manifest_.source, manifest_.kubernetes);
+}
+
+Result<std::unique_ptr<AirflowApi>> SnapshotSource::airflow() const {
+  if (manifest_.airflow.empty()) {
+    return std::unique_ptr<AirflowApi>();
+  }
+  const std::string path = dir_ + "/" + manifest_.airflow;
+  auto text = readWholeFile(path);
+  if (!text) {
+    return makeError("snapshot " + dir_ + ": " + text.error().message);
+  }
+  auto recorded = parseAirflowRecording(*text);
+  if (!recorded) {
+    return makeError(path + ": " + recorded.error().describe());
+  }
+  return std::unique_ptr<AirflowApi>(std::make_unique<AirflowReplay>(
+      std::move(*recorded),
+      "snapshot " + dir_ + " (airflow, recorded from " + manifest_.source + ")"));
 }
 
 }  // namespace dagadvisor::sources

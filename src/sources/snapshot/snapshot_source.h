@@ -3,6 +3,7 @@
 #include <memory>
 #include <string>
 
+#include "sources/airflow/airflow_source.h"
 #include "sources/kubernetes/kube_list_source.h"
 #include "sources/metrics_source.h"
 #include "sources/snapshot/snapshot_format.h"
@@ -34,6 +35,10 @@ class SnapshotSource final : public MetricsSource {
   /// when the snapshot has no Kubernetes part. A LIST that was not recorded is an Error naming
   /// the recorded ones.
   KubeListSourcePtr kubernetes() const;
+
+  /// The recorded Airflow fetches as an AirflowApi replay (independent of this object), or
+  /// nullptr when the snapshot has no Airflow part. Errors: airflow.json unreadable or damaged.
+  Result<std::unique_ptr<AirflowApi>> airflow() const;
 
  private:
   SnapshotSource(std::string dir, Manifest manifest);

@@ -106,6 +106,11 @@ KubeListSource& SnapshotWriter::recordKubernetes(KubeListSource& inner) {
   return *kube_;
 }
 
+AirflowApi& SnapshotWriter::recordAirflow(AirflowApi& inner) {
+  airflow_ = std::make_unique<AirflowRecorder>(inner);
+  return *airflow_;
+}
+
 Result<void> SnapshotWriter::writeKubeLists(const std::string& dir, Manifest& manifest) const {
   if (!kube_) {
     return {};
@@ -126,7 +131,7 @@ Result<void> SnapshotWriter::writeKubeLists(const std::string& dir, Manifest& ma
 }
 
 Result<void> SnapshotWriter::writeTo(const std::string& dir, UnixSeconds at) const {
-  Manifest manifest{kSnapshotFormat, clock_.now(), at, inner_.describe(), {}, {}};
+  Manifest manifest{kSnapshotFormat, clock_.now(), at, inner_.describe(), {}, {}, {}};
   for (const auto& entry : recorded_) {
     if (auto written = writeWholeFile(dir + "/" + entry.query.file, entry.body); !written) {
       return written;
@@ -135,6 +140,14 @@ Result<void> SnapshotWriter::writeTo(const std::string& dir, UnixSeconds at) con
   }
   if (auto written = writeKubeLists(dir, manifest); !written) {
     return written;
+  }
+  if (airflow_ && !airflow_->empty()) {
+    manifest.airflow = kAirflowFile;
+    if (auto written = writeWholeFile(dir + "/" + manifest.airflow,
+                                      renderAirflowRecording(airflow_->recorded()));
+        !written) {
+      return written;
+    }
   }
   return writeWholeFile(dir + "/" + std::string(kManifestFile), renderManifest(manifest));
 }

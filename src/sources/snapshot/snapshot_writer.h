@@ -7,6 +7,7 @@
 #include "common/clock.h"
 #include "sources/kubernetes/kube_list_source.h"
 #include "sources/metrics_source.h"
+#include "sources/snapshot/airflow_snapshot.h"
 #include "sources/snapshot/snapshot_format.h"
 
 namespace dagadvisor::sources {
@@ -64,6 +65,11 @@ class SnapshotWriter final : public MetricsSource {
   /// LISTs recorded so far (0 without recordKubernetes()).
   std::size_t recordedKubeLists() const { return kube_ ? kube_->recorded().size() : 0; }
 
+  /// Records the Airflow fetches run through the returned source (which forwards to `inner`,
+  /// not owned) into the same snapshot (airflow.json). One recorder per writer, like
+  /// recordKubernetes().
+  AirflowApi& recordAirflow(AirflowApi& inner);
+
  private:
   struct Recorded {
     ManifestQuery query;
@@ -79,6 +85,7 @@ class SnapshotWriter final : public MetricsSource {
   const Clock& clock_;
   std::vector<Recorded> recorded_;
   std::unique_ptr<KubeListRecorder> kube_;
+  std::unique_ptr<AirflowRecorder> airflow_;
 };
 
 }  // namespace dagadvisor::sources

@@ -201,6 +201,69 @@ TEST_CASE("airflow: a DAG or run the API does not know is a warning, the rest is
   CHECK_THAT(fetched->warnings[1], Catch::Contains("\"manual__gone\"") && Catch::Contains("404"));
 }
 
+// etl_daily's runs as `GET /api/v1/dags/etl_daily/dagRuns` lists them.
+void serveRunList(const std::string& prefix, const std::vector<std::string>& ids) {
+  std::string body = R"({"dag_runs":[)";
+  for (const std::string& id : ids) {
+    body += (body.back() == '[' ? "" : ",") +
+            std::string(R"({"dag_id":"etl_daily","dag_run_id":")") + id + R"(","state":"success"})";
+  }
+  body += R"(],"total_entries":)" + std::to_string(ids.size()) + "}";
+  LoopbackServer::instance().route(prefix + "/api/v1/dags/etl_daily/dagRuns",
+                                   [body](const SeenRequest&, std::size_t) {
+                                     return Reply{200, "application/json", body, {}};
+                                   });
+}
+
+TEST_CASE("airflow: a run known only by its sanitised label is found in the DAG's run list",
+          "[airflow]") {
+  serveV1("/af-label");
+  serveRunList("/af-label", {"scheduled__2024-04-30T00:00:00+00:00", kV1Run,
+                             "manual__2024-05-01T00:00:00+00:00"});
+  AirflowOptions options = optionsFor("/af-label", "v1");
+  options.page_size = 4;
+  auto source = sourceFor(options);
+  // What make_safe_label_value makes of kV1Run (computed with Airflow's Python code).
+  const std::string label = "scheduled__2024-05-01T0000000000-3a72560e5";
+  auto fetched = source->fetch({{"etl_daily", label}});
+  REQUIRE(fetched.ok());
+  CHECK(fetched->warnings.empty());
+  REQUIRE(fetched->runs.size() == 1);
+  // Named as asked, so that it meets the run the pods make; read under the raw id.
+  CHECK(fetched->runs[0].run_id == label);
+  CHECK(fetched->runs[0].task_instances.size() == 6);
+  auto& server = LoopbackServer::instance();
+  CHECK(server.seen("/af-label/api/v1/dags/etl_daily/dagRuns/" + label + "/taskInstances").size() ==
+        1);
+  CHECK(
+      server.seen("/af-label/api/v1/dags/etl_daily/dagRuns/" + kV1Run + "/taskInstances").size() ==
+      2);
+  const auto listed = server.seen("/af-label/api/v1/dags/etl_daily/dagRuns");
+  REQUIRE(listed.size() == 1);
+  // Only the logical dates around the one in the label are listed.
+  CHECK_THAT(listed[0].query, Catch::Contains("execution_date_gte=2024-04-30T00%3A00%3A00Z") &&
+                                  Catch::Contains("execution_date_lte=2024-05-03T00%3A00%3A00Z"));
+}
+
+TEST_CASE("airflow: a label that fits no run, or two, is a warning and nothing is read",
+          "[airflow]") {
+  const std::string stem = "backfill__2024-05-01T00:00:00+00:00_with_a_rather_long_custom_suffix_";
+  serveV1("/af-label2");
+  serveRunList("/af-label2", {stem + "a", stem + "b"});
+  AirflowOptions options = optionsFor("/af-label2", "v1");
+  auto source = sourceFor(options);
+  // Airflow's label of stem + "a"; stem + "b" has the same first 53 safe characters.
+  const std::string ambiguous = "backfill__2024-05-01T0000000000_with_a_rather_long_cu-8cbf19c71";
+  const std::string unknown = "scheduled__2024-05-09T0000000000-0123abcde";
+  auto fetched = source->fetch({{"etl_daily", ambiguous}, {"etl_daily", unknown}});
+  REQUIRE(fetched.ok());
+  CHECK(fetched->runs.empty());
+  REQUIRE(fetched->warnings.size() == 3);
+  CHECK_THAT(fetched->warnings[0], Catch::Contains(ambiguous) && Catch::Contains("fits 2 runs"));
+  CHECK_THAT(fetched->warnings[1], Catch::Contains(ambiguous) && Catch::Contains("404"));
+  CHECK_THAT(fetched->warnings[2], Catch::Contains(unknown) && Catch::Contains("404"));
+}
+
 TEST_CASE("airflow: DAGs beyond max_dags are skipped with a warning", "[airflow]") {
   serveV1("/af-cap");
   AirflowOptions options = optionsFor("/af-cap", "v1");

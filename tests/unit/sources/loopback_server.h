@@ -102,8 +102,8 @@ class LoopbackServer : public CivetHandler {
     request.path = info->local_uri;
     request.query = info->query_string != nullptr ? info->query_string : "";
     request.body = CivetServer::getPostData(conn);
-    for (const char* name : {"Content-Type", "Authorization", "Accept-Encoding", "X-Scope-OrgID",
-                             "x-amz-security-token", "x-amz-date"}) {
+    for (const char* name : {"Content-Type", "Authorization", "Accept", "Accept-Encoding",
+                             "X-Scope-OrgID", "x-amz-security-token", "x-amz-date"}) {
       const char* value = mg_get_header(conn, name);
       request.headers[name] = value != nullptr ? value : "";
     }

@@ -1,0 +1,127 @@
+#include "model/scrape_fetch.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+namespace dagadvisor::model {
+namespace {
+
+// JSON string contents: label values are user data (annotations hold anything).
+void appendEscaped(std::string& out, std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  const bool plain = std::none_of(text.begin(), text.end(), [](char c) {
+    return c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20;
+  });
+  if (plain) {  // nearly every label: one append instead of one per character
+    out += text;
+    return;
+  }
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (u < 0x20) {
+      out += "\\u00";
+      out += kHex[u >> 4];
+      out += kHex[u & 0xf];
+    } else {
+      out += c;
+    }
+  }
+}
+
+void appendNumber(std::string& out, double value) {
+  if (std::isnan(value)) {
+    out += "NaN";
+    return;
+  }
+  if (std::isinf(value)) {
+    out += value > 0 ? "+Inf" : "-Inf";
+    return;
+  }
+  char text[32];
+  const auto end = std::to_chars(text, text + sizeof text, value).ptr;
+  out.append(text, end);
+}
+
+void appendSample(std::string& out, const sources::SampleView& s) {
+  out += out.back() == '[' ? "{\"metric\":{" : ",{\"metric\":{";
+  for (std::size_t i = 0; i < s.label_count; ++i) {
+    out += i == 0 ? "\"" : ",\"";
+    appendEscaped(out, s.labels[i].first);
+    out += "\":\"";
+    appendEscaped(out, s.labels[i].second);
+    out += '"';
+  }
+  out += "},\"value\":[";
+  appendNumber(out, s.timestamp);
+  out += ",\"";
+  appendNumber(out, s.value);
+  out += "\"]}";
+}
+
+}  // namespace
+
+Result<void> scrapeCycle(sources::scrape::Scraper& scraper, ScrapeEvaluator& evaluator,
+                         UnixSeconds now) {
+  evaluator.beginCycle(now);
+  auto done = scraper.scrapeAll(
+      [&](const sources::scrape::ScrapedBody& body) { return evaluator.addBody(body); });
+  if (done.ok()) {
+    evaluator.endCycle();  // a failed scrape must not become the base of the next rates
+  }
+  return done;
+}
+
+std::string renderInstantVector(const ScrapeEvaluator& evaluator, QueryId id,
+                                std::size_t size_hint) {
+  std::string out;
+  // Growing a body of hundreds of MB by doubling copies it again and again; the padding lets
+  // the JSON decoder read it in place.
+  out.reserve(size_hint + sources::kBodyPadding);
+  out = R"({"status":"success","data":{"resultType":"vector","result":[)";
+  evaluator.emit(id, [&](const sources::SampleView& s) { appendSample(out, s); });
+  out += "]}}";
+  return out;
+}
+
+ScrapeMetricsSource::ScrapeMetricsSource(std::unique_ptr<sources::scrape::Scraper> scraper,
+                                         const config::Sources& settings, const Clock* clock)
+    : scraper_(std::move(scraper)),
+      evaluator_(settings.prometheus.metrics, settings.scrape.lookback),
+      catalog_(settings.prometheus),
+      clock_(clock) {}
+
+std::string ScrapeMetricsSource::describe() const {
+  return scraper_->describe();
+}
+
+Result<sources::QueryBody> ScrapeMetricsSource::instantQuery(const sources::Query& query,
+                                                             UnixSeconds at) {
+  std::size_t index = 0;
+  while (index < kQueryCount && catalog_.all()[index].name != query.name) {
+    ++index;
+  }
+  if (index == kQueryCount) {
+    return makeError("a direct scrape answers the catalog's queries only, not " + query.name,
+                     query.name);
+  }
+  if (!cycle_at_ || *cycle_at_ != at || answered_[index]) {
+    answered_.fill(false);
+    cycle_at_.reset();
+    const UnixSeconds now = (clock_ != nullptr ? *clock_ : system_clock_).now();
+    if (auto done = scrapeCycle(*scraper_, evaluator_, now); !done.ok()) {
+      return done.error();
+    }
+    cycle_at_ = at;
+  }
+  answered_[index] = true;
+  std::string body =
+      renderInstantVector(evaluator_, static_cast<QueryId>(index), body_sizes_[index] * 9 / 8);
+  body_sizes_[index] = body.size();
+  return sources::QueryBody{std::move(body)};
+}
+
+}  // namespace dagadvisor::model

@@ -1,0 +1,73 @@
+#include <catch2/catch.hpp>
+
+#include "config/config_loader.h"
+
+namespace dagadvisor::config {
+namespace {
+
+std::vector<std::string> errorFields(std::string_view yaml) {
+  const auto loaded = loadConfigText(yaml);
+  std::vector<std::string> fields;
+  if (const auto* errors = std::get_if<ConfigErrors>(&loaded)) {
+    for (const Error& error : errors->errors) {
+      fields.push_back(error.field);
+    }
+  }
+  return fields;
+}
+
+}  // namespace
+
+TEST_CASE("sources.scrape loads every setting", "[config][scrape]") {
+  const auto loaded = loadConfigText(R"(
+sources:
+  scrape:
+    targets: [http://ksm:8080/metrics, /var/lib/ksm.om]
+    timeout: 3s
+    lookback: 2h
+    bearer_token_file: /var/run/token
+    basic_auth: {username: u, password_file: /etc/p}
+    tls: {ca_file: /etc/ca.pem, cert_file: /etc/c.pem, key_file: /etc/k.pem, insecure_skip_verify: true}
+)");
+  REQUIRE(std::holds_alternative<Config>(loaded));
+  const ScrapeSource& scrape = std::get<Config>(loaded).sources.scrape;
+  CHECK(scrape.targets == std::vector<std::string>{"http://ksm:8080/metrics", "/var/lib/ksm.om"});
+  CHECK(scrape.timeout == Seconds(3));
+  CHECK(scrape.lookback == Seconds(7200));
+  CHECK(scrape.bearer_token_file == "/var/run/token");
+  CHECK(scrape.basic_auth.username == "u");
+  CHECK(scrape.basic_auth.password_file == "/etc/p");
+  CHECK(scrape.tls.ca_file == "/etc/ca.pem");
+  CHECK(scrape.tls.cert_file == "/etc/c.pem");
+  CHECK(scrape.tls.key_file == "/etc/k.pem");
+  CHECK(scrape.tls.insecure_skip_verify);
+  CHECK(ScrapeSource{}.targets.empty());  // off unless asked for
+}
+
+TEST_CASE("sources.scrape errors name the field", "[config][scrape]") {
+  const std::vector<std::string> targets{"sources.scrape.targets"};
+  CHECK(errorFields("sources: {scrape: {targets: [http://ksm:8080/metrics]}}").empty());
+  CHECK(errorFields("sources: {scrape: {targets: ['http://']}}") == targets);
+  CHECK(errorFields("sources: {scrape: {targets: ['https://ksm/metrics?x=1']}}") == targets);
+  CHECK(errorFields("sources: {scrape: {targets: ['']}}") == targets);
+  CHECK(errorFields("sources: {scrape: {timeout: 0s}}") ==
+        std::vector<std::string>{"sources.scrape.timeout"});
+  CHECK(errorFields("sources: {scrape: {lookback: -1s}}") ==
+        std::vector<std::string>{"sources.scrape.lookback"});
+}
+
+TEST_CASE("a direct scrape is the only data source", "[config][scrape]") {
+  const std::vector<std::string> targets{"sources.scrape.targets"};
+  CHECK(errorFields(R"(
+sources:
+  prometheus: {url: http://prometheus:9090}
+  scrape: {targets: [http://ksm:8080/metrics]}
+)") == targets);
+  CHECK(errorFields(R"(
+sources:
+  snapshot_dir: /tmp/snap
+  scrape: {targets: [/tmp/ksm.prom]}
+)") == targets);
+}
+
+}  // namespace dagadvisor::config

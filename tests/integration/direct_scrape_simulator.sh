@@ -8,22 +8,11 @@ set -euo pipefail
 DAGADVISOR=$1
 SIM=$2
 SCENARIO=$3
-WORK_DIR=$(mktemp -d "${TMPDIR:-/tmp}/dagadvisor-scrape.XXXXXX")
+# The harness gives WORK_DIR, fail and free_port; no Prometheus is started.
+# shellcheck source=prometheus_harness.sh
+source "$(dirname "$0")/prometheus_harness.sh"
 SIM_PID=""
-cleanup() {
-  if [ -n "$SIM_PID" ]; then kill "$SIM_PID" 2>/dev/null || true; wait "$SIM_PID" 2>/dev/null || true; fi
-  [ -n "${KEEP_WORK_DIR:-}" ] || rm -rf "$WORK_DIR"
-}
-trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-free_port() {
-  local port
-  for _ in $(seq 1 50); do
-    port=$(( 20000 + RANDOM % 30000 ))
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "$port"; return 0; fi
-  done
-  fail "no free port found"
-}
+trap 'if [ -n "$SIM_PID" ]; then kill "$SIM_PID" 2>/dev/null || true; wait "$SIM_PID" 2>/dev/null || true; fi; cleanup' EXIT
 
 # The live simulator maps the window start to "now" and runs `SPEED` times faster: starting the
 # window 300 simulated seconds before the simulator's suggested analysis time puts the planted

@@ -15,12 +15,6 @@ source "$(dirname "$0")/prometheus_harness.sh"
 
 # Each sample at T1; counters and histograms also at T1-60 as 0, so that a rate has two points.
 T1=1795824000
-to_openmetrics() {  # to_openmetrics FILE FROM_ZERO
-  awk -v t0=$((T1 - 60)) -v t1=$T1 -v zero="$2" '/^#/ { next } NF >= 2 {
-    value = $NF; $NF = ""; series = $0; sub(/ +$/, "", series)
-    if (zero) print series, 0, t0
-    print series, value, t1 }' "$1"
-}
 { to_openmetrics "$SCHEDULER" 1; to_openmetrics "$KSM" 0; echo "# EOF"; } >"$WORK_DIR/real.om"
 start_prometheus_with_openmetrics "$WORK_DIR/real.om"
 "$DAGADVISOR" snapshot record --prometheus "$PROM_URL" --at "$T1" --out "$WORK_DIR/promql" \

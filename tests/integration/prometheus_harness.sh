@@ -55,6 +55,15 @@ expect_clean_sigterm() {
   echo "ok: SIGTERM → exit 0 after ${elapsed_ms} ms"
 }
 
+# A text-format scrape (FILE) as OpenMetrics samples at $T1, for backfilling; with FROM_ZERO = 1
+# each series also gets a 0 at T1-60, so that counters and histograms have a rate.
+to_openmetrics() {  # to_openmetrics FILE FROM_ZERO
+  awk -v t0=$((T1 - 60)) -v t1=$T1 -v zero="$2" '/^#/ { next } NF >= 2 {
+    value = $NF; $NF = ""; series = $0; sub(/ +$/, "", series)
+    if (zero) print series, 0, t0
+    print series, value, t1 }' "$1"
+}
+
 start_prometheus_with_openmetrics() {
   local om=$1
   mkdir -p "$WORK_DIR/data"

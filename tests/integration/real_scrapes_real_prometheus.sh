@@ -11,12 +11,6 @@ SCHEDULER=$3
 source "$(dirname "$0")/prometheus_harness.sh"
 
 T1=1795824000
-to_openmetrics() {  # to_openmetrics FILE FROM_ZERO: each sample at T1, and at T1-60 as 0 if asked
-  awk -v t0=$((T1 - 60)) -v t1=$T1 -v zero="$2" '/^#/ { next } NF >= 2 {
-    value = $NF; $NF = ""; series = $0; sub(/ +$/, "", series)
-    if (zero) print series, 0, t0
-    print series, value, t1 }' "$1"
-}
 { to_openmetrics "$SCHEDULER" 1; to_openmetrics "$KSM" 0; echo "# EOF"; } >"$WORK_DIR/real.om"
 start_prometheus_with_openmetrics "$WORK_DIR/real.om"
 

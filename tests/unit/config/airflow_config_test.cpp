@@ -1,20 +1,10 @@
 #include <catch2/catch.hpp>
 
 #include "config/config_loader.h"
+#include "unit/config/error_fields.h"
 
 namespace dagadvisor::config {
 namespace {
-
-std::vector<std::string> errorFields(std::string_view yaml) {
-  const auto loaded = loadConfigText(yaml);
-  std::vector<std::string> fields;
-  if (const auto* errors = std::get_if<ConfigErrors>(&loaded)) {
-    for (const Error& error : errors->errors) {
-      fields.push_back(error.field);
-    }
-  }
-  return fields;
-}
 
 TEST_CASE("sources.airflow loads every setting", "[config][airflow]") {
   const auto loaded = loadConfigText(R"(

@@ -29,7 +29,8 @@ if [ "${1:-}" != "--quick" ]; then
   # Graphviz' fontconfig leaks at exit; nothing of ours is suppressed.
   export LSAN_OPTIONS="suppressions=$ROOT/tests/lsan.supp"
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-  # The 150,000-pod generation (label slow) already ran above; under ASan it only costs time.
+  # Tests labelled slow (the 150,000-pod generation, the detector sweep over every scenario, the
+  # native-histogram wait) already ran above; under ASan they only cost time.
   run_suite build-asan "-LE slow" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O0 -g1" \
     -DDAGADVISOR_SANITIZE=ON
 fi

@@ -7,6 +7,7 @@
 
 #include "analysis/detector_registry.h"
 #include "analysis/detector_runner.h"
+#include "common/log.h"
 #include "graph/cluster_whatif.h"
 #include "graph/run_graph.h"
 #include "model/adapters/object_edges.h"
@@ -14,6 +15,26 @@
 
 namespace dagadvisor::app {
 namespace {
+
+const log::Logger kLog("cycle");
+
+// Milliseconds per stage of one cycle, logged at debug level: where a slow cycle spends its time.
+class StageTimer {
+ public:
+  void lap(std::string_view stage) {
+    const auto now = std::chrono::steady_clock::now();
+    const double ms = std::chrono::duration<double, std::milli>(now - last_).count();
+    fields_.emplace_back(stage, std::to_string(static_cast<long long>(ms)));
+    last_ = now;
+  }
+  void log() const {
+    kLog.debug("cycle stages (ms)", {fields_[0], fields_[1], fields_[2], fields_[3], fields_[4]});
+  }
+
+ private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+  std::vector<log::Field> fields_;
+};
 
 // Free share of one resource; -1 when the node has none of it (not a candidate either way).
 double share(std::int64_t free, std::int64_t allocatable) {
@@ -138,6 +159,7 @@ Result<std::shared_ptr<const advice::AnalysisReport>> runAnalysisCycle(
     const Clock& clock, advice::RecommendationHistory* history,
     std::span<const model::ObjectSourcePtr> objects) {
   const auto started = std::chrono::steady_clock::now();
+  StageTimer timer;
   model::FetchStats stats;
   auto cluster = model::fetchClusterSnapshot(
       source, model::QueryCatalog(config.sources.prometheus), at, stats,
@@ -145,13 +167,17 @@ Result<std::shared_ptr<const advice::AnalysisReport>> runAnalysisCycle(
   if (!cluster.ok()) {
     return cluster.error();
   }
+  timer.lap("fetch");
   std::vector<std::string> object_warnings;
   const auto runs =
       model::buildRunsWithObjects(*cluster, config.workflow_labels, objects, object_warnings);
+  timer.lap("runs");
   const std::vector<graph::RunGraph> graphs = graph::buildRunGraphs(
       runs, *cluster, graph::WhatIfTransfer::fromConfig(config.detectors.split_dependencies));
+  timer.lap("graphs");
   auto detection = analysis::runDetectors(analysis::enabledDetectors(config.detectors),
                                           analysis::AnalysisInput{*cluster, graphs, config});
+  timer.lap("detectors");
 
   auto report = std::make_shared<advice::AnalysisReport>();
   report->cluster = config.analysis.cluster;
@@ -178,6 +204,8 @@ Result<std::shared_ptr<const advice::AnalysisReport>> runAnalysisCycle(
       rec.first_seen = rec.last_seen = report->generated_at;
     }
   }
+  timer.lap("report");
+  timer.log();
   report->analysis_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return std::shared_ptr<const advice::AnalysisReport>(std::move(report));

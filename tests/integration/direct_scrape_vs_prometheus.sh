@@ -13,10 +13,7 @@ KSM=$2
 SCHEDULER=$3
 source "$(dirname "$0")/prometheus_harness.sh"
 
-# Each sample at T1; counters and histograms also at T1-60 as 0, so that a rate has two points.
-T1=1795824000
-{ to_openmetrics "$SCHEDULER" 1; to_openmetrics "$KSM" 0; echo "# EOF"; } >"$WORK_DIR/real.om"
-start_prometheus_with_openmetrics "$WORK_DIR/real.om"
+start_prometheus_with_scrapes "$KSM" "$SCHEDULER"
 "$DAGADVISOR" snapshot record --prometheus "$PROM_URL" --at "$T1" --out "$WORK_DIR/promql" \
   >/dev/null || fail "snapshot record --prometheus failed"
 

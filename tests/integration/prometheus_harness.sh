@@ -64,6 +64,15 @@ to_openmetrics() {  # to_openmetrics FILE FROM_ZERO
     print series, value, t1 }' "$1"
 }
 
+# Backfills a kube-state-metrics and a kube-scheduler scrape at T1 (counters and histograms
+# from 0 at T1-60, so that rates have two points) and starts Prometheus on them.
+# Usage: start_prometheus_with_scrapes KSM_SCRAPE SCHEDULER_SCRAPE  → also sets T1
+start_prometheus_with_scrapes() {
+  T1=1795824000
+  { to_openmetrics "$2" 1; to_openmetrics "$1" 0; echo "# EOF"; } >"$WORK_DIR/real.om"
+  start_prometheus_with_openmetrics "$WORK_DIR/real.om"
+}
+
 start_prometheus_with_openmetrics() {
   local om=$1
   mkdir -p "$WORK_DIR/data"

@@ -10,9 +10,7 @@ KSM=$2
 SCHEDULER=$3
 source "$(dirname "$0")/prometheus_harness.sh"
 
-T1=1795824000
-{ to_openmetrics "$SCHEDULER" 1; to_openmetrics "$KSM" 0; echo "# EOF"; } >"$WORK_DIR/real.om"
-start_prometheus_with_openmetrics "$WORK_DIR/real.om"
+start_prometheus_with_scrapes "$KSM" "$SCHEDULER"
 
 check() {  # check DESCRIPTION FILE JQ_EXPRESSION (must print true)
   [ "$(jq -r "$3" "$2")" = "true" ] || { jq -c . "$2" | head -c 3000 >&2; fail "$1 ($3)"; }

@@ -7,6 +7,7 @@
 
 #include "model/cluster.h"
 #include "model/query_catalog.h"
+#include "model/record_index.h"
 #include "sources/prometheus/response_parser.h"
 
 namespace dagadvisor::model {
@@ -37,16 +38,18 @@ class ClusterBuilder {
 
   NodeRecord& nodeFor(const sources::SampleView& sample);
   PodRecord& podFor(const sources::SampleView& sample);
+  ObservedUsage& usageFor(const sources::SampleView& sample);
+  const ObservedUsage* findUsage(const Pod& pod) const;
   void addNodeSample(QueryId id, const sources::SampleView& sample);
   void addPodSample(QueryId id, const sources::SampleView& sample);
 
   UnixSeconds at_;
-  // Keys are assembled in one reused buffer: a cycle decodes millions of samples, and a
-  // fresh string per sample would dominate the cost.
-  std::string key_buffer_;
-  std::unordered_map<std::string, NodeRecord> nodes_;
-  std::unordered_map<std::string, PodRecord> pods_;       // key: namespace/pod/uid
-  std::unordered_map<std::string, ObservedUsage> usage_;  // key: namespace/pod
+  RecordStore<NodeRecord> nodes_;
+  RecordIndex node_index_;  // by name
+  RecordStore<PodRecord> pods_;
+  RecordIndex pod_index_;  // by namespace, name and uid
+  std::vector<ObservedUsage> usage_;
+  RecordIndex usage_index_;  // by namespace and name: cAdvisor knows no uid
   SchedulerStats scheduler_;
 };
 

@@ -79,7 +79,8 @@ class Decoder {
  public:
   bool busy() const { return busy_; }
 
-  Result<DecodeSummary> decode(std::string_view body, const SampleVisitor& visit) {
+  /// `padded`: SIMDJSON_PADDING readable bytes follow the body, so it is parsed where it is.
+  Result<DecodeSummary> decode(std::string_view body, bool padded, const SampleVisitor& visit) {
     struct Busy {  // released even when the visitor throws
       Decoder& self;
       explicit Busy(Decoder& d) : self(d) { self.busy_ = true; }
@@ -88,7 +89,7 @@ class Decoder {
         self.labels_.clear();
       }
     } busy(*this);
-    auto result = decodeBody(body, visit);
+    auto result = decodeBody(body, padded, visit);
     if (body.size() > kKeepParserBytes) {
       parser_ = dom::parser{};
     }
@@ -96,9 +97,9 @@ class Decoder {
   }
 
  private:
-  Result<DecodeSummary> decodeBody(std::string_view body, const SampleVisitor& visit) {
+  Result<DecodeSummary> decodeBody(std::string_view body, bool padded, const SampleVisitor& visit) {
     dom::element root;
-    if (auto err = parser_.parse(body.data(), body.size()).get(root)) {
+    if (auto err = parser_.parse(body.data(), body.size(), !padded).get(root)) {
       return makeError(std::string("malformed JSON: ") + simdjson::error_message(err), "$");
     }
     dom::object top;
@@ -255,16 +256,25 @@ class Decoder {
   bool busy_ = false;
 };
 
-}  // namespace
-
-Result<DecodeSummary> decodeInstantVector(std::string_view body, const SampleVisitor& visit) {
+Result<DecodeSummary> decode(std::string_view body, bool padded, const SampleVisitor& visit) {
   // One parser per thread keeps its buffers warm across the queries of every cycle.
   thread_local Decoder shared;
   if (shared.busy()) {  // a visitor that decodes again must not clobber the outer labels
     Decoder nested;
-    return nested.decode(body, visit);
+    return nested.decode(body, padded, visit);
   }
-  return shared.decode(body, visit);
+  return shared.decode(body, padded, visit);
+}
+
+}  // namespace
+
+Result<DecodeSummary> decodeInstantVector(std::string_view body, const SampleVisitor& visit) {
+  return decode(body, false, visit);
+}
+
+Result<DecodeSummary> decodeInstantVector(const QueryBody& body, const SampleVisitor& visit) {
+  const std::string& json = body.json;
+  return decode(json, json.capacity() >= json.size() + simdjson::SIMDJSON_PADDING, visit);
 }
 
 }  // namespace dagadvisor::sources

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "sources/http_client.h"
 #include "support/test_support.h"
 
 namespace dagadvisor::sources {
@@ -27,7 +28,8 @@ struct Decoded {
   std::vector<Sample> samples;
 };
 
-Decoded decode(std::string_view body) {
+template <class Body>
+Decoded decode(const Body& body) {
   std::vector<Sample> samples;
   auto summary = decodeInstantVector(body, [&](const SampleView& view) {
     Sample sample{{}, view.timestamp, view.value};
@@ -67,6 +69,28 @@ TEST_CASE("decodes a vector with labels, in response order", "[parser]") {
   CHECK(decoded.samples[2].labels.empty());
   CHECK(decoded.samples[2].timestamp == 1795856400.0);  // an integer timestamp
   CHECK(decoded.samples[2].value == -0.25);
+}
+
+TEST_CASE("a source's body is parsed in place when padded, copied when not", "[parser]") {
+  const std::string text = fixture("vector_labels.json");
+  const Decoded reference = decode(std::string_view(text));
+  REQUIRE(reference.summary.ok());
+
+  QueryBody padded{text + std::string(kBodyPadding, '"')};  // junk after the end must not count
+  padded.json.resize(text.size());
+  REQUIRE(padded.json.capacity() >= text.size() + kBodyPadding);
+  QueryBody tight{text};
+  tight.json.shrink_to_fit();  // no spare bytes: the sanitizer build catches a read past the end
+
+  for (const QueryBody* body : {&padded, &tight}) {
+    const Decoded decoded = decode(*body);
+    REQUIRE(decoded.summary.ok());
+    REQUIRE(decoded.samples.size() == reference.samples.size());
+    for (std::size_t i = 0; i < decoded.samples.size(); ++i) {
+      CHECK(decoded.samples[i].labels == reference.samples[i].labels);
+      CHECK(decoded.samples[i].value == reference.samples[i].value);
+    }
+  }
 }
 
 TEST_CASE("SampleView::label finds a label or returns empty", "[parser]") {

@@ -3,9 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <chrono>
 #include <condition_variable>
-#include <cstdio>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -101,14 +99,8 @@ Result<ClusterSnapshot> fetchClusterSnapshot(sources::MetricsSource& source,
   for (std::size_t i = 0; i < kQueryCount; ++i) {
     const auto id = static_cast<QueryId>(i);
     const sources::Query& query = catalog.get(id);
-    auto t0 = std::chrono::steady_clock::now();
     const auto body = parallel ? parallel->take(i) : source.instantQuery(query, at);
-    auto t1 = std::chrono::steady_clock::now();
     Result<void> status = decodeInto(query, id, body, builder, stats);
-    auto t2 = std::chrono::steady_clock::now();
-    std::fprintf(stderr, "XX %s read %ld decode %ld\n", query.name.c_str(),
-                 (long)std::chrono::duration_cast<std::chrono::milliseconds>(t1 - t0).count(),
-                 (long)std::chrono::duration_cast<std::chrono::milliseconds>(t2 - t1).count());
     if (status.ok()) {
       continue;
     }

@@ -12,6 +12,7 @@
 #include "graph/run_graph.h"
 #include "model/adapters/object_edges.h"
 #include "model/cluster_fetch.h"
+#include "model/scrape_fetch.h"
 
 namespace dagadvisor::app {
 namespace {
@@ -152,6 +153,21 @@ std::vector<advice::NodeRow> summarizeNodes(const model::ClusterSnapshot& cluste
   return rows;
 }
 
+// A direct scrape builds the snapshot straight from its local evaluation: the Prometheus JSON its
+// instantQuery() renders exists for `snapshot record`, whose SnapshotWriter wraps the source and
+// so still takes the query path. The only place the cycle knows a concrete source; a virtual on
+// MetricsSource could not return a ClusterSnapshot (sources/ sits below model/).
+Result<model::ClusterSnapshot> fetchCluster(sources::MetricsSource& source,
+                                            const config::Config& config, UnixSeconds at,
+                                            model::FetchStats& stats) {
+  if (auto* scrape = dynamic_cast<model::ScrapeMetricsSource*>(&source)) {
+    return scrape->fetchSnapshot(at, stats);
+  }
+  return model::fetchClusterSnapshot(
+      source, model::QueryCatalog(config.sources.prometheus), at, stats,
+      static_cast<std::size_t>(config.sources.prometheus.max_concurrent_queries));
+}
+
 }  // namespace
 
 Result<std::shared_ptr<const advice::AnalysisReport>> runAnalysisCycle(
@@ -161,9 +177,7 @@ Result<std::shared_ptr<const advice::AnalysisReport>> runAnalysisCycle(
   const auto started = std::chrono::steady_clock::now();
   StageTimer timer;
   model::FetchStats stats;
-  auto cluster = model::fetchClusterSnapshot(
-      source, model::QueryCatalog(config.sources.prometheus), at, stats,
-      static_cast<std::size_t>(config.sources.prometheus.max_concurrent_queries));
+  auto cluster = fetchCluster(source, config, at, stats);
   if (!cluster.ok()) {
     return cluster.error();
   }

@@ -64,15 +64,19 @@ void appendSample(std::string& out, const sources::SampleView& s) {
 
 }  // namespace
 
-Result<void> scrapeCycle(sources::scrape::Scraper& scraper, ScrapeEvaluator& evaluator,
-                         UnixSeconds now) {
+Result<std::size_t> scrapeCycle(sources::scrape::Scraper& scraper, ScrapeEvaluator& evaluator,
+                                UnixSeconds now) {
   evaluator.beginCycle(now);
-  auto done = scraper.scrapeAll(
-      [&](const sources::scrape::ScrapedBody& body) { return evaluator.addBody(body); });
-  if (done.ok()) {
-    evaluator.endCycle();  // a failed scrape must not become the base of the next rates
+  std::size_t targets = 0;
+  auto done = scraper.scrapeAll([&](const sources::scrape::ScrapedBody& body) {
+    ++targets;
+    return evaluator.addBody(body);
+  });
+  if (!done.ok()) {
+    return done.error();  // no endCycle: a failed scrape must not become the base of next rates
   }
-  return done;
+  evaluator.endCycle();
+  return targets;
 }
 
 std::string renderInstantVector(const ScrapeEvaluator& evaluator, QueryId id,
@@ -109,10 +113,7 @@ Result<sources::QueryBody> ScrapeMetricsSource::instantQuery(const sources::Quer
                      query.name);
   }
   if (!cycle_at_ || *cycle_at_ != at || answered_[index]) {
-    answered_.fill(false);
-    cycle_at_.reset();
-    const UnixSeconds now = (clock_ != nullptr ? *clock_ : system_clock_).now();
-    if (auto done = scrapeCycle(*scraper_, evaluator_, now); !done.ok()) {
+    if (auto done = scrapeNow(); !done.ok()) {
       return done.error();
     }
     cycle_at_ = at;
@@ -122,6 +123,25 @@ Result<sources::QueryBody> ScrapeMetricsSource::instantQuery(const sources::Quer
       renderInstantVector(evaluator_, static_cast<QueryId>(index), body_sizes_[index] * 9 / 8);
   body_sizes_[index] = body.size();
   return sources::QueryBody{std::move(body)};
+}
+
+Result<ClusterSnapshot> ScrapeMetricsSource::fetchSnapshot(UnixSeconds at, FetchStats& stats) {
+  auto targets = scrapeNow();
+  if (!targets.ok()) {
+    return targets.error();
+  }
+  stats.queries += *targets;
+  stats.bytes += scraper_->lastBytes();
+  return buildScrapedSnapshot(evaluator_, at);
+}
+
+// Whatever scrapes starts a new cycle for instantQuery() too: its next query must not be
+// answered from an evaluation it did not ask for.
+Result<std::size_t> ScrapeMetricsSource::scrapeNow() {
+  answered_.fill(false);
+  cycle_at_.reset();
+  const UnixSeconds now = (clock_ != nullptr ? *clock_ : system_clock_).now();
+  return scrapeCycle(*scraper_, evaluator_, now);
 }
 
 }  // namespace dagadvisor::model

@@ -8,6 +8,8 @@
 
 #include "common/result.h"
 #include "config/config.h"
+#include "model/cluster.h"
+#include "model/cluster_fetch.h"
 #include "model/query_catalog.h"
 #include "model/scrape_eval.h"
 #include "sources/http_client.h"
@@ -16,16 +18,19 @@
 
 namespace dagadvisor::model {
 
-/// Scrapes every target of `scraper` once into `evaluator`, as one cycle at the scrape time.
-Result<void> scrapeCycle(sources::scrape::Scraper& scraper, ScrapeEvaluator& evaluator,
-                         UnixSeconds now);
+/// Scrapes every target of `scraper` once into `evaluator`, as one cycle at the scrape time;
+/// returns the number of targets read.
+Result<std::size_t> scrapeCycle(sources::scrape::Scraper& scraper, ScrapeEvaluator& evaluator,
+                                UnixSeconds now);
 
-/// The direct scrape behind the MetricsSource interface, so that the cycle, `snapshot record`
-/// and replay treat it like Prometheus: the first query of a cycle (a new analysis time, or a
-/// query already answered) scrapes every target and evaluates locally; each query then gets the
-/// samples its PromQL would have returned, as a Prometheus API JSON body. A recorded snapshot
-/// therefore holds the evaluated bodies, not the raw expositions. Kept across cycles, it
-/// remembers pods for sources.scrape.lookback and counters for rates.
+/// The direct scrape behind the MetricsSource interface, so that `snapshot record` and replay
+/// treat it like Prometheus: the first query of a cycle (a new analysis time, or a query already
+/// answered) scrapes every target and evaluates locally; each query then gets the samples its
+/// PromQL would have returned, as a Prometheus API JSON body. A recorded snapshot therefore
+/// holds the evaluated bodies, not the raw expositions. The analysis cycle skips those bodies
+/// and calls fetchSnapshot(), which builds the same ClusterSnapshot straight from the
+/// evaluation. Kept across cycles, it remembers pods for sources.scrape.lookback and counters
+/// for rates.
 class ScrapeMetricsSource final : public sources::MetricsSource {
  public:
   /// `clock` (nullptr: the system clock) stamps each scrape.
@@ -36,7 +41,15 @@ class ScrapeMetricsSource final : public sources::MetricsSource {
   Result<sources::QueryBody> instantQuery(const sources::Query& query, UnixSeconds at) override;
   std::string describe() const override;
 
+  /// One cycle without the JSON bodies: scrapes every target, evaluates locally and builds the
+  /// snapshot at `at` (what fetchClusterSnapshot over instantQuery gives, at a third of the
+  /// cost). `stats` counts one query per target read and the exposition bytes. A failing target
+  /// is an Error naming it; the evaluator then keeps the previous cycle's counters.
+  Result<ClusterSnapshot> fetchSnapshot(UnixSeconds at, FetchStats& stats);
+
  private:
+  Result<std::size_t> scrapeNow();
+
   std::unique_ptr<sources::scrape::Scraper> scraper_;
   ScrapeEvaluator evaluator_;
   QueryCatalog catalog_;

@@ -217,16 +217,21 @@ HttpClient::~HttpClient() {
 Result<HttpResponse> HttpClient::get(const std::string& url, const HttpParams& params,
                                      std::optional<std::chrono::milliseconds> timeout) {
   if (params.empty()) {
-    return perform(url, nullptr, timeout);
+    return perform(url, {}, timeout);
   }
   const char separator = url.find('?') == std::string::npos ? '?' : '&';
-  return perform(url + separator + encode(params), nullptr, timeout);
+  return perform(url + separator + encode(params), {}, timeout);
 }
 
 Result<HttpResponse> HttpClient::post(const std::string& url, const HttpParams& params,
                                       std::optional<std::chrono::milliseconds> timeout) {
   const std::string form = encode(params);
-  return perform(url, &form, timeout);
+  return perform(url, {&form, false}, timeout);
+}
+
+Result<HttpResponse> HttpClient::postJson(const std::string& url, const std::string& json,
+                                          std::optional<std::chrono::milliseconds> timeout) {
+  return perform(url, {&json, true}, timeout);
 }
 
 std::string HttpClient::encode(const HttpParams& params) const {
@@ -248,6 +253,10 @@ std::string HttpClient::encode(const HttpParams& params) const {
 // Secrets go to curl options or header lines only; none of them reaches a message.
 Result<void> HttpClient::setCredentials(void* handle_ptr, std::vector<std::string>& header_lines) {
   CURL* curl = handle(handle_ptr);
+  if (!session_token_.empty()) {
+    header_lines.push_back("Authorization: Bearer " + session_token_);
+    return {};
+  }
   if (token_.configured()) {
     auto token = token_.value();
     if (!token) {
@@ -256,17 +265,13 @@ Result<void> HttpClient::setCredentials(void* handle_ptr, std::vector<std::strin
     header_lines.push_back("Authorization: Bearer " + *token);
   }
   if (!options_.basic_auth_user.empty()) {
-    std::string password;
-    if (password_.configured()) {
-      auto secret = password_.value();
-      if (!secret) {
-        return secret.error();
-      }
-      password = std::move(secret).value();
+    auto password = password_.valueOrEmpty();
+    if (!password) {
+      return password.error();
     }
     curl_easy_setopt(curl, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
     curl_easy_setopt(curl, CURLOPT_USERNAME, options_.basic_auth_user.c_str());
-    curl_easy_setopt(curl, CURLOPT_PASSWORD, password.c_str());  // curl copies it
+    curl_easy_setopt(curl, CURLOPT_PASSWORD, password->c_str());  // curl copies it
   }
   if (!options_.sigv4_region.empty()) {
     const std::string key = environment("AWS_ACCESS_KEY_ID");
@@ -287,32 +292,38 @@ Result<void> HttpClient::setCredentials(void* handle_ptr, std::vector<std::strin
   return {};
 }
 
-Result<HttpResponse> HttpClient::perform(const std::string& url, const std::string* form,
+Result<HttpResponse> HttpClient::perform(const std::string& url, Payload payload,
                                          std::optional<std::chrono::milliseconds> timeout) {
   last_error_retryable_ = false;
-  const std::string where = std::string(form ? "POST " : "GET ") + redactUrl(withoutQuery(url));
+  const std::string where =
+      std::string(payload.data != nullptr ? "POST " : "GET ") + redactUrl(withoutQuery(url));
   if (curl_ == nullptr) {
     return makeError(where + ": libcurl could not create a handle");
   }
   const auto limit =
       std::max<long>(1, static_cast<long>(timeout.value_or(options_.timeout).count()));
-  auto response = performOnce(url, where, form, limit);
+  auto response = performOnce(url, where, payload, limit);
   // A 401 may mean the token or password rotated between our reads: read them again, once.
-  if (response.ok() && response->status == 401 && (token_.configured() || password_.configured())) {
+  // An in-memory token is not read from anywhere: renewing it is the caller's.
+  if (response.ok() && response->status == 401 && session_token_.empty() &&
+      (token_.configured() || password_.configured())) {
     token_.forget();
     password_.forget();
-    response = performOnce(url, where, form, limit);
+    response = performOnce(url, where, payload, limit);
   }
   return response;
 }
 
 Result<HttpResponse> HttpClient::performOnce(const std::string& url, const std::string& where,
-                                             const std::string* form, long limit_ms) {
+                                             Payload payload, long limit_ms) {
   CURL* curl = handle(curl_);
   curl_easy_reset(curl);  // keeps the connection cache, so keep-alive survives
   std::vector<std::string> header_lines;
   if (auto credentials = setCredentials(curl_, header_lines); !credentials) {
     return makeError(where + ": " + credentials.error().message);
+  }
+  if (payload.json) {
+    header_lines.emplace_back("Content-Type: application/json");
   }
   const Slist headers = headerList(options_, header_lines);
   std::string body;
@@ -325,9 +336,10 @@ Result<HttpResponse> HttpClient::performOnce(const std::string& url, const std::
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, writeBody);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &sink);
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, detail.data());
-  if (form != nullptr) {
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, form->c_str());
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(form->size()));
+  if (payload.data != nullptr) {
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, payload.data->c_str());
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE,
+                     static_cast<curl_off_t>(payload.data->size()));
   }
 
   const CURLcode code = curl_easy_perform(curl);

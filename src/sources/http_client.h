@@ -88,15 +88,30 @@ class HttpClient {
   Result<HttpResponse> post(const std::string& url, const HttpParams& params,
                             std::optional<std::chrono::milliseconds> timeout = std::nullopt);
 
+  /// POST `json` as application/json (a login: the body may hold a password; it is never
+  /// logged and never part of an error). Errors as for get().
+  Result<HttpResponse> postJson(const std::string& url, const std::string& json,
+                                std::optional<std::chrono::milliseconds> timeout = std::nullopt);
+
+  /// A bearer token held in memory (a JWT a login endpoint issued), sent as `Authorization:
+  /// Bearer` instead of bearer_token_file and basic auth while it is set; "" clears it. The
+  /// caller renews it: a 401 is returned as is, with no re-read of the secret files.
+  void setBearerToken(std::string token) { session_token_ = std::move(token); }
+
   /// Whether the last failed call is worth retrying (refused, timeout, DNS, reset); false
   /// for permanent faults (TLS, malformed URL, body too large, unreadable token file).
   bool lastErrorRetryable() const { return last_error_retryable_; }
 
  private:
-  Result<HttpResponse> perform(const std::string& url, const std::string* form,
+  // What a POST sends; a GET sends none.
+  struct Payload {
+    const std::string* data = nullptr;
+    bool json = false;  // else a form
+  };
+  Result<HttpResponse> perform(const std::string& url, Payload payload,
                                std::optional<std::chrono::milliseconds> timeout);
   Result<HttpResponse> performOnce(const std::string& url, const std::string& where,
-                                   const std::string* form, long limit_ms);
+                                   Payload payload, long limit_ms);
   Result<void> setCredentials(void* curl, std::vector<std::string>& header_lines);
   std::string encode(const HttpParams& params) const;
 
@@ -104,6 +119,7 @@ class HttpClient {
   void* curl_ = nullptr;  // CURL*, kept opaque so that only http_client.cpp includes curl.h
   SecretFile token_;
   SecretFile password_;
+  std::string session_token_;  // setBearerToken(); never logged
   bool last_error_retryable_ = false;
 };
 

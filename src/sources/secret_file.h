@@ -22,6 +22,9 @@ class SecretFile {
   /// empty.
   Result<std::string> value();
 
+  /// value(), or "" when no file is configured (a password may be empty).
+  Result<std::string> valueOrEmpty() { return configured() ? value() : std::string(); }
+
   /// Makes the next value() read the file even if it looks unchanged.
   void forget() { mtime_.reset(); }
 

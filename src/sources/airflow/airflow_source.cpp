@@ -42,6 +42,20 @@ bool retryableStatus(int status) {
   return status == 429 || status >= 500;
 }
 
+// The login goes out without the credentials of the API requests: the password is in its body.
+HttpClientOptions withoutCredentials(HttpClientOptions http) {
+  http.bearer_token_file.clear();
+  http.basic_auth_user.clear();
+  http.basic_auth_password_file.clear();
+  http.sigv4_region.clear();
+  return http;
+}
+
+// A username and no token file: Airflow 3 wants a JWT from its token endpoint.
+bool passwordLogin(const HttpClientOptions& http) {
+  return !http.basic_auth_user.empty() && http.bearer_token_file.empty();
+}
+
 }  // namespace
 
 namespace detail {
@@ -67,9 +81,10 @@ std::string statusText(const Exchange& exchange) {
 // The body of a refused request is left out: nothing the server echoes back reaches a message.
 Error httpError(const Exchange& exchange, const std::string& version) {
   if (exchange.status == 401 || exchange.status == 403) {
-    const std::string hint =
-        version == "v2" ? "; Airflow 3 (/api/v2) takes a JWT from POST /auth/token as the token"
-                        : "";
+    const std::string hint = version == "v2"
+                                 ? "; Airflow 3 (/api/v2) takes a JWT: set bearer_token_file, or "
+                                   "basic_auth to have one issued by POST /auth/token"
+                                 : "";
     return makeError(statusText(exchange) + ": Airflow refused the credentials (check " +
                      "bearer_token_file or basic_auth, and that the user may read DAGs, DAG runs " +
                      "and task instances" + hint + ")");
@@ -158,7 +173,13 @@ AirflowSource::AirflowSource(AirflowOptions options, std::string base_url)
     : options_(std::move(options)),
       base_url_(std::move(base_url)),
       version_(options_.api_version == "auto" ? "" : options_.api_version),
-      client_(withTimeout(options_.http, options_.timeout)) {}
+      client_(withTimeout(options_.http, options_.timeout)),
+      password_(options_.http.basic_auth_password_file) {
+  if (passwordLogin(options_.http) && options_.api_version != "v1") {
+    login_client_ = std::make_unique<HttpClient>(
+        withTimeout(withoutCredentials(options_.http), options_.timeout));
+  }
+}
 
 std::string AirflowSource::describe() const {
   return "airflow " + redactUrl(base_url_);
@@ -167,24 +188,91 @@ std::string AirflowSource::describe() const {
 Result<detail::AirflowExchange> AirflowSource::get(const std::string& path,
                                                    const HttpParams& params, AirflowFetch& out) {
   const std::string url = base_url_ + path;
+  const bool login = login_client_ != nullptr && path.rfind("/api/v2/", 0) == 0;
+  if (login && version_ == "v2" && !logged_in_) {
+    if (auto done = logIn(out); !done) {
+      return done.error();
+    }
+  }
+  auto send = [&] {
+    return withRetries(
+        "GET " + redactUrl(url), client_, [&] { return client_.get(url, params); }, out);
+  };
+  auto exchange = send();
+  // An expired JWT, or the version probe of an Airflow 3 that wants one: one new token, and
+  // one more try; a second 401 is the caller's refused-credentials error.
+  if (login && exchange && exchange->status == 401) {
+    if (auto done = logIn(out); !done) {
+      return done.error();
+    }
+    exchange = send();
+  }
+  return exchange;
+}
+
+Result<detail::AirflowExchange> AirflowSource::withRetries(
+    const std::string& where, HttpClient& client,
+    const std::function<Result<HttpResponse>()>& request, AirflowFetch& out) {
   for (int attempt = 0;; ++attempt) {
-    auto response = client_.get(url, params);
+    auto response = request();
     ++out.requests;
     ++total_requests_;
     const bool again = attempt < options_.max_retries;
     if (!response) {
-      if (!again || !client_.lastErrorRetryable()) {
+      if (!again || !client.lastErrorRetryable()) {
         return response.error();
       }
     } else {
       out.bytes += response->body.size();
       if (!again || !retryableStatus(response->status)) {
-        return Exchange{"GET " + redactUrl(url), response->status,
-                        std::move(response->content_type), std::move(response->body)};
+        return Exchange{where, response->status, std::move(response->content_type),
+                        std::move(response->body)};
       }
     }
     std::this_thread::sleep_for(options_.retry_backoff * (1 << std::min(attempt, 10)));
   }
+}
+
+// Neither the request body (the password) nor the response body (a token, or the request
+// echoed back) ever reaches a message.
+Result<void> AirflowSource::logIn(AirflowFetch& out) {
+  client_.setBearerToken("");
+  logged_in_ = false;
+  auto password = password_.valueOrEmpty();
+  if (!password) {
+    return password.error();
+  }
+  std::string body;
+  try {
+    body = json{{"username", options_.http.basic_auth_user}, {"password", *password}}.dump();
+  } catch (const json::exception&) {  // its message would quote the offending byte
+    return makeError("the username or password of sources.airflow.basic_auth is not UTF-8");
+  }
+  const std::string url = base_url_ + "/auth/token";
+  auto exchange = withRetries(
+      "POST " + redactUrl(url), *login_client_, [&] { return login_client_->postJson(url, body); },
+      out);
+  if (!exchange) {
+    return exchange.error();
+  }
+  if (exchange->status == 401 || exchange->status == 403) {
+    return makeError(statusText(*exchange) + ": Airflow refused the username or password " +
+                     "(sources.airflow.basic_auth) at its token endpoint");
+  }
+  if (exchange->status != 200 && exchange->status != 201) {
+    return makeError(statusText(*exchange) + ": no JWT from Airflow's token endpoint " +
+                     "(an Airflow 2 takes basic auth as is: set api_version v1)");
+  }
+  const json document = json::parse(exchange->body, nullptr, false);
+  std::string token = document.is_object() ? textOf(document, "access_token") : "";
+  if (token.empty()) {
+    return makeError(statusText(*exchange) +
+                     ": expected a JSON object with an \"access_token\" string (body not shown)");
+  }
+  client_.setBearerToken(std::move(token));
+  logged_in_ = true;
+  kLog.debug("airflow token obtained", {{"url", redactUrl(url)}});
+  return {};
 }
 
 Result<std::string> AirflowSource::detectVersion(AirflowFetch& out) {

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -11,6 +12,7 @@
 
 #include "common/result.h"
 #include "sources/http_client.h"
+#include "sources/secret_file.h"
 
 namespace dagadvisor::sources {
 
@@ -20,7 +22,9 @@ struct AirflowOptions {
   std::string url;                   // http(s)://host:port[/prefix] of the API server, no /api/v1
   std::string api_version = "auto";  // "v1" (Airflow 2), "v2" (Airflow 3), "auto" (v2, else v1)
   std::chrono::milliseconds timeout{30000};  // per request, retries excluded
-  HttpClientOptions http;  // bearer token file (a JWT for Airflow 3) or basic auth (Airflow 2), TLS
+  // A bearer token file (a JWT), or basic auth: Airflow 2 takes it as is, Airflow 3 (v2) trades
+  // it for a JWT at POST {url}/auth/token. TLS.
+  HttpClientOptions http;
   std::size_t max_dags = 50;    // distinct DAGs per fetch; the rest are skipped with a warning
   std::size_t page_size = 100;  // task instances per page (Airflow's default maximum is 100)
   int max_retries = 2;          // after the first attempt, for network errors, 5xx and 429
@@ -97,7 +101,14 @@ struct AirflowExchange;  // one HTTP answer, defined in airflow_source.cpp
 /// one (pods without the raw `run_id` annotation; see hasSafeLabelHash): the DAG's runs are
 /// then listed (`GET /dags/{dag_id}/dagRuns`, within the logical-date window the id gives, see
 /// logicalDateWindow) and the one run whose label form it is gets read; the AirflowRun keeps
-/// the id it was asked for. Not thread-safe (one libcurl handle).
+/// the id it was asked for.
+///
+/// Airflow 3 with a username and password (http.basic_auth_*, no bearer_token_file): before its
+/// first /api/v2 request the source POSTs `{"username": …, "password": …}` to `{url}/auth/token`
+/// and sends the `access_token` it gets (200 or 201) as the bearer token, kept across fetches.
+/// A 401 on an /api/v2 request gets one new token and one more try of that request (expired
+/// JWT; or, with api_version "auto", the version probe of an Airflow 3 that wants a token).
+/// Not thread-safe (one libcurl handle per client).
 class AirflowSource final : public AirflowApi {
  public:
   /// Validates the options (errors name the setting: "url", "api_version", …).
@@ -109,7 +120,7 @@ class AirflowSource final : public AirflowApi {
   /// fetch fails): refused credentials (401/403), a body that is not the expected JSON (named
   /// with its URL and status), other HTTP errors or network errors after the retries. With
   /// api_version "auto" the first fetch probes `/api/v2/version`, then `/api/v1/version`, and
-  /// keeps the answer. Secrets never appear in errors.
+  /// keeps the answer. A refused login names the token URL. Secrets never appear in errors.
   Result<AirflowFetch> fetch(const std::vector<AirflowRunRef>& wanted) override;
 
   /// "airflow <url>" without credentials.
@@ -123,6 +134,12 @@ class AirflowSource final : public AirflowApi {
   AirflowSource(AirflowOptions options, std::string base_url);
   Result<detail::AirflowExchange> get(const std::string& path, const HttpParams& params,
                                       AirflowFetch& out);
+  // One request with the retries of network errors, 5xx and 429; `where` names it in errors.
+  Result<detail::AirflowExchange> withRetries(const std::string& where, HttpClient& client,
+                                              const std::function<Result<HttpResponse>()>& request,
+                                              AirflowFetch& out);
+  // Airflow 3's password login: a new JWT from POST /auth/token into client_.
+  Result<void> logIn(AirflowFetch& out);
   Result<std::string> detectVersion(AirflowFetch& out);
   Result<void> fetchRun(const AirflowRunRef& run, AirflowFetch& out);
   // false: the API does not know `run_id` (404).
@@ -135,6 +152,9 @@ class AirflowSource final : public AirflowApi {
   std::string base_url_;  // without a trailing '/'
   std::string version_;   // "v1" / "v2" once known
   HttpClient client_;
+  std::unique_ptr<HttpClient> login_client_;  // no credentials; null without password login
+  SecretFile password_;
+  bool logged_in_ = false;  // client_ holds a JWT from logIn()
   std::uint64_t total_requests_ = 0;
 };
 

@@ -5,11 +5,80 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
+#include <sstream>
 
 #include "model/cluster_fetch.h"
+#include "support/test_support.h"
 
 namespace dagadvisor::model {
 namespace {
+
+void put(std::ostream& out, const LabelSet& set) {
+  for (const auto& [key, value] : set.items()) {
+    out << ' ' << key << '=' << value;
+  }
+}
+
+void put(std::ostream& out, const ResourceVector& r) {
+  out << ' ' << r.cpu_millis << '/' << r.memory_bytes << '/' << r.gpus;
+}
+
+void put(std::ostream& out, const std::optional<UnixSeconds>& time) {
+  if (time) {
+    out << ' ' << *time;
+  } else {
+    out << " -";
+  }
+}
+
+// Every field of a snapshot as text, so two snapshots compare field by field (NaN included) and a
+// difference shows where it is.
+std::string dump(const ClusterSnapshot& cluster) {
+  std::ostringstream out;
+  out << std::setprecision(17) << "at " << cluster.at() << '\n';
+  for (const Node& node : cluster.nodes()) {
+    out << "node " << node.name << (node.unschedulable ? " cordoned" : "");
+    put(out, node.allocatable);
+    put(out, node.capacity);
+    put(out, node.labels);
+    for (const Taint& taint : node.taints) {
+      out << " taint " << taint.key << '=' << taint.value << ':' << taint.effect;
+    }
+    out << '\n';
+  }
+  for (const Pod& pod : cluster.pods()) {
+    out << "pod " << pod.key() << ' ' << pod.uid << ' ' << pod.node << ' ' << pod.node_name << ' '
+        << phaseName(pod.phase) << ' ' << pod.owner_kind << '/' << pod.owner_name << ' '
+        << pod.priority_class;
+    put(out, pod.requests);
+    for (const auto& time : {pod.created, pod.scheduled, pod.started, pod.finished}) {
+      put(out, time);
+    }
+    put(out, pod.labels);
+    put(out, pod.annotations);
+    if (pod.usage) {
+      out << " usage " << pod.usage->cpu_cores << ' ' << pod.usage->memory_bytes << ' '
+          << pod.usage->samples << ' ' << pod.usage->gpu_utilization_percent.value_or(-1);
+    }
+    out << '\n';
+  }
+  const SchedulerStats& s = cluster.scheduler();
+  out << "scheduler " << s.present << ' ' << s.latency_metric << ' '
+      << s.preemption_attempts_per_second << '\n';
+  for (const ProfileLatency& p : s.latency) {
+    out << "latency " << p.profile << ' ' << p.p50.value_or(-1) << ' ' << p.p95.value_or(-1) << ' '
+        << p.p99.value_or(-1) << ' ' << p.pods_per_second << '\n';
+  }
+  for (const auto* map : {&s.pending_by_queue, &s.unschedulable_by_plugin, &s.attempts_per_second,
+                          &s.extension_point_p99}) {
+    for (const auto& [key, value] : *map) {
+      out << "stat " << key << ' ' << value << '\n';
+    }
+    out << "--\n";
+  }
+  return out.str();
+}
 
 // An exposition file that lives as long as the test.
 class ExpositionFile {
@@ -38,13 +107,18 @@ kube_pod_annotations{namespace="ns",pod="p1",uid="u1",annotation_note="say \"hi\
 kube_pod_status_phase{namespace="ns",pod="p1",uid="u1",phase="Running"} 1
 )";
 
-std::unique_ptr<ScrapeMetricsSource> openSource(const std::string& path, const Clock& clock) {
+std::unique_ptr<ScrapeMetricsSource> openSource(std::vector<std::string> targets,
+                                                const Clock& clock) {
   sources::scrape::ScraperOptions options;
-  options.targets = {path};
+  options.targets = std::move(targets);
   auto scraper = sources::scrape::Scraper::create(options, &clock);
   REQUIRE(scraper.ok());
   return std::make_unique<ScrapeMetricsSource>(std::move(scraper).value(), config::Sources{},
                                                &clock);
+}
+
+std::unique_ptr<ScrapeMetricsSource> openSource(const std::string& path, const Clock& clock) {
+  return openSource(std::vector<std::string>{path}, clock);
 }
 
 }  // namespace
@@ -126,6 +200,82 @@ TEST_CASE("one scrape serves every query of a cycle", "[model][scrape]") {
   file.write(kNode);          // the pod is deleted after the cycle's first query
   CHECK(liveSamples() == 1);  // the same cycle: still the first scrape's answer
   CHECK(liveSamples() == 0);  // asked again: a new cycle, a new scrape
+}
+
+}  // namespace dagadvisor::model
+
+namespace dagadvisor::model {
+
+TEST_CASE("the cycle's direct path builds the snapshot the JSON bodies give", "[model][scrape]") {
+  const std::vector<std::string> targets = {
+      testing::fixturePath("exposition/nri-kubernetes-1_35-ksm.metrics.txt"),
+      testing::fixturePath("exposition/nri-kubernetes-1_35-kube-scheduler.metrics.txt")};
+  // After the scheduler's process_start_time_seconds: its first rates divide by the uptime.
+  ManualClock clock(1.7824694e9);
+  auto through_json = openSource(targets, clock);
+  auto direct = openSource(targets, clock);
+  const QueryCatalog catalog(config::PrometheusSource{});
+
+  for (int cycle = 0; cycle < 2; ++cycle) {  // the second one rates against the first
+    CAPTURE(cycle);
+    const UnixSeconds at = clock.now();
+    FetchStats json_stats;
+    auto expected = fetchClusterSnapshot(*through_json, catalog, at, json_stats);
+    FetchStats stats;
+    auto cluster = direct->fetchSnapshot(at, stats);
+    REQUIRE(expected.ok());
+    REQUIRE(cluster.ok());
+    CHECK(dump(*cluster) == dump(*expected));
+
+    // Not a comparison of two empty pictures: the fixtures hold a real cluster and scheduler.
+    CHECK(cluster->nodes().size() >= 1);
+    CHECK(cluster->pods().size() >= 20);
+    CHECK(std::any_of(cluster->pods().begin(), cluster->pods().end(),
+                      [](const Pod& p) { return p.scheduled && p.requests.cpu_millis > 0; }));
+    CHECK(cluster->scheduler().present);
+    CHECK_FALSE(cluster->scheduler().pending_by_queue.empty());
+    if (cycle == 0) {
+      CHECK_FALSE(cluster->scheduler().latency.empty());
+    }
+
+    // One query per target, the exposition bytes, and no warnings (the JSON path has none either).
+    CHECK(stats.queries == targets.size());
+    CHECK(stats.bytes ==
+          testing::readFile(targets[0]).size() + testing::readFile(targets[1]).size());
+    CHECK(stats.warnings == json_stats.warnings);
+    clock.advance(60);
+  }
+}
+
+TEST_CASE("the direct path fails on a failing target and starts a new cycle for queries",
+          "[model][scrape]") {
+  ManualClock clock(5000);
+  FetchStats stats;
+  auto missing =
+      openSource("/nonexistent/dagadvisor/direct.prom", clock)->fetchSnapshot(5000, stats);
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().describe().find("/nonexistent/dagadvisor/direct.prom") !=
+        std::string::npos);
+  CHECK(stats.queries == 0);
+
+  ExpositionFile file("direct.prom");
+  file.write(std::string(kNode) + kPod);
+  auto source = openSource(file.path(), clock);
+  auto cluster = source->fetchSnapshot(5000, stats);
+  REQUIRE(cluster.ok());
+  CHECK(cluster->pods().size() == 1);
+  CHECK(stats.queries == 1);
+  CHECK(stats.bytes == std::string(kNode).size() + std::string(kPod).size());
+
+  // A query at the same time after the direct fetch scrapes again: it sees the pod deleted.
+  file.write(kNode);
+  auto live = source->instantQuery({"pod_live", "ignored"}, 5000);
+  REQUIRE(live.ok());
+  std::size_t samples = 0;
+  REQUIRE(sources::decodeInstantVector(live->json, [&](const sources::SampleView&) {
+            ++samples;
+          }).ok());
+  CHECK(samples == 0);
 }
 
 }  // namespace dagadvisor::model

@@ -2,6 +2,9 @@
 
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
 
 #include "loopback_server.h"
 #include "support/test_support.h"
@@ -76,6 +79,80 @@ std::vector<std::string> taskIds(const AirflowRun& run) {
                   (instance.map_index >= 0 ? "[" + std::to_string(instance.map_index) + "]" : ""));
   }
   return ids;
+}
+
+// An Airflow 3 API server that wants a JWT: POST <prefix>/auth/token with the JSON credentials
+// of "dagadvisor" issues "jwt-<n>"; the API routes answer 401 unless they get the newest one.
+class Airflow3 {
+ public:
+  Airflow3(const std::string& prefix, std::string password) {
+    state_->password = std::move(password);
+    auto& server = LoopbackServer::instance();
+    server.route(prefix + "/auth/token", [state = state_](const SeenRequest& request, std::size_t) {
+      const auto body = nlohmann::json::parse(request.body, nullptr, false);
+      std::lock_guard lock(state->mutex);
+      const bool valid = request.method == "POST" &&
+                         request.header("Content-Type") == "application/json" && body.is_object() &&
+                         body.contains("username") && body.contains("password") &&
+                         body["username"] == "dagadvisor" && body["password"] == state->password;
+      if (!valid) {
+        return Reply{401, "application/json", R"({"detail":"Invalid credentials"})", {}};
+      }
+      state->current = "jwt-" + std::to_string(++state->issued);
+      return Reply{
+          201, "application/json", nlohmann::json{{"access_token", state->current}}.dump(), {}};
+    });
+    guard(prefix + "/api/v2/version", "v2/version.json");
+    guard(prefix + "/api/v2/dags/ml_train/tasks", "v2/ml_train_tasks.json");
+    guard(prefix + "/api/v2/dags/ml_train/dagRuns/" + kV2Run + "/taskInstances",
+          "v2/ml_train_task_instances.json");
+  }
+
+  int issued() const {
+    std::lock_guard lock(state_->mutex);
+    return state_->issued;
+  }
+  /// Every token issued so far stops working, as at its expiry.
+  void expire() {
+    std::lock_guard lock(state_->mutex);
+    state_->current.clear();
+  }
+  /// Tokens are issued but never accepted (a user the API refuses whatever it sends).
+  void refuseAll() {
+    std::lock_guard lock(state_->mutex);
+    state_->refuse_all = true;
+  }
+
+ private:
+  struct State {
+    std::mutex mutex;
+    std::string password;
+    std::string current;
+    int issued = 0;
+    bool refuse_all = false;
+  };
+
+  void guard(const std::string& path, const std::string& name) {
+    LoopbackServer::instance().route(
+        path, [state = state_, body = fixture(name)](const SeenRequest& request, std::size_t) {
+          std::lock_guard lock(state->mutex);
+          if (state->refuse_all || state->current.empty() ||
+              request.header("Authorization") != "Bearer " + state->current) {
+            return Reply{401, "application/json", R"({"detail":"Invalid or expired token"})", {}};
+          }
+          return Reply{200, "application/json", body, {}};
+        });
+  }
+
+  std::shared_ptr<State> state_ = std::make_shared<State>();
+};
+
+AirflowOptions passwordOptions(const std::string& prefix, const std::string& version,
+                               const std::string& password_file) {
+  AirflowOptions options = optionsFor(prefix, version);
+  options.http.basic_auth_user = "dagadvisor";
+  options.http.basic_auth_password_file = password_file;
+  return options;
 }
 
 TEST_CASE("airflow v1: the task list once per DAG, task instances over two pages", "[airflow]") {
@@ -287,33 +364,137 @@ TEST_CASE("airflow: refused credentials are an error that shows no secret", "[ai
   std::ofstream(dir / "token") << token << "\n";
   std::ofstream(dir / "password") << password << "\n";
   auto& server = LoopbackServer::instance();
-  server.route("/af-401/api/v2/dags/ml_train/tasks", [](const SeenRequest& request, std::size_t) {
-    // Echo the credentials back, as a careless proxy might: they must not reach the error.
+  // Echoes the credentials back, as a careless proxy might: they must not reach the error.
+  const testing::Route server401 = [](const SeenRequest& request, std::size_t) {
     return Reply{401,
                  "application/json",
                  R"({"detail":"Not authenticated: )" + request.header("Authorization") + "\"}",
                  {}};
-  });
-  AirflowOptions options = optionsFor("/af-401", "v2");
-  SECTION("bearer token") {
+  };
+  std::string version = "v2";
+  AirflowOptions options = optionsFor("/af-401", version);
+  SECTION("bearer token (Airflow 3)") {
     options.http.bearer_token_file = dir / "token";
   }
-  SECTION("basic auth") {
+  SECTION("basic auth (Airflow 2)") {
+    version = options.api_version = "v1";
     options.http.basic_auth_user = "dagadvisor";
     options.http.basic_auth_password_file = dir / "password";
   }
+  server.route("/af-401/api/v1/dags/ml_train/tasks", server401);
+  server.route("/af-401/api/v2/dags/ml_train/tasks", server401);
   auto source = sourceFor(options);
   auto fetched = source->fetch({{"ml_train", kV2Run}});
   REQUIRE_FALSE(fetched.ok());
   const std::string message = fetched.error().describe();
   CHECK_THAT(message, Catch::Contains("HTTP 401") &&
-                          Catch::Contains("/api/v2/dags/ml_train/tasks") &&
-                          Catch::Contains("credentials") && Catch::Contains("JWT"));
+                          Catch::Contains("/api/" + version + "/dags/ml_train/tasks") &&
+                          Catch::Contains("credentials"));
+  if (version == "v2") {
+    CHECK_THAT(message, Catch::Contains("JWT"));
+  }
   CHECK_THAT(message, !Catch::Contains(token) && !Catch::Contains(password) &&
                           !Catch::Contains("Basic ") && !Catch::Contains("Bearer "));
-  const auto seen = server.seen("/af-401/api/v2/dags/ml_train/tasks");
+  const auto seen = server.seen("/af-401/api/" + version + "/dags/ml_train/tasks");
   REQUIRE_FALSE(seen.empty());
   CHECK_FALSE(seen[0].header("Authorization").empty());  // the credentials were sent
+}
+
+TEST_CASE("airflow 3: a password login gets a JWT once, an expired one is renewed once",
+          "[airflow]") {
+  testing::TempDir dir;
+  std::ofstream(dir / "password") << "hunter2-password\n";
+  Airflow3 airflow("/af-jwt", "hunter2-password");
+  auto source = sourceFor(passwordOptions("/af-jwt", "v2", dir / "password"));
+  auto& server = LoopbackServer::instance();
+  const std::string tasks = "/af-jwt/api/v2/dags/ml_train/tasks";
+
+  auto first = source->fetch({{"ml_train", kV2Run}});
+  REQUIRE(first.ok());
+  REQUIRE(first->runs.size() == 1);
+  CHECK(first->runs[0].task_instances.size() == 4);
+  CHECK(first->requests == 3);  // the login, the task list, one page
+  const auto logins = server.seen("/af-jwt/auth/token");
+  REQUIRE(logins.size() == 1);
+  CHECK(logins[0].header("Authorization").empty());  // the password travels in the body only
+  CHECK(server.seen(tasks).at(0).header("Authorization") == "Bearer jwt-1");
+
+  REQUIRE(source->fetch({{"ml_train", kV2Run}}).ok());
+  CHECK(airflow.issued() == 1);  // kept across fetches
+
+  airflow.expire();
+  auto renewed = source->fetch({{"ml_train", kV2Run}});
+  REQUIRE(renewed.ok());
+  CHECK(airflow.issued() == 2);   // exactly one refresh
+  CHECK(renewed->requests == 4);  // the refused task list, the login, the task list, one page
+  const auto seen = server.seen(tasks);
+  REQUIRE(seen.size() == 4);
+  CHECK(seen[2].header("Authorization") == "Bearer jwt-1");
+  CHECK(seen[3].header("Authorization") == "Bearer jwt-2");
+}
+
+TEST_CASE("airflow 3: a refused login names the token URL and never the password", "[airflow]") {
+  testing::TempDir dir;
+  std::ofstream(dir / "password") << "wrong-pa55word\n";
+  Airflow3 airflow("/af-jwt-bad", "hunter2-password");
+  auto source = sourceFor(passwordOptions("/af-jwt-bad", "v2", dir / "password"));
+  auto fetched = source->fetch({{"ml_train", kV2Run}});
+  REQUIRE_FALSE(fetched.ok());
+  const std::string message = fetched.error().describe();
+  auto& server = LoopbackServer::instance();
+  CHECK_THAT(message, Catch::Contains("POST " + server.url("/af-jwt-bad/auth/token")) &&
+                          Catch::Contains("HTTP 401") &&
+                          Catch::Contains("sources.airflow.basic_auth"));
+  CHECK_THAT(message, !Catch::Contains("wrong-pa55word") && !Catch::Contains("hunter2"));
+  CHECK(server.seen("/af-jwt-bad/auth/token").size() == 1);  // a 401 is not retried
+  CHECK(server.seen("/af-jwt-bad/api/v2/dags/ml_train/tasks").empty());
+}
+
+TEST_CASE("airflow 3: a token the API keeps refusing is renewed once, then an error", "[airflow]") {
+  testing::TempDir dir;
+  std::ofstream(dir / "password") << "hunter2-password\n";
+  Airflow3 airflow("/af-jwt-refused", "hunter2-password");
+  airflow.refuseAll();
+  auto source = sourceFor(passwordOptions("/af-jwt-refused", "v2", dir / "password"));
+  auto fetched = source->fetch({{"ml_train", kV2Run}});
+  REQUIRE_FALSE(fetched.ok());
+  CHECK_THAT(fetched.error().describe(),
+             Catch::Contains("HTTP 401") && Catch::Contains("/api/v2/dags/ml_train/tasks") &&
+                 !Catch::Contains("jwt-1") && !Catch::Contains("jwt-2") &&
+                 !Catch::Contains("hunter2"));
+  CHECK(airflow.issued() == 2);
+  CHECK(LoopbackServer::instance().seen("/af-jwt-refused/api/v2/dags/ml_train/tasks").size() == 2);
+}
+
+TEST_CASE("airflow auto with a password: Airflow 3 gets a JWT, Airflow 2 keeps basic auth",
+          "[airflow]") {
+  testing::TempDir dir;
+  std::ofstream(dir / "password") << "hunter2-password\n";
+  auto& server = LoopbackServer::instance();
+
+  // This Airflow 3 wants the token for its version too: the probe's 401 leads to the login.
+  Airflow3 airflow("/af-auto-jwt", "hunter2-password");
+  auto v3 = sourceFor(passwordOptions("/af-auto-jwt", "auto", dir / "password"));
+  auto fetched = v3->fetch({{"ml_train", kV2Run}});
+  REQUIRE(fetched.ok());
+  CHECK(fetched->api_version == "v2");
+  CHECK(airflow.issued() == 1);
+  CHECK(fetched->requests == 5);  // the refused probe, the login, the probe, the list, one page
+
+  serveV1("/af-auto-basic");
+  server.route("/af-auto-basic/auth/token", [](const SeenRequest&, std::size_t) {
+    return Reply{404, "application/json", R"({"detail":"Not Found"})", {}};
+  });
+  AirflowOptions options = passwordOptions("/af-auto-basic", "auto", dir / "password");
+  options.page_size = 4;
+  auto v2 = sourceFor(options);
+  auto basic = v2->fetch({{"etl_daily", kV1Run}});
+  REQUIRE(basic.ok());
+  CHECK(basic->api_version == "v1");
+  CHECK(server.seen("/af-auto-basic/auth/token").empty());
+  CHECK_THAT(
+      server.seen("/af-auto-basic/api/v1/dags/etl_daily/tasks").at(0).header("Authorization"),
+      Catch::StartsWith("Basic "));
 }
 
 TEST_CASE("airflow: a body that is not the API's JSON names the URL and status", "[airflow]") {

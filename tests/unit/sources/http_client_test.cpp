@@ -73,6 +73,46 @@ TEST_CASE("POST sends a form with escaped values and the configured headers", "[
   CHECK(seen[0].header("Authorization").empty());
 }
 
+TEST_CASE("POST of JSON sends the body as is, typed application/json", "[http]") {
+  auto& server = LoopbackServer::instance();
+  server.route("/http/post-json", [](const SeenRequest&, std::size_t) {
+    return Reply{201, "application/json", R"({"access_token":"t"})", {}};
+  });
+  HttpClient client({});
+  const std::string body = R"({"username":"u","password":"p \"q\" & r"})";
+  auto response = client.postJson(server.url("/http/post-json"), body);
+  REQUIRE(response.ok());
+  CHECK(response->status == 201);
+  const auto seen = server.seen("/http/post-json");
+  REQUIRE(seen.size() == 1);
+  CHECK(seen[0].method == "POST");
+  CHECK(seen[0].header("Content-Type") == "application/json");
+  CHECK(seen[0].body == body);
+  CHECK(seen[0].header("Authorization").empty());
+}
+
+TEST_CASE("an in-memory bearer token replaces basic auth, and a 401 is left to the caller",
+          "[http]") {
+  testing::TempDir dir;
+  std::ofstream(dir / "password") << "hunter2";
+  auto& server = LoopbackServer::instance();
+  server.route("/http/session", [](const SeenRequest&, std::size_t) {
+    return Reply{401, "application/json", R"({"detail":"expired"})", {}};
+  });
+  HttpClient client(
+      HttpClientOptions{.basic_auth_user = "u", .basic_auth_password_file = dir / "password"});
+  client.setBearerToken("jwt-1");
+  auto refused = client.get(server.url("/http/session"), {});
+  REQUIRE(refused.ok());
+  CHECK(refused->status == 401);
+  client.setBearerToken("");  // cleared: basic auth again, and the 401 re-read of its file
+  REQUIRE(client.get(server.url("/http/session"), {}).ok());
+  const auto seen = server.seen("/http/session");
+  REQUIRE(seen.size() == 3);  // no retry of the token's 401; the password's 401 is tried twice
+  CHECK(seen[0].header("Authorization") == "Bearer jwt-1");
+  CHECK_THAT(seen[1].header("Authorization"), Catch::StartsWith("Basic "));
+}
+
 TEST_CASE("any HTTP status is a response, not an Error", "[http]") {
   auto& server = LoopbackServer::instance();
   server.route("/http/teapot", [](const SeenRequest&, std::size_t) {

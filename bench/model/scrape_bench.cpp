@@ -112,8 +112,9 @@ void BM_ScrapeParseOnly(benchmark::State& state) {
 }
 BENCHMARK(BM_ScrapeParseOnly)->Unit(benchmark::kMillisecond)->Iterations(3);
 
-// The daemon's whole path: the page read from a file target, evaluated, each query's samples
-// rendered as Prometheus JSON by ScrapeMetricsSource, decoded and built by the cycle's fetch.
+// The path `snapshot record` takes (the analysis cycle goes direct since): the page read from a
+// file target, evaluated, each query's samples rendered as Prometheus JSON by
+// ScrapeMetricsSource, decoded and built by the generic fetch.
 void BM_ScrapeThroughJson(benchmark::State& state) {
   const std::string path = (std::filesystem::temp_directory_path() /
                             ("dagadvisor-scrape-bench-" + std::to_string(::getpid()) + ".prom"))

@@ -50,7 +50,7 @@ const std::vector<MetricSpec>& table() {
       {kSourceQueries,
        "dagadvisor_source_queries_total",
        kCounter,
-       "Queries sent to the data source by successful cycles.",
+       "Queries sent to the data source by successful cycles (a direct scrape: targets read).",
        {"cluster", "source"}},
       {kSourceResponseBytes,
        "dagadvisor_source_response_bytes_total",

@@ -3,17 +3,27 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <optional>
 #include <thread>
 
+#include "common/log.h"
 #include "model/cluster_builder.h"
 #include "sources/prometheus/response_parser.h"
 
 namespace dagadvisor::model {
 
 namespace {
+
+const log::Logger kLog("fetch");
+
+std::string millisSince(std::chrono::steady_clock::time_point start) {
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - start);
+  return std::to_string(ms.count());
+}
 
 // Decodes one body into the builder; the error names the query.
 Result<void> decodeInto(const sources::Query& query, QueryId id,
@@ -24,8 +34,14 @@ Result<void> decodeInto(const sources::Query& query, QueryId id,
     return body.error();
   }
   stats.bytes += body->json.size();
+  const auto started = std::chrono::steady_clock::now();
   auto decoded = sources::decodeInstantVector(
       *body, [&](const sources::SampleView& sample) { builder.add(id, sample); });
+  // Which query is large or slow to decode: the first thing to ask of a slow cycle.
+  kLog.debug("query decoded", {{"query", query.name},
+                               {"bytes", std::to_string(body->json.size())},
+                               {"samples", std::to_string(decoded.ok() ? decoded->samples : 0)},
+                               {"decode_ms", millisSince(started)}});
   if (!decoded.ok()) {
     return makeError("query " + query.name + ": " + decoded.error().describe(), query.name);
   }

@@ -123,7 +123,7 @@ Result<ClusterSnapshot> fetchClusterSnapshot(sources::MetricsSource& source,
     if (!QueryCatalog::isOptional(id)) {
       return status.error();  // ~ParallelFetch lets running queries finish, starts no new one
     }
-    stats.warnings.push_back("optional data missing, analysis goes on without it: " +
+    stats.warnings.push_back("optional data missing or cut short, analysis goes on without it: " +
                              status.error().describe());
   }
   return std::move(builder).build();

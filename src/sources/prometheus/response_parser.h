@@ -44,7 +44,8 @@ using SampleVisitor = std::function<void(const SampleView&)>;
 /// Decodes a Prometheus HTTP API instant-query body (`resultType` "vector" or "scalar") and calls
 /// `visit` once per sample, in response order. A body with `"status":"error"` becomes an Error
 /// carrying `errorType` and `error`; malformed or wrong-typed JSON becomes an Error with the JSON
-/// path of the fault. Never throws.
+/// path of the fault. The body is validated as it is walked: on an Error the visitor may already
+/// have seen the samples before the fault. Never throws.
 Result<DecodeSummary> decodeInstantVector(std::string_view body, const SampleVisitor& visit);
 
 /// The same, parsing the body in place when it carries kBodyPadding spare capacity (as every

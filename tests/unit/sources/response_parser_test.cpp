@@ -213,6 +213,144 @@ TEST_CASE("a native histogram sample is refused with a clear message", "[parser]
   CHECK_THAT(decoded.summary.error().message, Catch::Contains("histogram"));
 }
 
+TEST_CASE("escaped keys and values decode to their unescaped text", "[parser]") {
+  const auto decoded = decode(
+      vectorOf(R"({"metric":{"a\"b":"x\"y","uni":"\u00e9t\u00e9 \ud83d\ude00","path":"c:\\tmp\/x",)"
+               R"("plain":"p"},"value":[1,"1"]})"));
+  REQUIRE(decoded.summary.ok());
+  REQUIRE(decoded.samples.size() == 1);
+  const auto& labels = decoded.samples[0].labels;
+  CHECK(labels.at("a\"b") == "x\"y");
+  CHECK(labels.at("uni") == "\xc3\xa9t\xc3\xa9 \xf0\x9f\x98\x80");  // UTF-8 of été and U+1F600
+  CHECK(labels.at("path") == "c:\\tmp/x");
+  CHECK(labels.at("plain") == "p");
+}
+
+TEST_CASE("all label views of a sample stay valid during the visitor call", "[parser]") {
+  // Several escaped strings per sample: unescaping one must not overwrite an earlier one.
+  std::string samples;
+  for (int i = 0; i < 3; ++i) {
+    const std::string n = std::to_string(i);
+    samples += std::string(i == 0 ? "" : ",") + R"({"metric":{"k\u0031":"v\"1-)" + n +
+               R"(","k\u0032":"v\"2-)" + n + R"(","k3":"v3-)" + n + R"("},"value":[1,"1"]})";
+  }
+  std::vector<std::string> seen;
+  auto summary = decodeInstantVector(vectorOf(samples), [&](const SampleView& view) {
+    std::string all;
+    for (std::size_t i = 0; i < view.label_count; ++i) {
+      all += std::string(view.labels[i].first) + "=" + std::string(view.labels[i].second) + ";";
+    }
+    seen.push_back(all);
+  });
+  REQUIRE(summary.ok());
+  CHECK(seen == std::vector<std::string>{"k1=v\"1-0;k2=v\"2-0;k3=v3-0;",
+                                         "k1=v\"1-1;k2=v\"2-1;k3=v3-1;",
+                                         "k1=v\"1-2;k2=v\"2-2;k3=v3-2;"});
+}
+
+TEST_CASE("labels without escapes are views into a padded body, not copies", "[parser]") {
+  QueryBody body{fixture("vector_labels.json")};
+  body.json.reserve(body.json.size() + kBodyPadding);
+  const char* begin = body.json.data();
+  const char* end = begin + body.json.size();
+  std::size_t inside = 0;
+  std::size_t labels = 0;
+  auto summary = decodeInstantVector(body, [&](const SampleView& view) {
+    for (std::size_t i = 0; i < view.label_count; ++i, ++labels) {
+      for (std::string_view text : {view.labels[i].first, view.labels[i].second}) {
+        inside += text.data() >= begin && text.data() + text.size() <= end ? 1 : 0;
+      }
+    }
+  });
+  REQUIRE(summary.ok());
+  CHECK(labels > 0);
+  CHECK(inside == 2 * labels);
+}
+
+TEST_CASE("field order does not matter", "[parser]") {
+  const std::string canonical =
+      R"({"status":"success","data":{"resultType":"vector","result":[)"
+      R"({"metric":{"pod":"a"},"value":[1795856400,"1.5"]}]},"warnings":["w"]})";
+  const std::string shuffled =
+      R"({"warnings":["w"],"data":{"result":[{"value":[1795856400,"1.5"],"metric":{"pod":"a"}}],)"
+      R"("stats":{"timings":{"evalTotalTime":0.1}},"resultType":"vector"},"status":"success"})";
+  const auto expected = decode(canonical);
+  const auto decoded = decode(shuffled);
+  REQUIRE(expected.summary.ok());
+  REQUIRE(decoded.summary.ok());
+  CHECK(decoded.summary->warnings == expected.summary->warnings);
+  REQUIRE(decoded.samples.size() == 1);
+  CHECK(decoded.samples[0].labels == expected.samples[0].labels);
+  CHECK(decoded.samples[0].value == 1.5);
+  CHECK(decoded.samples[0].timestamp == 1795856400.0);
+}
+
+TEST_CASE("faults are reported in the same order whatever the field order", "[parser]") {
+  struct Case {
+    std::string body;
+    std::string path;
+  };
+  const std::vector<Case> cases = {
+      // a bad label comes before a bad value even when the value is written first
+      {vectorOf(R"({"value":[1,"x"],"metric":{"pod":1}})"), "data.result[0].metric.pod"},
+      // the status is checked first even when it comes last
+      {R"({"data":{"resultType":"vector","result":[]},"status":7})", "status"},
+      // warnings are checked before data even when they come after it
+      {R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{}}]},)"
+       R"("warnings":[1]})",
+       "warnings[0]"},
+      // a missing result is reported before an unsupported resultType
+      {R"({"status":"success","data":{"resultType":"matrix"}})", "data.result"},
+      // the first of duplicate keys is the one that counts
+      {R"({"status":"success","status":"error","data":{"resultType":"vector","result":7}})",
+       "data.result"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.body);
+    const auto decoded = decode(c.body);
+    REQUIRE_FALSE(decoded.summary.ok());
+    CHECK(decoded.summary.error().field == c.path);
+  }
+}
+
+TEST_CASE("a status after the data still decides before any sample is visited", "[parser]") {
+  const auto decoded = decode(
+      std::string(R"({"data":{"resultType":"vector","result":[{"metric":{},"value":[1,"1"]}]},)") +
+      R"("status":"error","errorType":"timeout","error":"too slow"})");
+  REQUIRE_FALSE(decoded.summary.ok());
+  CHECK_THAT(decoded.summary.error().message, Catch::Contains("timeout"));
+  CHECK(decoded.samples.empty());
+}
+
+TEST_CASE("malformed JSON anywhere is reported as such, even in ignored fields", "[parser]") {
+  const std::string data = R"("data":{"resultType":"vector","result":[]})";
+  for (const std::string& body : std::vector<std::string>{
+           R"({"status":"success",)" + data + R"(,"infos":[tru]})",
+           R"({"status":"success",)" + data + R"(,"stats":{"a":1,}})",
+           R"({"status":"success",)" + data + R"(,"x":"bad \q escape"})",
+           R"({"status":"success",)" + data + R"(,"x":01})",
+           R"({"status":"success",)" + data + "} {}",
+           R"({"status":"success",)" + data + "}x",
+           // a type fault met first does not hide the malformed part after it
+           std::string(R"({"status":7,"data":[nul]})"),
+           vectorOf(R"({"metric":{"pod":1},"value":[1,"1"]},{"metric":{"pod":"a\x"}})"),
+       }) {
+    INFO(body);
+    const auto decoded = decode(body);
+    REQUIRE_FALSE(decoded.summary.ok());
+    CHECK(decoded.summary.error().field == "$");
+    CHECK_THAT(decoded.summary.error().message, Catch::StartsWith("malformed JSON"));
+  }
+}
+
+TEST_CASE("values nested deeper than the parser allows are an Error, not a crash", "[parser]") {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  const auto decoded =
+      decode(R"({"status":"success","data":{"resultType":"vector","result":[]},"x":)" + deep + "}");
+  REQUIRE_FALSE(decoded.summary.ok());
+  CHECK(decoded.summary.error().field == "$");
+}
+
 TEST_CASE("every strict prefix of a valid body is an Error", "[parser]") {
   for (const char* name : {"vector_labels.json", "scalar.json", "special_values.json",
                            "warnings.json", "error_bad_data.json", "empty_vector.json"}) {

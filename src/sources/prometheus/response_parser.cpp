@@ -30,8 +30,9 @@ static_assert(kBodyPadding >= simdjson::SIMDJSON_PADDING,
 constexpr std::size_t kKeepParserBytes = std::size_t{64} << 20;
 
 // Bounds the recursion over values the decoder does not use, so a hostile nesting cannot
-// exhaust the stack; the same bound as simdjson's default maximum depth.
-constexpr int kMaxDepth = 1024;
+// exhaust the stack. Below simdjson's maximum depth (1024) by more than the levels above any
+// skipped value: the iterator must never reach its own limit (a debug build asserts there).
+constexpr int kMaxDepth = 1000;
 
 /// Where inside a point ("[ts, "value"]") decoding failed; the caller owns the path prefix,
 /// so the success path builds no strings.

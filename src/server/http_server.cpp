@@ -82,12 +82,11 @@ bool keepsAlive(const mg_request_info& info, const HttpRequest& request, int sta
     return false;
   }
   const std::string connection = request.header("connection");
-  const auto has = [&](std::string_view option) {
-    return std::search(connection.begin(), connection.end(), option.begin(), option.end(),
-                       [](char a, char b) { return std::tolower(a) == b; }) != connection.end();
-  };
   if (!connection.empty()) {
-    return has("keep-alive");
+    const std::string_view option = "keep-alive";
+    return std::search(connection.begin(), connection.end(), option.begin(), option.end(),
+                       [](unsigned char a, char b) { return std::tolower(a) == b; }) !=
+           connection.end();
   }
   return info.http_version != nullptr && std::string_view(info.http_version) == "1.1";
 }

@@ -270,6 +270,7 @@ void readSections(const YAML::Node& root, Scenario& s) {
   s.plantedProblem = text(root["planted_problem"], "planted_problem", "");
   s.seed = static_cast<std::uint64_t>(number(root["seed"], "seed", 1));
   s.start = static_cast<std::int64_t>(number(root["start"], "start", 1795824000));
+  s.declaredStart = s.start;
   s.duration = number(root["duration"], "duration", 3600);
   if (root["zones"]) {
     s.zones = strings(root["zones"], "zones");

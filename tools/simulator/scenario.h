@@ -135,7 +135,10 @@ struct Scenario {
   std::string description;
   std::uint64_t seed = 1;
   std::int64_t start = 1795824000;  // unix seconds of t = 0 (2026-11-28T00:00:00Z)
-  double duration = 3600;           // simulated seconds
+  // The start the scenario file declares. Randomness is keyed on run names built from it, so the
+  // same story plays wherever `start` is moved (serve maps the window to now).
+  std::int64_t declaredStart = 1795824000;
+  double duration = 3600;  // simulated seconds
   std::vector<std::string> zones{"zone-a"};
   std::vector<NodePool> nodePools;
   std::vector<DaemonSetSpec> daemonSets;

@@ -77,7 +77,8 @@ struct Pod {
 struct Run {
   int workflow = 0;
   int index = 0;
-  std::string name;  // run id as the engine names it
+  std::string name;            // run id as the engine names it
+  std::uint64_t identity = 0;  // keys the run's pods' randomness; the same wherever t = 0 is
   std::string ns;
   Engine engine = Engine::kSeed;
   double arrival = 0;

@@ -100,13 +100,30 @@ void tektonLabels(Pod& p, const Run& run, const WorkflowSpec& w, const TaskSpec&
   p.ownerKind = "TaskRun";
   p.ownerName = taskRun;
   p.labels = {{"tekton.dev/pipelineRun", run.name},
-              {"tekton.dev/pipelineRunUID", makeUid(hashText(run.name) ^ s.seed)},
+              {"tekton.dev/pipelineRunUID", makeUid(run.identity ^ s.seed)},
               {"tekton.dev/pipelineTask", t.id},
               {"tekton.dev/pipeline", w.name},
               {"tekton.dev/taskRun", taskRun},
               {"tekton.dev/memberOf", "tasks"},
               {"app.kubernetes.io/managed-by", "tekton-pipelines"}};
   p.annotations = {{"pipeline.tekton.dev/release", "v0.59.0"}};
+}
+
+// The run id as the engine names it; seed and Airflow ids carry the arrival time.
+std::string runName(const WorkflowSpec& w, int index, std::uint64_t key, std::int64_t arrival) {
+  std::string base = w.name;
+  std::replace(base.begin(), base.end(), '_', '-');
+  switch (w.engine) {
+    case Engine::kSeed:
+      return "run-" + isoTime(arrival, TimeFormat::kCompact) + "-" + std::to_string(index);
+    case Engine::kArgo:
+      return base + "-" + nameSuffix(key, 5);
+    case Engine::kAirflow:
+      return "scheduled__" + isoTime(arrival, TimeFormat::kIso);
+    case Engine::kTekton:
+      return base + "-run-" + nameSuffix(key, 5);
+  }
+  return base;
 }
 
 }  // namespace
@@ -119,27 +136,14 @@ Run makeRun(const Scenario& s, int workflow, int index, double arrival) {
   r.ns = w.ns;
   r.engine = w.engine;
   r.arrival = arrival;
-  std::string base = w.name;
-  std::replace(base.begin(), base.end(), '_', '-');
   std::uint64_t key =
       hashKeys(s.seed, 31, static_cast<std::uint64_t>(workflow), static_cast<std::uint64_t>(index));
-  switch (w.engine) {
-    case Engine::kSeed:
-      r.name = "run-" +
-               isoTime(s.start + static_cast<std::int64_t>(arrival), TimeFormat::kCompact) + "-" +
-               std::to_string(index);
-      break;
-    case Engine::kArgo:
-      r.name = base + "-" + nameSuffix(key, 5);
-      break;
-    case Engine::kAirflow:
-      r.name =
-          "scheduled__" + isoTime(s.start + static_cast<std::int64_t>(arrival), TimeFormat::kIso);
-      break;
-    case Engine::kTekton:
-      r.name = base + "-run-" + nameSuffix(key, 5);
-      break;
-  }
+  const auto offset = static_cast<std::int64_t>(arrival);
+  r.name = runName(w, index, key, s.start + offset);
+  // Hashed from the name the run has at the declared start: `serve` moves t = 0 to now, and a
+  // uid that followed the wall clock would change every pod's draws, so the live story would
+  // differ from the generated one (and from minute to minute).
+  r.identity = hashText(runName(w, index, key, s.declaredStart + offset));
   r.taskPods.assign(w.tasks.size(), -1);
   r.parentsLeft.assign(w.tasks.size(), 0);
   Rng rng(key);
@@ -157,9 +161,8 @@ Pod makeTaskPod(const Scenario& s, Policy policy, const Run& run, int task, doub
   Pod p;
   p.kind = PodKind::kTask;
   p.ns = w.ns;
-  p.uid =
-      makeUid(hashKeys(s.seed, 41, hashText(run.name) ^ static_cast<std::uint64_t>(run.workflow),
-                       static_cast<std::uint64_t>(task)));
+  p.uid = makeUid(hashKeys(s.seed, 41, run.identity ^ static_cast<std::uint64_t>(run.workflow),
+                           static_cast<std::uint64_t>(task)));
   p.container = "task";
   p.request = t.request;
   p.request.pods = 1;

@@ -24,6 +24,11 @@ function(dagadvisor_unit_tests module)
   endif()
   set(target unit_${module})
   add_executable(${target} ${tests})
+  # Every test file parses Catch2 and nlohmann_json and instantiates the same assertion templates;
+  # compiled in batches the unit tests build in less than half the CPU time. Helpers in a test
+  # file's anonymous namespace therefore need names unique within its folder.
+  set_target_properties(${target} PROPERTIES UNITY_BUILD ${DAGADVISOR_UNITY_TESTS}
+                                             UNITY_BUILD_BATCH_SIZE 8)
   target_link_libraries(${target} PRIVATE dagadvisor_${module} dagadvisor_test_support ${ARG_DEPS})
   dagadvisor_set_warnings(${target})
   catch_discover_tests(${target}

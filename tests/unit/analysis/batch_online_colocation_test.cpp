@@ -8,7 +8,8 @@ using namespace dagadvisor;
 
 namespace {
 
-std::vector<analysis::Finding> detect(testing::RunFixture& fx, const config::Config& config = {}) {
+std::vector<analysis::Finding> detectBatchOnlineColocation(testing::RunFixture& fx,
+                                                           const config::Config& config = {}) {
   return fx.detect(analysis::BatchOnlineColocation(), config);
 }
 
@@ -17,7 +18,7 @@ std::vector<analysis::Finding> detect(testing::RunFixture& fx, const config::Con
 TEST_CASE("workflow tasks beside a service on a busy node are reported",
           "[detector][batch-online-colocation]") {
   testing::RunFixture fx = testing::colocationScenario();
-  const auto findings = detect(fx);
+  const auto findings = detectBatchOnlineColocation(fx);
   REQUIRE(findings.size() == 1);
   const analysis::Finding& f = findings[0];
   CHECK(f.kind == "batch-online-colocation");
@@ -36,16 +37,16 @@ TEST_CASE("batch-online-colocation min_node_cpu_share holds at its edge",
   testing::RunFixture fx = testing::colocationScenario();
   config::Config config;
   config.detectors.batch_online_colocation.min_node_cpu_share = 0.875;
-  CHECK(detect(fx, config).size() == 1);
+  CHECK(detectBatchOnlineColocation(fx, config).size() == 1);
   config.detectors.batch_online_colocation.min_node_cpu_share = 0.876;
-  CHECK(detect(fx, config).empty());
+  CHECK(detectBatchOnlineColocation(fx, config).empty());
 }
 
 TEST_CASE("a busy node with only batch or only services is not reported",
           "[detector][batch-online-colocation]") {
   testing::RunFixture batch_only = testing::colocationScenario();
   batch_only.pods[1].owner_kind = "Job";
-  CHECK(detect(batch_only).empty());
+  CHECK(detectBatchOnlineColocation(batch_only).empty());
   testing::RunFixture healthy = testing::healthyScenario();
-  CHECK(detect(healthy).empty());
+  CHECK(detectBatchOnlineColocation(healthy).empty());
 }

@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "run_fixture.h"
 #include "support/builders.h"
 
 using namespace dagadvisor;
@@ -12,16 +13,13 @@ namespace {
 
 constexpr double kAt = 5000;
 
-std::vector<analysis::Finding> detect(const std::vector<model::Node>& nodes,
-                                      const std::vector<model::Pod>& pods,
-                                      const config::Config& config = {},
-                                      model::SchedulerStats scheduler = {}) {
+std::vector<analysis::Finding> detectCapacityShortfall(const std::vector<model::Node>& nodes,
+                                                       const std::vector<model::Pod>& pods,
+                                                       const config::Config& config = {},
+                                                       model::SchedulerStats scheduler = {}) {
   model::ClusterSnapshot cluster(kAt, nodes, pods);
   cluster.setScheduler(std::move(scheduler));
-  std::vector<graph::RunGraph> runs;
-  analysis::FindingSink sink;
-  analysis::CapacityShortfall().analyze({cluster, runs, config}, sink);
-  return sink.findings();
+  return testing::findingsOf(analysis::CapacityShortfall(), cluster, {}, config);
 }
 
 model::Node pooled(const std::string& name, double cores, double mem, std::int64_t gpus,
@@ -49,7 +47,7 @@ TEST_CASE("pending demand beyond all free capacity is a shortfall with the missi
   for (const char* name : {"p1", "p2", "p3"}) {
     pods.push_back(pending(name, 4));  // 12 cores asked, 8 free: one pod left over
   }
-  const auto findings = detect(twoNodes(), pods);
+  const auto findings = detectCapacityShortfall(twoNodes(), pods);
   REQUIRE(findings.size() == 1);
   const analysis::Finding& f = findings[0];
   CHECK(f.kind == "capacity-shortfall");
@@ -81,7 +79,7 @@ TEST_CASE("demand that fits, or fits only in total, is no shortfall",
   SECTION("a pending pod without requests") {
     pods.push_back(pending("p1", 0));
   }
-  CHECK(detect(twoNodes(), pods).empty());
+  CHECK(detectCapacityShortfall(twoNodes(), pods).empty());
 }
 
 TEST_CASE("min_pending_age holds at its edge", "[detector][capacity-shortfall]") {
@@ -89,9 +87,9 @@ TEST_CASE("min_pending_age holds at its edge", "[detector][capacity-shortfall]")
   pods.push_back(pending("p1", 4));
   pods.push_back(pending("p2", 4));
   pods.push_back(pending("young", 4, kAt - 60));  // exactly the default 60 s old
-  CHECK(detect(twoNodes(), pods).size() == 1);
+  CHECK(detectCapacityShortfall(twoNodes(), pods).size() == 1);
   pods.back().created = kAt - 59;
-  CHECK(detect(twoNodes(), pods).empty());
+  CHECK(detectCapacityShortfall(twoNodes(), pods).empty());
 }
 
 TEST_CASE("min_unplaced_pods holds at its edge", "[detector][capacity-shortfall]") {
@@ -101,9 +99,9 @@ TEST_CASE("min_unplaced_pods holds at its edge", "[detector][capacity-shortfall]
   }
   config::Config config;
   config.detectors.capacity_shortfall.min_unplaced_pods = 2;
-  CHECK(detect(twoNodes(), pods, config).size() == 1);
+  CHECK(detectCapacityShortfall(twoNodes(), pods, config).size() == 1);
   config.detectors.capacity_shortfall.min_unplaced_pods = 3;
-  CHECK(detect(twoNodes(), pods, config).empty());
+  CHECK(detectCapacityShortfall(twoNodes(), pods, config).empty());
 }
 
 TEST_CASE("left-over pods open the smallest real node shape that holds them",
@@ -116,7 +114,7 @@ TEST_CASE("left-over pods open the smallest real node shape that holds them",
                                   pending("cpu-job-2", 10),
                                   pending("train", 8, 1000, 2),
                                   pending("giant", 64)};
-  const auto findings = detect(nodes, pods);
+  const auto findings = detectCapacityShortfall(nodes, pods);
   REQUIRE(findings.size() == 1);
   const auto& e = findings[0].evidence;
   CHECK(e["unplaced_pods"] == 4);
@@ -130,9 +128,10 @@ TEST_CASE("left-over pods open the smallest real node shape that holds them",
 }
 
 TEST_CASE("no node data means no shortfall finding", "[detector][capacity-shortfall]") {
-  CHECK(detect({}, {pending("p1", 4)}).empty());
-  CHECK(detect({makeNode("cordoned", 16, 64, 0, [](model::Node& n) { n.unschedulable = true; })},
-               {pending("p1", 4)})
+  CHECK(detectCapacityShortfall({}, {pending("p1", 4)}).empty());
+  CHECK(detectCapacityShortfall(
+            {makeNode("cordoned", 16, 64, 0, [](model::Node& n) { n.unschedulable = true; })},
+            {pending("p1", 4)})
             .empty());
 }
 
@@ -168,20 +167,20 @@ TEST_CASE("young pods count once the scheduler's queues say it tried and parked 
   pods.push_back(pending("p2", 4));
   pods.push_back(pending("young-1", 4, kAt - 10));
   pods.push_back(pending("young-2", 4, kAt - 5));
-  CHECK(detect(twoNodes(), pods).empty());
+  CHECK(detectCapacityShortfall(twoNodes(), pods).empty());
   // Two parked pods are the two old ones: the edge, no young pod counts yet.
-  CHECK(detect(twoNodes(), pods, {}, queues(2, 0)).empty());
+  CHECK(detectCapacityShortfall(twoNodes(), pods, {}, queues(2, 0)).empty());
   // Without scheduler metrics the queue figures are not evidence.
-  CHECK(detect(twoNodes(), pods, {}, queues(2, 1, false)).empty());
+  CHECK(detectCapacityShortfall(twoNodes(), pods, {}, queues(2, 1, false)).empty());
   // One more parked pod (backoff counts too): the oldest young pod is the one left over.
-  const auto findings = detect(twoNodes(), pods, {}, queues(2, 1));
+  const auto findings = detectCapacityShortfall(twoNodes(), pods, {}, queues(2, 1));
   REQUIRE(findings.size() == 1);
   const auto& e = findings[0].evidence;
   CHECK(e["pending_pods"] == 3);
   CHECK(e["young_pods_tried"] == 1);
   CHECK(e["unplaced"] == nlohmann::json::array({"batch/young-1"}));
   // More parked pods than pending ones: every young pod counts, no more.
-  const auto all = detect(twoNodes(), pods, {}, queues(40, 0));
+  const auto all = detectCapacityShortfall(twoNodes(), pods, {}, queues(40, 0));
   REQUIRE(all.size() == 1);
   CHECK(all[0].evidence["pending_pods"] == 4);
   CHECK(all[0].evidence["young_pods_tried"] == 2);

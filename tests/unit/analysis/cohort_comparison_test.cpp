@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "run_fixture.h"
 #include "scenarios.h"
 
 using namespace dagadvisor;
@@ -19,13 +20,10 @@ void addCohort(std::vector<model::Pod>& pods, const std::string& version, int co
   }
 }
 
-std::vector<analysis::Finding> detect(const std::vector<model::Pod>& pods,
-                                      const config::Config& config = {}) {
+std::vector<analysis::Finding> detectCohortComparison(const std::vector<model::Pod>& pods,
+                                                      const config::Config& config = {}) {
   model::ClusterSnapshot cluster(5000, {testing::makeNode("n1", 64, 64)}, pods);
-  std::vector<graph::RunGraph> runs;
-  analysis::FindingSink sink;
-  analysis::CohortComparison().analyze({cluster, runs, config}, sink);
-  return sink.findings();
+  return testing::findingsOf(analysis::CohortComparison(), cluster, {}, config);
 }
 
 }  // namespace
@@ -35,7 +33,7 @@ TEST_CASE("a slower cohort is called slower with its test and sample sizes",
   std::vector<model::Pod> pods;
   addCohort(pods, "v1", 20, 1);    // 1 … 20 s
   addCohort(pods, "v2", 20, 101);  // 101 … 120 s: every v2 pod slower than every v1 pod
-  const auto findings = detect(pods);
+  const auto findings = detectCohortComparison(pods);
   REQUIRE(findings.size() == 1);
   const analysis::Finding& f = findings[0];
   CHECK(f.kind == "cohort-comparison");
@@ -56,21 +54,21 @@ TEST_CASE("no verdict below the minimum sample", "[detector][cohort-comparison]"
   std::vector<model::Pod> pods;
   addCohort(pods, "v1", 19, 1);
   addCohort(pods, "v2", 19, 101);
-  const auto findings = detect(pods);
+  const auto findings = detectCohortComparison(pods);
   REQUIRE(findings.size() == 1);
   CHECK(findings[0].evidence["latency"]["verdict"] == "too_few_samples");
   CHECK(findings[0].evidence["verdict"] == "no verdict");
   CHECK(findings[0].severity == analysis::Severity::kInfo);
   config::Config config;
   config.detectors.cohort_comparison.min_samples = 19;
-  CHECK(detect(pods, config)[0].evidence["verdict"] == "slower");
+  CHECK(detectCohortComparison(pods, config)[0].evidence["verdict"] == "slower");
 }
 
 TEST_CASE("equal cohorts show no significant difference", "[detector][cohort-comparison]") {
   std::vector<model::Pod> pods;
   addCohort(pods, "v1", 25, 1);
   addCohort(pods, "v2", 25, 1);
-  const auto findings = detect(pods);
+  const auto findings = detectCohortComparison(pods);
   REQUIRE(findings.size() == 1);
   CHECK(findings[0].evidence["latency"]["verdict"] == "no_significant_difference");
   CHECK(findings[0].evidence["latency"]["p_value"].get<double>() == Approx(1.0));
@@ -79,7 +77,7 @@ TEST_CASE("equal cohorts show no significant difference", "[detector][cohort-com
 TEST_CASE("one cohort, or none, is no comparison", "[detector][cohort-comparison]") {
   std::vector<model::Pod> pods;
   addCohort(pods, "v1", 25, 1);
-  CHECK(detect(pods).empty());
+  CHECK(detectCohortComparison(pods).empty());
   testing::RunFixture healthy = testing::healthyScenario();
   CHECK(healthy.detect(analysis::CohortComparison()).empty());
 }

@@ -8,7 +8,8 @@ using namespace dagadvisor;
 
 namespace {
 
-std::vector<analysis::Finding> detect(testing::RunFixture& fx, const config::Config& config = {}) {
+std::vector<analysis::Finding> detectCriticalPathPriority(testing::RunFixture& fx,
+                                                          const config::Config& config = {}) {
   return fx.detect(analysis::CriticalPathPriority(), config);
 }
 
@@ -17,7 +18,7 @@ std::vector<analysis::Finding> detect(testing::RunFixture& fx, const config::Con
 TEST_CASE("pending critical-path tasks at the priority of slack-rich work are reported",
           "[detector][critical-path-priority]") {
   testing::RunFixture fx = testing::criticalPathScenario();
-  const auto findings = detect(fx);
+  const auto findings = detectCriticalPathPriority(fx);
   REQUIRE(findings.size() == 1);
   const analysis::Finding& f = findings[0];
   CHECK(f.kind == "critical-path-priority");
@@ -42,9 +43,9 @@ TEST_CASE("min_rich_slack holds at its edge", "[detector][critical-path-priority
   testing::RunFixture fx = testing::criticalPathScenario();
   config::Config config;
   config.detectors.critical_path_priority.min_rich_slack = config::Seconds(990);
-  CHECK(detect(fx, config).size() == 1);
+  CHECK(detectCriticalPathPriority(fx, config).size() == 1);
   config.detectors.critical_path_priority.min_rich_slack = config::Seconds(991);
-  CHECK(detect(fx, config).empty());
+  CHECK(detectCriticalPathPriority(fx, config).empty());
 }
 
 TEST_CASE("critical tasks already in the critical PriorityClass are not reported",
@@ -55,7 +56,7 @@ TEST_CASE("critical tasks already in the critical PriorityClass are not reported
       pod.priority_class = "dag-critical-path";
     }
   }
-  CHECK(detect(fx).empty());
+  CHECK(detectCriticalPathPriority(fx).empty());
 }
 
 TEST_CASE("without an earlier run to estimate durations there is no finding",
@@ -66,13 +67,13 @@ TEST_CASE("without an earlier run to estimate durations there is no finding",
   for (std::size_t i = 0; i < fx.runs.front().tasks.size(); ++i) {
     fx.runs.front().tasks[i].pod = static_cast<model::PodId>(i);
   }
-  CHECK(detect(fx).empty());
+  CHECK(detectCriticalPathPriority(fx).empty());
 }
 
 TEST_CASE("critical-path-priority stays silent on a healthy cluster",
           "[detector][critical-path-priority]") {
   testing::RunFixture fx = testing::healthyScenario();
-  CHECK(detect(fx).empty());
+  CHECK(detectCriticalPathPriority(fx).empty());
 }
 
 namespace {
@@ -94,7 +95,7 @@ testing::RunFixture copiedPipeline(const std::string& ns, const std::string& dag
 TEST_CASE("a copy of a pipeline under another DAG id borrows the durations of its namespace",
           "[detector][critical-path-priority]") {
   testing::RunFixture fx = copiedPipeline("etl", "train_eu");
-  const auto findings = detect(fx);
+  const auto findings = detectCriticalPathPriority(fx);
   REQUIRE(findings.size() == 1);
   CHECK(findings[0].target == "run/etl/train_eu/r1");
   const auto& tasks = findings[0].evidence["critical_tasks"];
@@ -107,7 +108,7 @@ TEST_CASE("a copy of a pipeline under another DAG id borrows the durations of it
 
 TEST_CASE("durations are not borrowed across namespaces", "[detector][critical-path-priority]") {
   testing::RunFixture fx = copiedPipeline("other-team", "train");
-  CHECK(detect(fx).empty());
+  CHECK(detectCriticalPathPriority(fx).empty());
 }
 
 TEST_CASE("the DAG's own history wins over the namespace's", "[detector][critical-path-priority]") {
@@ -118,7 +119,7 @@ TEST_CASE("the DAG's own history wins over the namespace's", "[detector][critica
       "etl", "train_slow_c", "s0",
       {{"a", "w1", 0, 100}, {"b", "w1", 100, 110}, {"c", "w1", 100, 2100}, {"d", "w1", 2100, 2150}},
       {{0, 1}, {0, 2}, {1, 3}, {2, 3}});
-  const auto findings = detect(fx);
+  const auto findings = detectCriticalPathPriority(fx);
   REQUIRE(findings.size() == 1);
   CHECK(findings[0].evidence["critical_tasks"][0]["task"] == "b");
   CHECK(findings[0].evidence["slack_rich_examples"][0]["task"] == "c");

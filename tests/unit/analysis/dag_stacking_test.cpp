@@ -37,7 +37,8 @@ RunFixture stacked(std::size_t count, double cores) {
   return fx;
 }
 
-std::vector<analysis::Finding> detect(RunFixture& fx, const config::Config& config = {}) {
+std::vector<analysis::Finding> detectDagStacking(RunFixture& fx,
+                                                 const config::Config& config = {}) {
   return fx.detect(analysis::DagStacking(), config);
 }
 
@@ -46,7 +47,7 @@ std::vector<analysis::Finding> detect(RunFixture& fx, const config::Config& conf
 TEST_CASE("tasks of one run piled on a busy node beside an idle peer are reported",
           "[detector][dag-stacking]") {
   RunFixture fx = stacked(5, 3);  // 15 of 16 cores on w1
-  const auto findings = detect(fx);
+  const auto findings = detectDagStacking(fx);
   REQUIRE(findings.size() == 1);
   const analysis::Finding& f = findings[0];
   CHECK(f.kind == "dag-stacking");
@@ -70,18 +71,18 @@ TEST_CASE("min_tasks_per_node holds at its edge", "[detector][dag-stacking]") {
   RunFixture fx = stacked(4, 4);  // 16 of 16 cores
   config::Config config;
   REQUIRE(config.detectors.dag_stacking.min_tasks_per_node == 4);
-  CHECK(detect(fx, config).size() == 1);
+  CHECK(detectDagStacking(fx, config).size() == 1);
   config.detectors.dag_stacking.min_tasks_per_node = 5;
-  CHECK(detect(fx, config).empty());
+  CHECK(detectDagStacking(fx, config).empty());
 }
 
 TEST_CASE("min_node_cpu_share holds at its edge", "[detector][dag-stacking]") {
   RunFixture fx = stacked(4, 3.2);  // 12.8 of 16 cores = 0.8
   config::Config config;
   REQUIRE(config.detectors.dag_stacking.min_node_cpu_share == 0.8);
-  CHECK(detect(fx, config).size() == 1);
+  CHECK(detectDagStacking(fx, config).size() == 1);
   config.detectors.dag_stacking.min_node_cpu_share = 0.81;
-  CHECK(detect(fx, config).empty());
+  CHECK(detectDagStacking(fx, config).empty());
 }
 
 TEST_CASE("a peer counts as idle only with enough free CPU, edge included",
@@ -90,9 +91,9 @@ TEST_CASE("a peer counts as idle only with enough free CPU, edge included",
   fx.pods.push_back(makePod("web", "api", "w2", 8, 1));  // w2: 8 of 16 free = 0.5
   config::Config config;
   REQUIRE(config.detectors.dag_stacking.min_peer_free_cpu_share == 0.5);
-  CHECK(detect(fx, config).size() == 1);
+  CHECK(detectDagStacking(fx, config).size() == 1);
   config.detectors.dag_stacking.min_peer_free_cpu_share = 0.51;
-  CHECK(detect(fx, config).empty());
+  CHECK(detectDagStacking(fx, config).empty());
 }
 
 TEST_CASE("no eligible idle peer, no finding", "[detector][dag-stacking]") {
@@ -111,7 +112,7 @@ TEST_CASE("no eligible idle peer, no finding", "[detector][dag-stacking]") {
   SECTION("a labelled pool and an unlabelled node are different pools") {
     fx.nodes[1] = poolNode("w2", "");
   }
-  CHECK(detect(fx).empty());
+  CHECK(detectDagStacking(fx).empty());
 }
 
 TEST_CASE("a taint both nodes carry and a PreferNoSchedule taint do not exclude a peer",
@@ -121,7 +122,7 @@ TEST_CASE("a taint both nodes carry and a PreferNoSchedule taint do not exclude 
   fx.nodes[0].taints.push_back(shared);
   fx.nodes[1].taints.push_back(shared);
   fx.nodes[1].taints.push_back({"spot", "true", "PreferNoSchedule"});
-  CHECK(detect(fx).size() == 1);
+  CHECK(detectDagStacking(fx).size() == 1);
 }
 
 TEST_CASE("finished, unscheduled and spread tasks do not stack", "[detector][dag-stacking]") {
@@ -134,13 +135,13 @@ TEST_CASE("finished, unscheduled and spread tasks do not stack", "[detector][dag
     }
     fx.addRun("etl", "daily", "r1", tasks, {});
     fx.pods.push_back(makePod("web", "api", "w1", 15, 1));  // w1 still busy
-    CHECK(detect(fx).empty());
+    CHECK(detectDagStacking(fx).empty());
   }
   SECTION("the tasks are pending") {
     RunFixture fx;
     fx.nodes = {poolNode("w1", "compute"), poolNode("w2", "compute")};
     fx.addRun("etl", "daily", "r1", {{"a", ""}, {"b", ""}, {"c", ""}, {"d", ""}}, {});
-    CHECK(detect(fx).empty());
+    CHECK(detectDagStacking(fx).empty());
   }
   SECTION("two runs of one DAG with three tasks each on the same node") {
     RunFixture fx;
@@ -149,12 +150,12 @@ TEST_CASE("finished, unscheduled and spread tasks do not stack", "[detector][dag
       fx.addRun("etl", "daily", run,
                 {{"a", "w1", 1, 0, 2.5}, {"b", "w1", 1, 0, 2.5}, {"c", "w1", 1, 0, 2.5}}, {});
     }
-    CHECK(detect(fx).empty());  // per run: 3 < 4, though the node holds 6
+    CHECK(detectDagStacking(fx).empty());  // per run: 3 < 4, though the node holds 6
   }
   SECTION("no runs") {
     RunFixture fx;
     fx.nodes = {poolNode("w1", "compute")};
-    CHECK(detect(fx).empty());
+    CHECK(detectDagStacking(fx).empty());
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "run_fixture.h"
 #include "support/builders.h"
 
 using namespace dagadvisor;
@@ -11,12 +12,9 @@ using testing::ownedBy;
 
 namespace {
 
-std::vector<analysis::Finding> detect(const model::ClusterSnapshot& cluster,
-                                      const config::Config& config = {}) {
-  std::vector<graph::RunGraph> runs;
-  analysis::FindingSink sink;
-  analysis::GpuNodeHoarding().analyze({cluster, runs, config}, sink);
-  return sink.findings();
+std::vector<analysis::Finding> detectGpuNodeHoarding(const model::ClusterSnapshot& cluster,
+                                                     const config::Config& config = {}) {
+  return testing::findingsOf(analysis::GpuNodeHoarding(), cluster, {}, config);
 }
 
 // The seed's picture: a 16-core, 64 GiB, 4-GPU node whose CPU is mostly requested by a log
@@ -36,7 +34,7 @@ TEST_CASE("hoarding is found on a GPU node held by non-GPU pods while a GPU pod 
           "[detector][gpu-node-hoarding]") {
   model::ClusterSnapshot cluster(5000, {makeNode("gpu-1", 16, 64, 4), makeNode("cpu-1", 32, 128)},
                                  seedPods());
-  const auto findings = detect(cluster);
+  const auto findings = detectGpuNodeHoarding(cluster);
   REQUIRE(findings.size() == 1);
   const analysis::Finding& f = findings[0];
   CHECK(f.kind == "gpu-node-hoarding");
@@ -58,31 +56,31 @@ TEST_CASE("no hoarding when the pending GPU pod fits or the share is below the t
     auto pods = seedPods();
     pods[3].requests.cpu_millis = 1000;  // fits in the 2 free cores
     model::ClusterSnapshot cluster(5000, {makeNode("gpu-1", 16, 64, 4)}, std::move(pods));
-    CHECK(detect(cluster).empty());
+    CHECK(detectGpuNodeHoarding(cluster).empty());
   }
   SECTION("the pending pod would not fit even on an empty node") {
     auto pods = seedPods();
     pods[3].requests.cpu_millis = 17'000;
     model::ClusterSnapshot cluster(5000, {makeNode("gpu-1", 16, 64, 4)}, std::move(pods));
-    CHECK(detect(cluster).empty());
+    CHECK(detectGpuNodeHoarding(cluster).empty());
   }
   SECTION("the pending pod asks for more GPUs than are free") {
     auto pods = seedPods();
     pods[3].requests.gpus = 4;
     model::ClusterSnapshot cluster(5000, {makeNode("gpu-1", 16, 64, 4)}, std::move(pods));
-    CHECK(detect(cluster).empty());
+    CHECK(detectGpuNodeHoarding(cluster).empty());
   }
   SECTION("every GPU is taken: nothing is stranded") {
     auto pods = seedPods();
     pods[2].requests.gpus = 4;
     model::ClusterSnapshot cluster(5000, {makeNode("gpu-1", 16, 64, 4)}, std::move(pods));
-    CHECK(detect(cluster).empty());
+    CHECK(detectGpuNodeHoarding(cluster).empty());
   }
   SECTION("a CPU-only cluster") {
     model::ClusterSnapshot cluster(
         5000, {makeNode("cpu-1", 16, 64)},
         {makePod("web", "api", "cpu-1", 15, 8, 0, ownedBy("ReplicaSet", "api"))});
-    CHECK(detect(cluster).empty());
+    CHECK(detectGpuNodeHoarding(cluster).empty());
   }
 }
 
@@ -91,10 +89,10 @@ TEST_CASE("without pending GPU pods the hold is reported only when asked, as inf
   auto pods = seedPods();
   pods.pop_back();
   model::ClusterSnapshot cluster(5000, {makeNode("gpu-1", 16, 64, 4)}, std::move(pods));
-  CHECK(detect(cluster).empty());
+  CHECK(detectGpuNodeHoarding(cluster).empty());
   config::Config config;
   config.detectors.gpu_node_hoarding.require_pending_gpu_pods = false;
-  const auto findings = detect(cluster, config);
+  const auto findings = detectGpuNodeHoarding(cluster, config);
   REQUIRE(findings.size() == 1);
   CHECK(findings[0].severity == analysis::Severity::kInfo);
 }
@@ -106,7 +104,7 @@ TEST_CASE("a blocked GPU pod is reported whatever share the non-GPU pods hold",
   pods[1].requests.cpu_millis = 1000;    // 2 of 16 cores: a small hold
   pods[3].requests.cpu_millis = 13'500;  // 12 free, needs 13.5: blocked by the small hold
   model::ClusterSnapshot cluster(5000, {makeNode("gpu-1", 16, 64, 4)}, std::move(pods));
-  const auto findings = detect(cluster);
+  const auto findings = detectGpuNodeHoarding(cluster);
   REQUIRE(findings.size() == 1);
   CHECK(findings[0].evidence["non_gpu_cpu_share"].get<double>() == Approx(0.125));
 }
@@ -121,18 +119,18 @@ TEST_CASE("without pending pods the share threshold decides, edge included",
   model::ClusterSnapshot cluster(5000, {makeNode("gpu-1", 16, 64, 4)}, pods);
   config::Config config;
   config.detectors.gpu_node_hoarding.require_pending_gpu_pods = false;
-  CHECK(detect(cluster, config).size() == 1);
+  CHECK(detectGpuNodeHoarding(cluster, config).size() == 1);
   config.detectors.gpu_node_hoarding.min_non_gpu_share = 0.51;
-  CHECK(detect(cluster, config).empty());
+  CHECK(detectGpuNodeHoarding(cluster, config).empty());
 }
 
 TEST_CASE("min_free_gpus is honoured", "[detector][gpu-node-hoarding]") {
   model::ClusterSnapshot cluster(5000, {makeNode("gpu-1", 16, 64, 4)}, seedPods());
   config::Config config;
   config.detectors.gpu_node_hoarding.min_free_gpus = 3;
-  CHECK(detect(cluster, config).size() == 1);
+  CHECK(detectGpuNodeHoarding(cluster, config).size() == 1);
   config.detectors.gpu_node_hoarding.min_free_gpus = 4;
-  CHECK(detect(cluster, config).empty());
+  CHECK(detectGpuNodeHoarding(cluster, config).empty());
 }
 
 TEST_CASE("DaemonSet holds are told apart from pods that can move",
@@ -140,7 +138,7 @@ TEST_CASE("DaemonSet holds are told apart from pods that can move",
   // fluentd (DaemonSet, 6 cores) stays; api (6 cores) can move: 2 free + 6 = 8 cores, enough
   // for train-1 (8 cores, 1 GPU).
   model::ClusterSnapshot cluster(5000, {makeNode("gpu-1", 16, 64, 4)}, seedPods());
-  auto findings = detect(cluster);
+  auto findings = detectGpuNodeHoarding(cluster);
   REQUIRE(findings.size() == 1);
   const auto& e = findings[0].evidence;
   CHECK(e["daemonset_cpu_millis"] == 6'000);
@@ -153,7 +151,7 @@ TEST_CASE("DaemonSet holds are told apart from pods that can move",
   auto pods = seedPods();
   pods[1].owner_kind = "DaemonSet";
   model::ClusterSnapshot all_daemons(5000, {makeNode("gpu-1", 16, 64, 4)}, std::move(pods));
-  findings = detect(all_daemons);
+  findings = detectGpuNodeHoarding(all_daemons);
   REQUIRE(findings.size() == 1);
   CHECK(findings[0].evidence["stranded_gpus"] == 1);
   CHECK(findings[0].evidence["gpus_unblocked_by_moving"] == 0);

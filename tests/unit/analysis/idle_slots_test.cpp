@@ -8,7 +8,8 @@ using namespace dagadvisor;
 
 namespace {
 
-std::vector<analysis::Finding> detect(testing::RunFixture& fx, const config::Config& config = {}) {
+std::vector<analysis::Finding> detectIdleSlots(testing::RunFixture& fx,
+                                               const config::Config& config = {}) {
   return fx.detect(analysis::IdleSlots(), config);
 }
 
@@ -16,7 +17,7 @@ std::vector<analysis::Finding> detect(testing::RunFixture& fx, const config::Con
 
 TEST_CASE("a ready task pending while a node has room is reported", "[detector][idle-slots]") {
   testing::RunFixture fx = testing::idleSlotScenario();
-  const auto findings = detect(fx);
+  const auto findings = detectIdleSlots(fx);
   REQUIRE(findings.size() == 1);
   const analysis::Finding& f = findings[0];
   CHECK(f.kind == "idle-slots");
@@ -33,26 +34,26 @@ TEST_CASE("min_ready_wait holds at its edge", "[detector][idle-slots]") {
   testing::RunFixture fx = testing::idleSlotScenario();
   config::Config config;
   config.detectors.idle_slots.min_ready_wait = config::Seconds(9'800);
-  CHECK(detect(fx, config).size() == 1);
+  CHECK(detectIdleSlots(fx, config).size() == 1);
   config.detectors.idle_slots.min_ready_wait = config::Seconds(9'801);
-  CHECK(detect(fx, config).empty());
+  CHECK(detectIdleSlots(fx, config).empty());
 }
 
 TEST_CASE("no finding without room, on tainted nodes, or before the parents finish",
           "[detector][idle-slots]") {
   testing::RunFixture full = testing::idleSlotScenario();
   full.pods.push_back(testing::makePod("x", "hog", "w1", 16, 1));
-  CHECK(detect(full).empty());
+  CHECK(detectIdleSlots(full).empty());
   testing::RunFixture tainted = testing::idleSlotScenario();
   tainted.nodes[0].taints.push_back({"dedicated", "gpu", "NoSchedule"});
-  CHECK(detect(tainted).empty());
+  CHECK(detectIdleSlots(tainted).empty());
   testing::RunFixture running = testing::idleSlotScenario();
   running.pods[0].phase = model::PodPhase::kRunning;
   running.pods[0].finished.reset();
-  CHECK(detect(running).empty());
+  CHECK(detectIdleSlots(running).empty());
 }
 
 TEST_CASE("idle-slots stays silent on a healthy cluster", "[detector][idle-slots]") {
   testing::RunFixture fx = testing::healthyScenario();
-  CHECK(detect(fx).empty());
+  CHECK(detectIdleSlots(fx).empty());
 }

@@ -10,7 +10,8 @@ namespace {
 
 constexpr std::int64_t kMi = 1024 * 1024;
 
-std::vector<analysis::Finding> detect(testing::RunFixture& fx, const config::Config& config = {}) {
+std::vector<analysis::Finding> detectOverRequest(testing::RunFixture& fx,
+                                                 const config::Config& config = {}) {
   return fx.detect(analysis::OverRequest(), config);
 }
 
@@ -19,7 +20,7 @@ std::vector<analysis::Finding> detect(testing::RunFixture& fx, const config::Con
 TEST_CASE("an over-requested pod on a full node gets right-sized requests",
           "[detector][over-request]") {
   testing::RunFixture fx = testing::overRequestScenario();
-  const auto findings = detect(fx);
+  const auto findings = detectOverRequest(fx);
   REQUIRE(findings.size() == 1);
   const analysis::Finding& f = findings[0];
   CHECK(f.kind == "over-request");
@@ -35,12 +36,12 @@ TEST_CASE("an over-requested pod on a full node gets right-sized requests",
 
 TEST_CASE("over-request needs enough samples", "[detector][over-request]") {
   testing::RunFixture enough = testing::overRequestScenario(30);
-  CHECK(detect(enough).size() == 1);
+  CHECK(detectOverRequest(enough).size() == 1);
   testing::RunFixture too_few = testing::overRequestScenario(29);
-  CHECK(detect(too_few).empty());
+  CHECK(detectOverRequest(too_few).empty());
   testing::RunFixture none = testing::overRequestScenario();
   none.pods[0].usage.reset();
-  CHECK(detect(none).empty());
+  CHECK(detectOverRequest(none).empty());
 }
 
 TEST_CASE("over-request thresholds hold at their edges", "[detector][over-request]") {
@@ -48,21 +49,21 @@ TEST_CASE("over-request thresholds hold at their edges", "[detector][over-reques
   config::Config config;
   auto& params = config.detectors.over_request;
   params.min_node_requested_share = 0.875;
-  CHECK(detect(fx, config).size() == 1);
+  CHECK(detectOverRequest(fx, config).size() == 1);
   params.min_node_requested_share = 0.876;
-  CHECK(detect(fx, config).empty());
+  CHECK(detectOverRequest(fx, config).empty());
   params = {};
   params.max_usage_share = 0.12;  // CPU use is 0.125 of the request, memory 0.25
-  CHECK(detect(fx, config).empty());
+  CHECK(detectOverRequest(fx, config).empty());
   params.max_usage_share = 0.125;
-  const auto cpu_only = detect(fx, config);
+  const auto cpu_only = detectOverRequest(fx, config);
   REQUIRE(cpu_only.size() == 1);
   CHECK(cpu_only[0].evidence["recommended_memory_bytes"] == 8 * 1024 * kMi);
 }
 
 TEST_CASE("over-request stays silent on a healthy cluster", "[detector][over-request]") {
   testing::RunFixture fx = testing::healthyScenario();
-  CHECK(detect(fx).empty());
+  CHECK(detectOverRequest(fx).empty());
 }
 
 TEST_CASE("over-request gives one finding per owner, in owner order, pods summed",
@@ -78,7 +79,7 @@ TEST_CASE("over-request gives one finding per owner, in owner order, pods summed
     usage(p);
   }));
   fx.pods.push_back(testing::makePod("batch", "solo", "n2", 3, 8, 0, usage));
-  const auto findings = detect(fx);
+  const auto findings = detectOverRequest(fx);
   REQUIRE(findings.size() == 2);
   CHECK(findings[0].target == "workload/batch/Pod/solo");
   CHECK(findings[1].target == "workload/web/ReplicaSet/api-7d9");

@@ -8,7 +8,8 @@ using namespace dagadvisor;
 
 namespace {
 
-std::vector<analysis::Finding> detect(testing::RunFixture& fx, const config::Config& config = {}) {
+std::vector<analysis::Finding> detectPoolMismatch(testing::RunFixture& fx,
+                                                  const config::Config& config = {}) {
   return fx.detect(analysis::PoolMismatch(), config);
 }
 
@@ -17,7 +18,7 @@ std::vector<analysis::Finding> detect(testing::RunFixture& fx, const config::Con
 TEST_CASE("a memory-heavy pod on a compute node is sent to the inferred memory pool",
           "[detector][pool-mismatch]") {
   testing::RunFixture fx = testing::poolMismatchScenario();
-  const auto findings = detect(fx);
+  const auto findings = detectPoolMismatch(fx);
   REQUIRE(findings.size() == 1);
   const analysis::Finding& f = findings[0];
   CHECK(f.kind == "pool-mismatch");
@@ -38,7 +39,7 @@ TEST_CASE("labelled pools are named by their label", "[detector][pool-mismatch]"
   fx.nodes[0].labels.set("node-type", "cpu");
   fx.nodes[1].labels.set("node-type", "cpu");
   fx.nodes[2].labels.set("node-type", "highmem");
-  const auto findings = detect(fx);
+  const auto findings = detectPoolMismatch(fx);
   REQUIRE(findings.size() == 1);
   CHECK(findings[0].evidence["pods"][0]["node_pool"] == "cpu");
   CHECK(findings[0].evidence["suggested_pool"]["name"] == "highmem");
@@ -50,27 +51,27 @@ TEST_CASE("pool-mismatch thresholds hold at their edges", "[detector][pool-misma
   config::Config config;
   auto& params = config.detectors.pool_mismatch;
   params.memory_min_gib_per_core = 12;
-  CHECK(detect(fx, config).size() == 1);
+  CHECK(detectPoolMismatch(fx, config).size() == 1);
   params.memory_min_gib_per_core = 12.5;  // the cache becomes general purpose
-  CHECK(detect(fx, config).empty());
+  CHECK(detectPoolMismatch(fx, config).empty());
   params = {};
   params.min_pod_share = 0.75;
-  CHECK(detect(fx, config).size() == 1);
+  CHECK(detectPoolMismatch(fx, config).size() == 1);
   params.min_pod_share = 0.76;
-  CHECK(detect(fx, config).empty());
+  CHECK(detectPoolMismatch(fx, config).empty());
 }
 
 TEST_CASE("DaemonSet pods and clusters without a fitting pool are left out",
           "[detector][pool-mismatch]") {
   testing::RunFixture fx = testing::poolMismatchScenario();
   fx.pods[0].owner_kind = "DaemonSet";
-  CHECK(detect(fx).empty());
+  CHECK(detectPoolMismatch(fx).empty());
   testing::RunFixture no_memory_pool = testing::poolMismatchScenario();
   no_memory_pool.nodes.pop_back();
-  CHECK(detect(no_memory_pool).empty());
+  CHECK(detectPoolMismatch(no_memory_pool).empty());
 }
 
 TEST_CASE("pool-mismatch stays silent on a healthy cluster", "[detector][pool-mismatch]") {
   testing::RunFixture fx = testing::healthyScenario();
-  CHECK(detect(fx).empty());
+  CHECK(detectPoolMismatch(fx).empty());
 }

@@ -12,6 +12,16 @@
 
 namespace dagadvisor::testing {
 
+/// What `detector` finds in `cluster` with `runs` (none: a detector of the cluster alone).
+inline std::vector<analysis::Finding> findingsOf(const analysis::Detector& detector,
+                                                 const model::ClusterSnapshot& cluster,
+                                                 const std::vector<graph::RunGraph>& runs = {},
+                                                 const config::Config& config = {}) {
+  analysis::FindingSink sink;
+  detector.analyze({cluster, runs, config}, sink);
+  return sink.findings();
+}
+
 /// One task of a hand-made run: its id, the node its pod ran on ("" = unscheduled) and when.
 struct TaskSpec {
   std::string id;
@@ -68,9 +78,7 @@ struct RunFixture {
   std::vector<analysis::Finding> detect(const analysis::Detector& detector,
                                         const config::Config& config = {}) {
     build();
-    analysis::FindingSink sink;
-    detector.analyze({*cluster, graphs, config}, sink);
-    return sink.findings();
+    return findingsOf(detector, *cluster, graphs, config);
   }
 };
 

@@ -2,18 +2,16 @@
 
 #include <catch2/catch.hpp>
 
+#include "run_fixture.h"
 #include "scenarios.h"
 
 using namespace dagadvisor;
 
 namespace {
 
-std::vector<analysis::Finding> detect(const model::ClusterSnapshot& cluster,
-                                      const config::Config& config = {}) {
-  std::vector<graph::RunGraph> runs;
-  analysis::FindingSink sink;
-  analysis::SchedulingLatency().analyze({cluster, runs, config}, sink);
-  return sink.findings();
+std::vector<analysis::Finding> detectSchedulingLatency(const model::ClusterSnapshot& cluster,
+                                                       const config::Config& config = {}) {
+  return testing::findingsOf(analysis::SchedulingLatency(), cluster, {}, config);
 }
 
 model::SchedulerStats slowScheduler() {
@@ -42,7 +40,7 @@ TEST_CASE("latency over the SLO is reported by profile with the rejecting plugin
           "[detector][scheduling-latency]") {
   model::ClusterSnapshot cluster(5000, {testing::makeNode("n1", 16, 64)}, {});
   cluster.setScheduler(slowScheduler());
-  const auto findings = detect(cluster);
+  const auto findings = detectSchedulingLatency(cluster);
   REQUIRE(findings.size() == 1);
   const analysis::Finding& f = findings[0];
   CHECK(f.kind == "scheduling-latency");
@@ -62,9 +60,9 @@ TEST_CASE("the SLOs hold at their edges", "[detector][scheduling-latency]") {
   config::Config config;
   config.detectors.scheduling_latency.p95_slo = config::Seconds(8);
   config.detectors.scheduling_latency.p99_slo = config::Seconds(40);
-  CHECK(detect(cluster, config).empty());
+  CHECK(detectSchedulingLatency(cluster, config).empty());
   config.detectors.scheduling_latency.p99_slo = config::Seconds(39.9);
-  const auto findings = detect(cluster, config);
+  const auto findings = detectSchedulingLatency(cluster, config);
   REQUIRE(findings.size() == 1);
   CHECK(findings[0].severity == analysis::Severity::kWarning);
 }
@@ -75,12 +73,12 @@ TEST_CASE("a profile without observations says nothing", "[detector][scheduling-
   stats.latency[0].p95.reset();
   stats.latency[0].p99.reset();
   cluster.setScheduler(stats);
-  CHECK(detect(cluster).empty());
+  CHECK(detectSchedulingLatency(cluster).empty());
 }
 
 TEST_CASE("without scheduler metrics, per-pod times are used", "[detector][scheduling-latency]") {
   model::ClusterSnapshot cluster(5000, {testing::makeNode("n1", 64, 64)}, timedPods(20));
-  const auto findings = detect(cluster);
+  const auto findings = detectSchedulingLatency(cluster);
   REQUIRE(findings.size() == 1);
   CHECK(findings[0].target == "cluster/default");
   CHECK(findings[0].evidence["source"] == "pod_times");
@@ -90,7 +88,7 @@ TEST_CASE("without scheduler metrics, per-pod times are used", "[detector][sched
   CHECK(findings[0].evidence["p99_seconds"].get<double>() == Approx(19.81));
   config::Config config;
   config.detectors.scheduling_latency.min_pods = 21;
-  CHECK(detect(cluster, config).empty());
+  CHECK(detectSchedulingLatency(cluster, config).empty());
 }
 
 TEST_CASE("scheduling-latency stays silent on a healthy cluster",

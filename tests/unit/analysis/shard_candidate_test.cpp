@@ -8,7 +8,8 @@ using namespace dagadvisor;
 
 namespace {
 
-std::vector<analysis::Finding> detect(testing::RunFixture& fx, const config::Config& config = {}) {
+std::vector<analysis::Finding> detectShardCandidate(testing::RunFixture& fx,
+                                                    const config::Config& config = {}) {
   return fx.detect(analysis::ShardCandidate(), config);
 }
 
@@ -17,7 +18,7 @@ std::vector<analysis::Finding> detect(testing::RunFixture& fx, const config::Con
 TEST_CASE("a task dominating every run's critical path is a shard candidate",
           "[detector][shard-candidate]") {
   testing::RunFixture fx = testing::shardScenario();
-  const auto findings = detect(fx);
+  const auto findings = detectShardCandidate(fx);
   REQUIRE(findings.size() == 1);
   const analysis::Finding& f = findings[0];
   CHECK(f.kind == "shard-candidate");
@@ -38,19 +39,19 @@ TEST_CASE("shard-candidate thresholds hold at their edges", "[detector][shard-ca
   config::Config config;
   auto& params = config.detectors.shard_candidate;
   params.min_critical_share = 0.83;
-  CHECK(detect(fx, config).size() == 1);
+  CHECK(detectShardCandidate(fx, config).size() == 1);
   params.min_critical_share = 0.84;
-  CHECK(detect(fx, config).empty());
+  CHECK(detectShardCandidate(fx, config).empty());
   params = {};
   params.min_idle_nodes = 3;
-  CHECK(detect(fx, config).size() == 1);
+  CHECK(detectShardCandidate(fx, config).size() == 1);
   params.min_idle_nodes = 4;
-  CHECK(detect(fx, config).empty());
+  CHECK(detectShardCandidate(fx, config).empty());
   testing::RunFixture two_runs = testing::shardScenario(2);
-  CHECK(detect(two_runs).empty());
+  CHECK(detectShardCandidate(two_runs).empty());
 }
 
 TEST_CASE("shard-candidate stays silent on a healthy cluster", "[detector][shard-candidate]") {
   testing::RunFixture fx = testing::healthyScenario();
-  CHECK(detect(fx).empty());
+  CHECK(detectShardCandidate(fx).empty());
 }

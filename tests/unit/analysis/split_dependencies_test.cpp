@@ -37,7 +37,8 @@ config::Config noFloor() {
   return config;
 }
 
-std::vector<analysis::Finding> detect(RunFixture& fx, const config::Config& config = noFloor()) {
+std::vector<analysis::Finding> detectSplitDependencies(RunFixture& fx,
+                                                       const config::Config& config = noFloor()) {
   return fx.detect(analysis::SplitDependencies(), config);
 }
 
@@ -47,7 +48,7 @@ TEST_CASE("a run spread over zones is reported with its edges and transfer estim
           "[detector][split-dependencies]") {
   // fetch→split, split→align-2 and align-1→merge cross zones; the two others stay on a node.
   RunFixture fx = diamond({"a1", "b1", "b1", "a2", "a2"});
-  const auto findings = detect(fx);
+  const auto findings = detectSplitDependencies(fx);
   REQUIRE(findings.size() == 1);
   const analysis::Finding& f = findings[0];
   CHECK(f.kind == "split-dependencies");
@@ -76,7 +77,7 @@ TEST_CASE("the cost model comes from the configuration", "[detector][split-depen
   config::Config config = noFloor();
   config.detectors.split_dependencies.cross_zone_transfer = config::Seconds(100);
   config.detectors.split_dependencies.same_node_transfer = config::Seconds(1);
-  const auto findings = detect(fx, config);
+  const auto findings = detectSplitDependencies(fx, config);
   REQUIRE(findings.size() == 1);
   CHECK(findings[0].evidence["estimated_transfer_seconds"].get<double>() == Approx(302));
 }
@@ -85,16 +86,16 @@ TEST_CASE("a run on one node, or one that is not placed yet, stays silent",
           "[detector][split-dependencies]") {
   SECTION("every task on one node") {
     RunFixture fx = diamond({"a1", "a1", "a1", "a1", "a1"});
-    CHECK(detect(fx).empty());
+    CHECK(detectSplitDependencies(fx).empty());
   }
   SECTION("no task placed") {
     RunFixture fx = diamond({"", "", "", "", ""});
-    CHECK(detect(fx).empty());
+    CHECK(detectSplitDependencies(fx).empty());
   }
   SECTION("no runs at all") {
     RunFixture fx;
     fx.nodes = {zonedNode("a1", "zone-a")};
-    CHECK(detect(fx).empty());
+    CHECK(detectSplitDependencies(fx).empty());
   }
 }
 
@@ -103,15 +104,15 @@ TEST_CASE("the split-share threshold and min_split_edges hold at their edges",
   // align-2 alone on a2, same zone: split→align-2 and align-2→merge split, 2 of 5 = 0.4.
   RunFixture fx = diamond({"a1", "a1", "a1", "a2", "a1"});
   config::Config config = noFloor();
-  CHECK(detect(fx, config).empty());  // 0.4 < 0.5 and no cross-zone edge
+  CHECK(detectSplitDependencies(fx, config).empty());  // 0.4 < 0.5 and no cross-zone edge
   config.detectors.split_dependencies.min_split_share = 0.4;
-  const auto findings = detect(fx, config);
+  const auto findings = detectSplitDependencies(fx, config);
   REQUIRE(findings.size() == 1);
   CHECK(findings[0].severity == analysis::Severity::kInfo);  // no zone crossed
   CHECK(findings[0].evidence["same_zone_split_edges"] == 2);
   CHECK(findings[0].evidence["estimated_transfer_seconds"].get<double>() == Approx(10));
   config.detectors.split_dependencies.min_split_edges = 3;
-  CHECK(detect(fx, config).empty());
+  CHECK(detectSplitDependencies(fx, config).empty());
 }
 
 TEST_CASE("enough cross-zone edges fire below the share threshold, edge included",
@@ -119,18 +120,18 @@ TEST_CASE("enough cross-zone edges fire below the share threshold, edge included
   RunFixture fx = diamond({"a1", "a1", "a1", "b1", "a1"});  // 2 cross-zone edges of 5
   config::Config config = noFloor();
   REQUIRE(config.detectors.split_dependencies.min_cross_zone_edges == 2);
-  const auto findings = detect(fx, config);
+  const auto findings = detectSplitDependencies(fx, config);
   REQUIRE(findings.size() == 1);
   CHECK(findings[0].evidence["cross_zone_edges"] == 2);
   config.detectors.split_dependencies.min_cross_zone_edges = 3;
-  CHECK(detect(fx, config).empty());
+  CHECK(detectSplitDependencies(fx, config).empty());
 }
 
 TEST_CASE("partial placement: unplaced edges are left out, unknown zones are not cross-zone",
           "[detector][split-dependencies]") {
   SECTION("merge still pending: its edges are not counted") {
     RunFixture fx = diamond({"a1", "b1", "b1", "a2", ""});
-    const auto findings = detect(fx);
+    const auto findings = detectSplitDependencies(fx);
     REQUIRE(findings.size() == 1);
     CHECK(findings[0].evidence["placed_edges"] == 3);
     CHECK(findings[0].evidence["unplaced_edges"] == 2);
@@ -138,7 +139,7 @@ TEST_CASE("partial placement: unplaced edges are left out, unknown zones are not
   }
   SECTION("an unzoned node and a node gone from the snapshot") {
     RunFixture fx = diamond({"x", "ghost", "ghost", "x", "x"});
-    const auto findings = detect(fx);
+    const auto findings = detectSplitDependencies(fx);
     REQUIRE(findings.size() == 1);
     const auto& e = findings[0].evidence;
     CHECK(e["zone_unknown_edges"] == 3);  // ghost → ghost is one node, whatever its zone
@@ -164,14 +165,14 @@ TEST_CASE("the transfer-cost floor: a run is reported only from min_run_transfer
   RunFixture fx = diamond({"a1", "b1", "b1", "a2", "a2"});  // 3 cross-zone edges: 90 s
   config::Config config;
   REQUIRE(config.detectors.split_dependencies.min_run_transfer.count() == 45);
-  REQUIRE(detect(fx, config).size() == 1);  // over the default floor
+  REQUIRE(detectSplitDependencies(fx, config).size() == 1);  // over the default floor
   config.detectors.split_dependencies.min_run_transfer = config::Seconds(90);
-  REQUIRE(detect(fx, config).size() == 1);  // exactly at the floor
+  REQUIRE(detectSplitDependencies(fx, config).size() == 1);  // exactly at the floor
   config.detectors.split_dependencies.min_run_transfer = config::Seconds(90.5);
-  CHECK(detect(fx, config).empty());
+  CHECK(detectSplitDependencies(fx, config).empty());
   // The floor reads the cost model: dearer cross-zone hops lift the same run over it.
   config.detectors.split_dependencies.cross_zone_transfer = config::Seconds(31);
-  CHECK(detect(fx, config).size() == 1);
+  CHECK(detectSplitDependencies(fx, config).size() == 1);
 }
 
 TEST_CASE("a split inside one zone stays under the default floor",
@@ -180,9 +181,9 @@ TEST_CASE("a split inside one zone stays under the default floor",
   RunFixture fx = diamond({"a1", "a1", "a1", "a2", "a1"});
   config::Config config;
   config.detectors.split_dependencies.min_split_share = 0.4;
-  CHECK(detect(fx, config).empty());
+  CHECK(detectSplitDependencies(fx, config).empty());
   config.detectors.split_dependencies.min_run_transfer = config::Seconds(10);
-  CHECK(detect(fx, config).size() == 1);
+  CHECK(detectSplitDependencies(fx, config).size() == 1);
 }
 
 TEST_CASE("a run with many split edges lists the five costliest, cross-zone first",
@@ -199,7 +200,7 @@ TEST_CASE("a run with many split edges lists the five costliest, cross-zone firs
     edges.push_back({0, static_cast<model::TaskIndex>(i)});
   }
   fx.addRun("etl", "fan", "r1", tasks, edges);
-  const auto findings = detect(fx);
+  const auto findings = detectSplitDependencies(fx);
   REQUIRE(findings.size() == 1);
   const auto& e = findings[0].evidence;
   CHECK(e["split_node_edges"] == 12);

@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "run_fixture.h"
 #include "support/builders.h"
 
 using namespace dagadvisor;
@@ -11,12 +12,9 @@ using testing::makePod;
 
 namespace {
 
-std::vector<analysis::Finding> detect(const model::ClusterSnapshot& cluster,
-                                      const config::Config& config = {}) {
-  std::vector<graph::RunGraph> runs;
-  analysis::FindingSink sink;
-  analysis::StrandedResources().analyze({cluster, runs, config}, sink);
-  return sink.findings();
+std::vector<analysis::Finding> detectStrandedResources(const model::ClusterSnapshot& cluster,
+                                                       const config::Config& config = {}) {
+  return testing::findingsOf(analysis::StrandedResources(), cluster, {}, config);
 }
 
 std::vector<analysis::Finding> ofScope(const std::vector<analysis::Finding>& all,
@@ -37,7 +35,7 @@ TEST_CASE("GPUs and memory stranded on a node whose CPU is used up",
   model::ClusterSnapshot cluster(
       5000, {makeNode("gpu-1", 16, 64, 4)},
       {makePod("web", "api-1", "gpu-1", 10, 4), makePod("logging", "fluentd", "gpu-1", 6, 4)});
-  const auto findings = detect(cluster);
+  const auto findings = detectStrandedResources(cluster);
   REQUIRE(findings.size() == 1);
   const analysis::Finding& f = findings[0];
   CHECK(f.kind == "stranded-resources");
@@ -56,11 +54,11 @@ TEST_CASE("the exhausted threshold holds at its edge", "[detector][stranded-reso
     return model::ClusterSnapshot(5000, {makeNode("cpu-1", 20, 64)},
                                   {makePod("batch", "job", "cpu-1", cores, 8)});
   };
-  const auto at_edge = detect(cluster(19));  // 1 of 20 cores free = 0.05
+  const auto at_edge = detectStrandedResources(cluster(19));  // 1 of 20 cores free = 0.05
   REQUIRE(at_edge.size() == 1);
   CHECK(at_edge[0].severity == analysis::Severity::kInfo);
   CHECK(at_edge[0].evidence["stranded"]["free_memory_bytes"] == 56 * kGiB);
-  CHECK(detect(cluster(18.9)).empty());  // 0.055 free: not exhausted
+  CHECK(detectStrandedResources(cluster(18.9)).empty());  // 0.055 free: not exhausted
 }
 
 TEST_CASE("the stranded threshold holds at its edge", "[detector][stranded-resources]") {
@@ -68,8 +66,8 @@ TEST_CASE("the stranded threshold holds at its edge", "[detector][stranded-resou
     return model::ClusterSnapshot(5000, {makeNode("cpu-1", 16, 64)},
                                   {makePod("batch", "job", "cpu-1", 16, mem_gib)});
   };
-  CHECK(detect(cluster(48)).size() == 1);  // 16 of 64 GiB free = 0.25
-  CHECK(detect(cluster(48.5)).empty());
+  CHECK(detectStrandedResources(cluster(48)).size() == 1);  // 16 of 64 GiB free = 0.25
+  CHECK(detectStrandedResources(cluster(48.5)).empty());
 }
 
 TEST_CASE("balanced, empty, cordoned or shapeless nodes strand nothing",
@@ -77,26 +75,26 @@ TEST_CASE("balanced, empty, cordoned or shapeless nodes strand nothing",
   SECTION("every resource used up") {
     model::ClusterSnapshot cluster(5000, {makeNode("cpu-1", 16, 64)},
                                    {makePod("batch", "job", "cpu-1", 16, 64)});
-    CHECK(detect(cluster).empty());
+    CHECK(detectStrandedResources(cluster).empty());
   }
   SECTION("an empty node") {
     model::ClusterSnapshot cluster(5000, {makeNode("cpu-1", 16, 64, 2)}, {});
-    CHECK(detect(cluster).empty());
+    CHECK(detectStrandedResources(cluster).empty());
   }
   SECTION("a cordoned node") {
     model::ClusterSnapshot cluster(
         5000, {makeNode("cpu-1", 16, 64, 0, [](model::Node& n) { n.unschedulable = true; })},
         {makePod("batch", "job", "cpu-1", 16, 8)});
-    CHECK(detect(cluster).empty());
+    CHECK(detectStrandedResources(cluster).empty());
   }
   SECTION("a node with no allocatable reported") {
     model::ClusterSnapshot cluster(5000, {makeNode("ghost", 0, 0)},
                                    {makePod("batch", "job", "ghost", 1, 1)});
-    CHECK(detect(cluster).empty());
+    CHECK(detectStrandedResources(cluster).empty());
   }
   SECTION("no nodes, a pending pod") {
     model::ClusterSnapshot cluster(5000, {}, {makePod("batch", "job", "", 1, 1)});
-    CHECK(detect(cluster).empty());
+    CHECK(detectStrandedResources(cluster).empty());
   }
 }
 
@@ -107,7 +105,8 @@ TEST_CASE("a pending pod that fits the pooled free capacity but no node is fragm
   std::vector<model::Pod> pods = {makePod("x", "p1", "a", 12, 8), makePod("x", "p2", "b", 12, 8),
                                   makePod("ml", "big", "", 6, 8), makePod("ml", "huge", "", 10, 8),
                                   makePod("ml", "empty", "", 0, 0)};
-  const auto findings = ofScope(detect(model::ClusterSnapshot(5000, nodes, pods)), "cluster");
+  const auto findings =
+      ofScope(detectStrandedResources(model::ClusterSnapshot(5000, nodes, pods)), "cluster");
   REQUIRE(findings.size() == 1);
   const analysis::Finding& f = findings[0];
   CHECK(f.target == "cluster/default");
@@ -137,7 +136,8 @@ TEST_CASE("pending pods that fit a node, or no capacity at all, are not fragment
   SECTION("a 10-core pod exceeds even the pooled capacity") {
     pods.push_back(makePod("ml", "huge", "", 10, 8));
   }
-  CHECK(ofScope(detect(model::ClusterSnapshot(5000, nodes, pods)), "cluster").empty());
+  CHECK(ofScope(detectStrandedResources(model::ClusterSnapshot(5000, nodes, pods)), "cluster")
+            .empty());
 }
 
 TEST_CASE("min_fragmentation_blocked_pods holds at its edge", "[detector][stranded-resources]") {
@@ -150,9 +150,9 @@ TEST_CASE("min_fragmentation_blocked_pods holds at its edge", "[detector][strand
   model::ClusterSnapshot cluster(5000, nodes, pods);
   config::Config config;
   config.detectors.stranded_resources.min_fragmentation_blocked_pods = 2;
-  CHECK(ofScope(detect(cluster, config), "cluster").size() == 1);
+  CHECK(ofScope(detectStrandedResources(cluster, config), "cluster").size() == 1);
   config.detectors.stranded_resources.min_fragmentation_blocked_pods = 3;
-  CHECK(ofScope(detect(cluster, config), "cluster").empty());
+  CHECK(ofScope(detectStrandedResources(cluster, config), "cluster").empty());
 }
 
 TEST_CASE("pods beyond the pooled capacity are capacity-blocked, not fragmentation",
@@ -163,7 +163,8 @@ TEST_CASE("pods beyond the pooled capacity are capacity-blocked, not fragmentati
                                   makePod("ml", "big-1", "", 6, 8),
                                   makePod("ml", "big-2", "", 6, 8)};
   SECTION("one of the two is fragmentation-blocked") {
-    const auto findings = ofScope(detect(model::ClusterSnapshot(5000, nodes, pods)), "cluster");
+    const auto findings =
+        ofScope(detectStrandedResources(model::ClusterSnapshot(5000, nodes, pods)), "cluster");
     REQUIRE(findings.size() == 1);
     CHECK(findings[0].evidence["fragmentation_blocked_pods"] == 1);
     CHECK(findings[0].evidence["capacity_blocked_pods"] == 1);
@@ -173,7 +174,8 @@ TEST_CASE("pods beyond the pooled capacity are capacity-blocked, not fragmentati
   }
   SECTION("a larger pending shape claims the pool first: nothing left for the smaller") {
     pods.push_back(makePod("ml", "wide", "", 7, 8));  // 7 of the 8 pooled cores
-    const auto cluster = ofScope(detect(model::ClusterSnapshot(5000, nodes, pods)), "cluster");
+    const auto cluster =
+        ofScope(detectStrandedResources(model::ClusterSnapshot(5000, nodes, pods)), "cluster");
     REQUIRE(cluster.size() == 1);
     CHECK(cluster[0].evidence["fragmentation_blocked_pods"] == 1);  // the 7-core pod
     CHECK(cluster[0].evidence["capacity_blocked_pods"] == 2);
@@ -210,13 +212,15 @@ TEST_CASE("the remainder no repacking can join is capacity, not fragmentation",
     for (const char* node : {"a", "b", "c"}) {
       pods.push_back(makePod("batch", std::string("s3-") + node, node, 4, 8));
     }
-    CHECK(ofScope(detect(model::ClusterSnapshot(5000, nodes, pods)), "cluster").empty());
+    CHECK(ofScope(detectStrandedResources(model::ClusterSnapshot(5000, nodes, pods)), "cluster")
+              .empty());
   }
   SECTION("one slot holds a 4.5-core pod: one pending pod could take it after a repacking") {
     pods.push_back(makePod("batch", "s3-a", "a", 4, 8));
     pods.push_back(makePod("batch", "s3-b", "b", 4, 8));
     pods.push_back(makePod("batch", "wide-c", "c", 4.5, 8));
-    const auto cluster = ofScope(detect(model::ClusterSnapshot(5000, nodes, pods)), "cluster");
+    const auto cluster =
+        ofScope(detectStrandedResources(model::ClusterSnapshot(5000, nodes, pods)), "cluster");
     REQUIRE(cluster.size() == 1);
     const auto& shape = cluster[0].evidence["shapes"][0];
     CHECK(shape["fit"] == 0);

@@ -17,7 +17,8 @@ using dagadvisor::Result;
 
 namespace {
 
-const std::string kScenario = std::string(DAGADVISOR_SOURCE_DIR) + "/config/scenarios/default";
+const std::string kDefaultScenario =
+    std::string(DAGADVISOR_SOURCE_DIR) + "/config/scenarios/default";
 const std::string kRun = "hourly-reports-22vss";
 const std::string kRunId = "analytics/hourly-reports/" + kRun;
 
@@ -87,7 +88,7 @@ TEST_CASE("a snapshot with a Kubernetes part replays exact Argo edges through th
   dagadvisor::testing::TempDir dir;
   const std::string snap = dir / "snap";
   dagadvisor::config::Config config;
-  config.sources.snapshot_dir = kScenario;
+  config.sources.snapshot_dir = kDefaultScenario;
   auto scenario = app::openSource(config);
   REQUIRE(scenario.ok());
   REQUIRE(scenario->kubernetes == nullptr);  // the scenario was recorded without Kubernetes

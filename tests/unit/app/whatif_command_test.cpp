@@ -74,22 +74,22 @@ TEST_CASE("whatif on the paper's example prints makespan 80 and rank 108 as JSON
   const Run run = whatIf(dagadvisor::testing::fixturePath("plans/topcuoglu2002.json"), "json");
   REQUIRE(run.code == 0);
   CHECK(run.err.empty());
-  const auto json = nlohmann::json::parse(run.out);
-  CHECK(json["makespan"] == 80);
-  CHECK(json["processors"] == nlohmann::json({"P1", "P2", "P3"}));
-  REQUIRE(json["schedule"].size() == 10);
-  CHECK(json["schedule"][0]["task"] == "1");  // the entry task starts first, at 0
-  CHECK(json["schedule"][0]["start"] == 0);
-  CHECK(json["upward_rank"][0]["task"] == "1");
-  CHECK(json["upward_rank"][0]["rank"].get<double>() == Approx(108));
-  CHECK(json["critical_path"]["tasks"] == nlohmann::json({"1", "2", "9", "10"}));
-  CHECK(json["critical_path"]["length"].get<double>() == Approx(108));
+  const auto report = nlohmann::json::parse(run.out);
+  CHECK(report["makespan"] == 80);
+  CHECK(report["processors"] == nlohmann::json({"P1", "P2", "P3"}));
+  REQUIRE(report["schedule"].size() == 10);
+  CHECK(report["schedule"][0]["task"] == "1");  // the entry task starts first, at 0
+  CHECK(report["schedule"][0]["start"] == 0);
+  CHECK(report["upward_rank"][0]["task"] == "1");
+  CHECK(report["upward_rank"][0]["rank"].get<double>() == Approx(108));
+  CHECK(report["critical_path"]["tasks"] == nlohmann::json({"1", "2", "9", "10"}));
+  CHECK(report["critical_path"]["length"].get<double>() == Approx(108));
   double last = 0;
-  for (const auto& row : json["schedule"]) {
+  for (const auto& row : report["schedule"]) {
     last = std::max(last, row["finish"].get<double>());
   }
   CHECK(last == 80);
-  CHECK(json["idle_slots"].is_array());
+  CHECK(report["idle_slots"].is_array());
 }
 
 TEST_CASE("whatif table output lists every task, the makespan and the critical path", "[whatif]") {
@@ -120,9 +120,9 @@ TEST_CASE("whatif accepts a single cost, null for an unusable processor, and no 
           "[whatif]") {
   const Run run = whatIfText(plan(R"([{"id":"a","cost":3},{"id":"b","cost":[null,5]}])"), "json");
   REQUIRE(run.code == 0);
-  const auto json = nlohmann::json::parse(run.out);
-  CHECK(json["makespan"] == 5);
-  for (const auto& row : json["schedule"]) {
+  const auto report = nlohmann::json::parse(run.out);
+  CHECK(report["makespan"] == 5);
+  for (const auto& row : report["schedule"]) {
     if (row["task"] == "b") {
       CHECK(row["processor"] == "p2");
     }
@@ -208,9 +208,9 @@ TEST_CASE("the example plan in docs/whatif.md runs as documented", "[whatif]") {
   REQUIRE(end != std::string::npos);
   const Run run = whatIfText(page.substr(begin + 8, end - begin - 8), "json");
   REQUIRE(run.code == 0);
-  const auto json = nlohmann::json::parse(run.out);
+  const auto report = nlohmann::json::parse(run.out);
   // By hand: extract (rank 503.3) ties at 30 everywhere → cpu-a; transform finishes first on
   // gpu-1 (30 + 20 transfer + 40 = 90); train can only use gpu-1: 90 + 300.
-  CHECK(json["makespan"] == 390);
-  CHECK(json["critical_path"]["tasks"] == nlohmann::json({"extract", "transform", "train"}));
+  CHECK(report["makespan"] == 390);
+  CHECK(report["critical_path"]["tasks"] == nlohmann::json({"extract", "transform", "train"}));
 }

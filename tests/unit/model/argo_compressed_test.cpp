@@ -12,10 +12,6 @@ using nlohmann::json;
 
 namespace {
 
-json fixture(const std::string& name) {
-  return json::parse(testing::readFile(testing::fixturePath("workflows/" + name)));
-}
-
 void checkSameTasks(const model::WorkflowObject& plain, const model::WorkflowObject& compressed) {
   REQUIRE(compressed.tasks.size() == plain.tasks.size());
   CHECK(compressed.name == plain.name);
@@ -37,7 +33,7 @@ void checkSameTasks(const model::WorkflowObject& plain, const model::WorkflowObj
 
 // The compressed fixture with its compressedNodes replaced.
 json withCompressedNodes(const std::string& value) {
-  json wf = fixture("argo-dag_retry_succeeded.compressed.json");
+  json wf = testing::workflowFixture("argo-dag_retry_succeeded.compressed.json");
   wf["status"]["compressedNodes"] = value;
   return wf;
 }
@@ -57,21 +53,22 @@ TEST_CASE("Argo compressedNodes decode to the same tasks and edges as status.nod
           "[model][objects][argo]") {
   for (const std::string name : {"argo-dag_retry_succeeded", "argo-dag-disable-fail-fast"}) {
     INFO(name);
-    const auto plain = model::parseArgoWorkflow(fixture(name + ".json"));
-    const auto compressed = model::parseArgoWorkflow(fixture(name + ".compressed.json"));
+    const auto plain = model::parseArgoWorkflow(testing::workflowFixture(name + ".json"));
+    const auto compressed =
+        model::parseArgoWorkflow(testing::workflowFixture(name + ".compressed.json"));
     REQUIRE(plain.ok());
     REQUIRE(compressed.ok());
     REQUIRE_FALSE(plain->tasks.empty());
     checkSameTasks(*plain, *compressed);
   }
   // The multi-task fixture really has edges to compare (the retry one has a single task).
-  CHECK(
-      model::parseArgoWorkflow(fixture("argo-dag-disable-fail-fast.compressed.json"))->edgeCount() >
-      0);
+  CHECK(model::parseArgoWorkflow(
+            testing::workflowFixture("argo-dag-disable-fail-fast.compressed.json"))
+            ->edgeCount() > 0);
 }
 
 TEST_CASE("Argo compressedNodes beyond the inflate cap are a data gap", "[model][objects][argo]") {
-  const json wf = fixture("argo-dag-disable-fail-fast.compressed.json");
+  const json wf = testing::workflowFixture("argo-dag-disable-fail-fast.compressed.json");
   const auto capped = model::parseArgoWorkflow(wf, 512);
   REQUIRE(capped.ok());
   CHECK(capped->tasks.empty());
@@ -82,8 +79,8 @@ TEST_CASE("Argo compressedNodes beyond the inflate cap are a data gap", "[model]
 }
 
 TEST_CASE("corrupt Argo compressedNodes are a data gap, never a crash", "[model][objects][argo]") {
-  const std::string good =
-      fixture("argo-dag_retry_succeeded.compressed.json")["status"]["compressedNodes"];
+  const std::string good = testing::workflowFixture(
+      "argo-dag_retry_succeeded.compressed.json")["status"]["compressedNodes"];
   SECTION("not base64") {
     checkDataGap(withCompressedNodes("%%%not-base64%%%"), "base64");
   }
@@ -106,7 +103,7 @@ TEST_CASE("corrupt Argo compressedNodes are a data gap, never a crash", "[model]
 
 TEST_CASE("an offloaded Argo node status stays a data gap even with compressedNodes",
           "[model][objects][argo]") {
-  json wf = fixture("argo-dag_retry_succeeded.compressed.json");
+  json wf = testing::workflowFixture("argo-dag_retry_succeeded.compressed.json");
   wf["status"]["offloadNodeStatusVersion"] = "fnv:1";
   const auto parsed = model::parseArgoWorkflow(wf);
   REQUIRE(parsed.ok());

@@ -12,10 +12,6 @@ using nlohmann::json;
 
 namespace {
 
-json fixture(const std::string& name) {
-  return json::parse(testing::readFile(testing::fixturePath("workflows/" + name)));
-}
-
 json listOf(std::vector<json> items) {
   return {{"kind", "List"}, {"metadata", json::object()}, {"items", std::move(items)}};
 }
@@ -58,28 +54,24 @@ const model::SourcedObject* find(const model::ObjectFetch& fetch, std::string_vi
   return it == fetch.objects.end() ? nullptr : &*it;
 }
 
-bool mentions(const std::vector<std::string>& lines, std::string_view text) {
-  return std::any_of(lines.begin(), lines.end(),
-                     [&](const std::string& l) { return l.find(text) != std::string::npos; });
-}
-
 }  // namespace
 
 TEST_CASE("Argo Workflows and Tekton PipelineRuns (v1beta1 fallback) become objects",
           "[model][kubernetes]") {
   TableLists lists;
   lists.add("/apis/argoproj.io/v1alpha1/workflows",
-            {listOf({fixture("argo-dag-disable-fail-fast.json")}),
-             listOf({fixture("argo-dag_retry_succeeded.json")})});
+            {listOf({testing::workflowFixture("argo-dag-disable-fail-fast.json")}),
+             listOf({testing::workflowFixture("argo-dag_retry_succeeded.json")})});
   lists.refuse("/apis/tekton.dev/v1/pipelineruns", 404);
-  lists.add("/apis/tekton.dev/v1beta1/pipelineruns",
-            {listOf({withMetadata(fixture("tekton-chains-pipelinerun-childrefs.json"), "chains-run",
-                                  "ci")})});
+  lists.add(
+      "/apis/tekton.dev/v1beta1/pipelineruns",
+      {listOf({withMetadata(testing::workflowFixture("tekton-chains-pipelinerun-childrefs.json"),
+                            "chains-run", "ci")})});
   // The TaskRuns name their PipelineRun by label, as Tekton's controller sets it.
-  json build = fixture("tekton-chains-taskrun1-build.json");
+  json build = testing::workflowFixture("tekton-chains-taskrun1-build.json");
   build["metadata"]["namespace"] = "ci";
   build["metadata"]["labels"]["tekton.dev/pipelineRun"] = "chains-run";
-  json clone = fixture("tekton-chains-taskrun2-git-clone.json");
+  json clone = testing::workflowFixture("tekton-chains-taskrun2-git-clone.json");
   clone["metadata"]["namespace"] = "ci";
   clone["metadata"]["labels"]["tekton.dev/pipelineRun"] = "chains-run";
   json stranger = clone;
@@ -116,20 +108,22 @@ TEST_CASE("missing engines, forbidden namespaces and a dead API are warnings",
   settings.namespaces = {"ci", "ml"};
   lists.refuse("/apis/argoproj.io/v1alpha1/namespaces/ci/workflows", 404);
   lists.refuse("/apis/tekton.dev/v1/namespaces/ci/pipelineruns", 403);
-  lists.add("/apis/tekton.dev/v1/namespaces/ml/pipelineruns",
-            {listOf({withMetadata(fixture("tekton-chains-pipelinerun-childrefs.json"), "r1", "ml"),
-                     withMetadata(json{{"spec", json::object()}}, "broken", "ml")})});
+  lists.add(
+      "/apis/tekton.dev/v1/namespaces/ml/pipelineruns",
+      {listOf({withMetadata(testing::workflowFixture("tekton-chains-pipelinerun-childrefs.json"),
+                            "r1", "ml"),
+               withMetadata(json{{"spec", json::object()}}, "broken", "ml")})});
   // TaskRuns of ci and ml are not in the table: the API "refuses the connection".
 
   model::KubernetesObjects source(lists, settings);
   const model::ObjectFetch fetch = source.fetch({});
   REQUIRE(fetch.objects.size() == 1);
   CHECK(fetch.objects[0].object.name == "r1");
-  CHECK(mentions(fetch.warnings, "Argo Workflows are not installed"));
-  CHECK(mentions(fetch.warnings, "/namespaces/ci/pipelineruns is forbidden (403)"));
-  CHECK(mentions(fetch.warnings,
-                 "connection refused: LIST /apis/tekton.dev/v1/namespaces/ml/taskruns"));
-  CHECK(mentions(fetch.warnings, "ml/broken not read"));
+  CHECK(testing::anyContains(fetch.warnings, "Argo Workflows are not installed"));
+  CHECK(testing::anyContains(fetch.warnings, "/namespaces/ci/pipelineruns is forbidden (403)"));
+  CHECK(testing::anyContains(
+      fetch.warnings, "connection refused: LIST /apis/tekton.dev/v1/namespaces/ml/taskruns"));
+  CHECK(testing::anyContains(fetch.warnings, "ml/broken not read"));
   // A 404 means the resource type is not served: the second namespace is not asked.
   CHECK(std::count(lists.asked.begin(), lists.asked.end(),
                    "/apis/argoproj.io/v1alpha1/namespaces/ml/workflows") == 0);

@@ -17,10 +17,6 @@ namespace {
 
 using EdgeSet = std::set<std::pair<std::string, std::string>>;
 
-json fixture(const std::string& name) {
-  return json::parse(testing::readFile(testing::fixturePath("workflows/" + name)));
-}
-
 // One pod per Pod node of an Argo Workflow, labelled and annotated as the controller does, and
 // created and finished when the object says the node started and finished.
 std::vector<model::Pod> argoPods(const json& workflow, const std::set<std::string>& skip = {}) {
@@ -66,11 +62,6 @@ const model::Task& task(const model::WorkflowRun& run, std::string_view id) {
   return *it;
 }
 
-bool mentions(const std::vector<std::string>& problems, std::string_view text) {
-  return std::any_of(problems.begin(), problems.end(),
-                     [&](const std::string& p) { return p.find(text) != std::string::npos; });
-}
-
 // A source that hands out fixed objects and records the runs it was shown.
 class FixedObjects final : public model::ObjectSource {
  public:
@@ -108,7 +99,7 @@ config::WorkflowLabels keys() {
 }  // namespace
 
 TEST_CASE("an Argo Workflow's edges replace the ones inferred from timing", "[model][objects]") {
-  const json wf = fixture("argo-dag-disable-fail-fast.json");
+  const json wf = testing::workflowFixture("argo-dag-disable-fail-fast.json");
   const model::ClusterSnapshot snapshot = cluster(argoPods(wf));
   // The fixture's README: A → B, C; B → D → E. Timing alone also links C (which failed at
   // 09:12:12) to D and E, created within the inference window after it.
@@ -125,7 +116,7 @@ TEST_CASE("an Argo Workflow's edges replace the ones inferred from timing", "[mo
     const model::WorkflowRun& run = inferred_runs[0];
     CHECK(edges(run, false) == declared);
     CHECK(edges(run, true).empty());
-    CHECK_FALSE(mentions(run.problems, "inferred"));
+    CHECK_FALSE(testing::anyContains(run.problems, "inferred"));
     CHECK(task(run, "C").attempts == 2);  // pods C(0) and C(1)
     CHECK(task(run, "D").parent_ids == std::vector<std::string>{"B"});
   }
@@ -147,7 +138,7 @@ TEST_CASE("an Argo Workflow's edges replace the ones inferred from timing", "[mo
 }
 
 TEST_CASE("a retried Argo task gets the attempts the object counted", "[model][objects]") {
-  const json wf = fixture("argo-dag_retry_succeeded.json");
+  const json wf = testing::workflowFixture("argo-dag_retry_succeeded.json");
   // Only the last attempt's pod is still known; the object lists step1(0), (1) and (2).
   auto runs = model::buildRuns(
       cluster(argoPods(wf, {"dag-with-retries-4wkh8.step1(0)", "dag-with-retries-4wkh8.step1(1)"})),
@@ -161,7 +152,7 @@ TEST_CASE("a retried Argo task gets the attempts the object counted", "[model][o
 }
 
 TEST_CASE("a Tekton PipelineRun's runAfter and result edges override timing", "[model][objects]") {
-  json pipeline_run = fixture("tekton-chains-pipelinerun-childrefs.json");
+  json pipeline_run = testing::workflowFixture("tekton-chains-pipelinerun-childrefs.json");
   // The chains fixture has no metadata; the API server always sends it.
   pipeline_run["metadata"] = {{"name", "chains-run"}, {"namespace", "ci"}};
   std::vector<model::Pod> pods;
@@ -185,13 +176,13 @@ TEST_CASE("a Tekton PipelineRun's runAfter and result edges override timing", "[
   CHECK(edges(runs[0], false) == EdgeSet{{"git-clone", "build"}});
   CHECK(edges(runs[0], true).empty());
   // "scan" has a pod but the PipelineRun does not name it: noted, not invented.
-  CHECK(mentions(runs[0].problems, "not in the tekton object chains-run"));
-  CHECK(mentions(runs[0].problems, "scan"));
+  CHECK(testing::anyContains(runs[0].problems, "not in the tekton object chains-run"));
+  CHECK(testing::anyContains(runs[0].problems, "scan"));
 }
 
 TEST_CASE("objects match by engine, namespace and scope; gaps are run problems",
           "[model][objects]") {
-  const json wf = fixture("argo-dag-disable-fail-fast.json");
+  const json wf = testing::workflowFixture("argo-dag-disable-fail-fast.json");
   // Without E's pod, the D → E edge has nowhere to go.
   const model::ClusterSnapshot snapshot = cluster(argoPods(wf, {"dag-disable-fail-fast-r6xdc.E"}));
   const auto fresh = [&] {
@@ -220,7 +211,7 @@ TEST_CASE("objects match by engine, namespace and scope; gaps are run problems",
     auto runs = fresh();
     model::applyWorkflowObjects(runs, {sourced(wf, "default")});
     CHECK(edges(runs[0], false) == EdgeSet{{"A", "B"}, {"A", "C"}, {"B", "D"}});
-    CHECK(mentions(runs[0].problems, "1 task(s) of the argo object"));
-    CHECK(mentions(runs[0].problems, ": E"));
+    CHECK(testing::anyContains(runs[0].problems, "1 task(s) of the argo object"));
+    CHECK(testing::anyContains(runs[0].problems, ": E"));
   }
 }

@@ -10,10 +10,6 @@ using nlohmann::json;
 
 namespace {
 
-json fixture(const std::string& name) {
-  return json::parse(testing::readFile(testing::fixturePath("workflows/" + name)));
-}
-
 using Parents = std::vector<std::string>;
 
 const model::ObjectTask& task(const model::WorkflowObject& object, std::string_view id) {
@@ -46,7 +42,8 @@ TEST_CASE("RFC 3339 times are read as Unix seconds", "[model][objects]") {
 }
 
 TEST_CASE("Argo status.nodes: retries collapse, edges stored on attempts", "[model][objects]") {
-  const auto wf = model::parseArgoWorkflow(fixture("argo-dag-disable-fail-fast.json"));
+  const auto wf =
+      model::parseArgoWorkflow(testing::workflowFixture("argo-dag-disable-fail-fast.json"));
   REQUIRE(wf.ok());
   CHECK(wf->name == "dag-disable-fail-fast-r6xdc");
   CHECK(ids(*wf) == std::vector<std::string>{"A", "B", "C", "D", "E"});
@@ -69,7 +66,8 @@ TEST_CASE("Argo status.nodes: retries collapse, edges stored on attempts", "[mod
 }
 
 TEST_CASE("Argo nested DAG: edges cross the sub-DAG boundary to its tasks", "[model][objects]") {
-  const auto wf = model::parseArgoWorkflow(fixture("argo-dag-exhausted-retries-xfail.json"));
+  const auto wf =
+      model::parseArgoWorkflow(testing::workflowFixture("argo-dag-exhausted-retries-xfail.json"));
   REQUIRE(wf.ok());
   CHECK(ids(*wf) == std::vector<std::string>{"sub-dag1.fail", "success1", "success2"});
   // success1(0).children = [sub-dag1] whose entry is the Retry `fail`; fail(1).children =
@@ -87,7 +85,8 @@ TEST_CASE("Argo nested DAG: edges cross the sub-DAG boundary to its tasks", "[mo
 }
 
 TEST_CASE("Argo steps: step groups hold tasks, retries fold", "[model][objects]") {
-  const auto wf = model::parseArgoWorkflow(fixture("argo-steps-failed-retries.json"));
+  const auto wf =
+      model::parseArgoWorkflow(testing::workflowFixture("argo-steps-failed-retries.json"));
   REQUIRE(wf.ok());
   CHECK(ids(*wf) == std::vector<std::string>{"[0].delayed-fail", "[0].fail"});
   CHECK(wf->edgeCount() == 0);
@@ -121,10 +120,10 @@ TEST_CASE("Argo offloaded or compressed node status is a data gap", "[model][obj
 
 TEST_CASE("Tekton PipelineRun: runAfter, result references and TaskRun timings",
           "[model][objects]") {
-  const auto run =
-      model::parseTektonPipelineRun(fixture("tekton-chains-pipelinerun-childrefs.json"),
-                                    {fixture("tekton-chains-taskrun1-build.json"),
-                                     fixture("tekton-chains-taskrun2-git-clone.json")});
+  const auto run = model::parseTektonPipelineRun(
+      testing::workflowFixture("tekton-chains-pipelinerun-childrefs.json"),
+      {testing::workflowFixture("tekton-chains-taskrun1-build.json"),
+       testing::workflowFixture("tekton-chains-taskrun2-git-clone.json")});
   REQUIRE(run.ok());
   CHECK(ids(*run) == std::vector<std::string>{"build", "git-clone"});
   // build: runAfter [git-clone] and $(tasks.git-clone.results.commit) — one edge.
@@ -138,7 +137,8 @@ TEST_CASE("Tekton PipelineRun: runAfter, result references and TaskRun timings",
 }
 
 TEST_CASE("Tekton Pipeline: fan-out, fan-in and a result-reference edge", "[model][objects]") {
-  const auto run = model::parseTektonPipelineRun(fixture("tekton-parallel-pipeline.json"));
+  const auto run =
+      model::parseTektonPipelineRun(testing::workflowFixture("tekton-parallel-pipeline.json"));
   REQUIRE(run.ok());
   CHECK(ids(*run) ==
         std::vector<std::string>{"lower", "reporter", "starter", "upper", "validator"});
@@ -165,8 +165,10 @@ TEST_CASE("Tekton finally tasks run after the main DAG's sinks", "[model][object
 }
 
 TEST_CASE("KFP: the IR and the compiled workflow give the same user edges", "[model][objects]") {
-  const auto ir = model::parseKfpPipeline(fixture("kfp-pipeline_with_after.ir.json"));
-  const auto compiled = model::parseKfpPipeline(fixture("kfp-pipeline_with_after.json"));
+  const auto ir =
+      model::parseKfpPipeline(testing::workflowFixture("kfp-pipeline_with_after.ir.json"));
+  const auto compiled =
+      model::parseKfpPipeline(testing::workflowFixture("kfp-pipeline_with_after.json"));
   REQUIRE(ir.ok());
   REQUIRE(compiled.ok());
   for (const auto* object : {&*ir, &*compiled}) {

@@ -18,7 +18,7 @@ using testing::LoopbackServer;
 using testing::Reply;
 using testing::SeenRequest;
 
-Reply json(std::string body) {
+Reply jsonReply(std::string body) {
   return Reply{200, "application/json", std::move(body), {}};
 }
 
@@ -39,7 +39,8 @@ TEST_CASE("redactUrl drops userinfo and keeps the rest", "[http]") {
 
 TEST_CASE("GET escapes query parameters and returns status, body and content type", "[http]") {
   auto& server = LoopbackServer::instance();
-  server.route("/http/get", [](const SeenRequest&, std::size_t) { return json(R"({"a":1})"); });
+  server.route("/http/get",
+               [](const SeenRequest&, std::size_t) { return jsonReply(R"({"a":1})"); });
   HttpClient client({});
   auto response =
       client.get(server.url("/http/get"), {{"query", R"(up{job="a b"})"}, {"time", "1.5"}});
@@ -58,7 +59,7 @@ TEST_CASE("GET escapes query parameters and returns status, body and content typ
 
 TEST_CASE("POST sends a form with escaped values and the configured headers", "[http]") {
   auto& server = LoopbackServer::instance();
-  server.route("/http/post", [](const SeenRequest&, std::size_t) { return json("{}"); });
+  server.route("/http/post", [](const SeenRequest&, std::size_t) { return jsonReply("{}"); });
   HttpClient client(HttpClientOptions{.headers = {{"X-Scope-OrgID", "tenant-1"}}});
   auto response = client.post(server.url("/http/post"),
                               {{"query", "sum(rate(x[5m])) > 0 & y"}, {"time", "1795856400.000"}});
@@ -128,7 +129,7 @@ TEST_CASE("any HTTP status is a response, not an Error", "[http]") {
 
 TEST_CASE("the bearer token is sent and re-read when its file changes", "[http]") {
   auto& server = LoopbackServer::instance();
-  server.route("/http/token", [](const SeenRequest&, std::size_t) { return json("{}"); });
+  server.route("/http/token", [](const SeenRequest&, std::size_t) { return jsonReply("{}"); });
   testing::TempDir dir;
   const std::string token_file = dir / "token";
   const auto t0 = std::filesystem::file_time_type::clock::now();
@@ -147,7 +148,7 @@ TEST_CASE("the bearer token is sent and re-read when its file changes", "[http]"
 
 TEST_CASE("an unreadable token file fails without sending and without leaking", "[http]") {
   auto& server = LoopbackServer::instance();
-  server.route("/http/notoken", [](const SeenRequest&, std::size_t) { return json("{}"); });
+  server.route("/http/notoken", [](const SeenRequest&, std::size_t) { return jsonReply("{}"); });
   testing::TempDir dir;
   HttpClient client(HttpClientOptions{.bearer_token_file = dir / "missing"});
   auto response = client.get(server.url("/http/notoken"), {});
@@ -161,7 +162,7 @@ TEST_CASE("a body above the size limit is an Error, with or without Content-Leng
   auto& server = LoopbackServer::instance();
   const bool send_length = GENERATE(true, false);
   server.route("/http/big", [send_length](const SeenRequest&, std::size_t) {
-    Reply reply = json(std::string(200000, 'x'));
+    Reply reply = jsonReply(std::string(200000, 'x'));
     reply.send_length = send_length;
     return reply;
   });
@@ -177,7 +178,7 @@ TEST_CASE("a body without Content-Length is read to the end and padded", "[http]
   auto& server = LoopbackServer::instance();
   const std::string body(100000, 'y');
   server.route("/http/unsized", [body](const SeenRequest&, std::size_t) {
-    Reply reply = json(body);
+    Reply reply = jsonReply(body);
     reply.send_length = false;
     return reply;
   });
@@ -206,7 +207,7 @@ TEST_CASE("a slow server hits the per-call timeout", "[http]") {
   auto gate = std::make_shared<Gate>();
   server.route("/http/slow", [gate](const SeenRequest&, std::size_t) {
     gate->waitAtMost(5s);
-    return json("{}");
+    return jsonReply("{}");
   });
   HttpClient client(HttpClientOptions{.timeout = 10s});
   const auto start = std::chrono::steady_clock::now();
@@ -221,8 +222,9 @@ TEST_CASE("a slow server hits the per-call timeout", "[http]") {
 
 TEST_CASE("one client serves many requests on its reused handle", "[http]") {
   auto& server = LoopbackServer::instance();
-  server.route("/http/many",
-               [](const SeenRequest&, std::size_t index) { return json(std::to_string(index)); });
+  server.route("/http/many", [](const SeenRequest&, std::size_t index) {
+    return jsonReply(std::to_string(index));
+  });
   HttpClient client({});
   for (int i = 0; i < 5; ++i) {
     auto response = client.get(server.url("/http/many"), {});
@@ -239,7 +241,7 @@ namespace {
 
 TEST_CASE("basic auth sends the password file's content and never names it in errors", "[http]") {
   auto& server = LoopbackServer::instance();
-  server.route("/http/basic", [](const SeenRequest&, std::size_t) { return json("{}"); });
+  server.route("/http/basic", [](const SeenRequest&, std::size_t) { return jsonReply("{}"); });
   testing::TempDir dir;
   const std::string password_file = dir / "password";
   std::ofstream(password_file) << "open sesame\n";
@@ -263,7 +265,7 @@ TEST_CASE("a 401 makes the client read a rotated token again, once", "[http]") {
   auto& server = LoopbackServer::instance();
   server.route("/http/rotated", [](const SeenRequest& request, std::size_t) {
     return request.header("Authorization") == "Bearer new-token"
-               ? json("{}")
+               ? jsonReply("{}")
                : Reply{401, "text/plain", "unauthorized", {}};
   });
   testing::TempDir dir;
@@ -287,7 +289,7 @@ TEST_CASE("a 401 makes the client read a rotated token again, once", "[http]") {
 
 TEST_CASE("SigV4 signs with the environment's credentials for the configured region", "[http]") {
   auto& server = LoopbackServer::instance();
-  server.route("/http/sigv4", [](const SeenRequest&, std::size_t) { return json("{}"); });
+  server.route("/http/sigv4", [](const SeenRequest&, std::size_t) { return jsonReply("{}"); });
   ::setenv("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE", 1);
   ::setenv("AWS_SECRET_ACCESS_KEY", "wJalrXUtnFEMI", 1);
   ::setenv("AWS_SESSION_TOKEN", "session-1", 1);

@@ -19,11 +19,7 @@ using testing::LoopbackServer;
 using testing::Reply;
 using testing::SeenRequest;
 
-constexpr UnixSeconds kAt = 1795856400;
-
-json fixture(const std::string& name) {
-  return json::parse(testing::readFile(testing::fixturePath("workflows/" + name)));
-}
+constexpr UnixSeconds kListedAt = 1795856400;
 
 // Serves `items` as the API server does with limit=1: one object per page, the next page named
 // by a continue token that the server checks.
@@ -58,9 +54,10 @@ class NoMetrics final : public MetricsSource {
 
 // Three real Workflows, read when a test first needs them (never during static initialisation).
 const std::vector<json>& workflows() {
-  static const std::vector<json> kWorkflows = {fixture("argo-dag-disable-fail-fast.json"),
-                                               fixture("argo-dag_retry_succeeded.json"),
-                                               fixture("argo-steps-failed-retries.json")};
+  static const std::vector<json> kWorkflows = {
+      testing::workflowFixture("argo-dag-disable-fail-fast.json"),
+      testing::workflowFixture("argo-dag_retry_succeeded.json"),
+      testing::workflowFixture("argo-steps-failed-retries.json")};
   return kWorkflows;
 }
 
@@ -107,7 +104,7 @@ TEST_CASE("forbidden and failing LISTs: 403 is a status, a 500 an error naming t
 
 TEST_CASE("Kubernetes LISTs are recorded into the snapshot and replayed offline",
           "[kubernetes][snapshot]") {
-  json pipeline_run = fixture("tekton-chains-pipelinerun-childrefs.json");
+  json pipeline_run = testing::workflowFixture("tekton-chains-pipelinerun-childrefs.json");
   pipeline_run["metadata"] = {{"name", "chains-run"}, {"namespace", "ci"}};
   servePaged("/k8s-rec/apis/argoproj.io/v1alpha1/workflows", workflows(), "WorkflowList");
   servePaged("/k8s-rec/apis/tekton.dev/v1beta1/pipelineruns", {pipeline_run}, "PipelineRunList");
@@ -123,7 +120,7 @@ TEST_CASE("Kubernetes LISTs are recorded into the snapshot and replayed offline"
   REQUIRE((workflows.ok() && v1.ok() && v1beta1.ok()));
   REQUIRE(v1->status == 404);
   CHECK(writer.recordedKubeLists() == 3);
-  REQUIRE(writer.finish(kAt).ok());
+  REQUIRE(writer.finish(kListedAt).ok());
 
   auto snapshot = SnapshotSource::open(dir / "snap");
   REQUIRE(snapshot.ok());

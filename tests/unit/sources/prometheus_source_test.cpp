@@ -20,10 +20,6 @@ using testing::SeenRequest;
 constexpr UnixSeconds kAt = 1795856400.5;
 const Query kQuery{"pod_info", "kube_pod_info"};
 
-std::string fixture(const char* name) {
-  return testing::readFile(testing::fixturePath(std::string("prometheus/") + name));
-}
-
 /// A source for `base` (a path on the loopback server) with fast retries for tests.
 std::unique_ptr<PrometheusSource> sourceFor(const std::string& base,
                                             std::chrono::milliseconds timeout = 5s) {
@@ -38,15 +34,15 @@ std::unique_ptr<PrometheusSource> sourceFor(const std::string& base,
 
 /// Replies with `first` to the first `times` requests of a route, then with the vector fixture.
 testing::Route failing(Reply first, std::size_t times) {
-  return
-      [first, times, body = fixture("vector_labels.json")](const SeenRequest&, std::size_t index) {
-        return index < times ? first : Reply{200, "application/json", body, {}};
-      };
+  return [first, times, body = testing::prometheusFixture("vector_labels.json")](
+             const SeenRequest&, std::size_t index) {
+    return index < times ? first : Reply{200, "application/json", body, {}};
+  };
 }
 
 TEST_CASE("a 200 response is returned verbatim and counted", "[prometheus]") {
   auto& server = LoopbackServer::instance();
-  const std::string body = fixture("vector_labels.json");
+  const std::string body = testing::prometheusFixture("vector_labels.json");
   server.route("/prom/ok/api/v1/query", failing({}, 0));
   auto source = sourceFor("/prom/ok/");  // a trailing slash is tolerated
 
@@ -73,7 +69,10 @@ TEST_CASE("a 400/422 Prometheus error is reported once, without retrying", "[pro
     const std::string path = "/prom/bad" + std::to_string(status);
     server.route(
         path + "/api/v1/query",
-        failing(Reply{status, "application/json", fixture("error_bad_data.json"), {}}, 99));
+        failing(
+            Reply{
+                status, "application/json", testing::prometheusFixture("error_bad_data.json"), {}},
+            99));
     auto source = sourceFor(path);
     auto result = source->instantQuery(kQuery, kAt);
     REQUIRE_FALSE(result.ok());

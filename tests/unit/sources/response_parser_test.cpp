@@ -13,8 +13,7 @@
 namespace dagadvisor::sources {
 namespace {
 
-using testing::fixturePath;
-using testing::readFile;
+using testing::prometheusFixture;
 
 /// An owned copy of a SampleView, which is only valid during the visitor call.
 struct Sample {
@@ -41,16 +40,12 @@ Decoded decode(const Body& body) {
   return {std::move(summary), std::move(samples)};
 }
 
-std::string fixture(const char* name) {
-  return readFile(fixturePath(std::string("prometheus/") + name));
-}
-
 std::string vectorOf(const std::string& samples) {
   return R"({"status":"success","data":{"resultType":"vector","result":[)" + samples + "]}}";
 }
 
 TEST_CASE("decodes a vector with labels, in response order", "[parser]") {
-  const auto decoded = decode(fixture("vector_labels.json"));
+  const auto decoded = decode(prometheusFixture("vector_labels.json"));
   REQUIRE(decoded.summary.ok());
   CHECK(decoded.summary->samples == 3);
   CHECK(decoded.summary->warnings.empty());
@@ -72,7 +67,7 @@ TEST_CASE("decodes a vector with labels, in response order", "[parser]") {
 }
 
 TEST_CASE("a source's body is parsed in place when padded, copied when not", "[parser]") {
-  const std::string text = fixture("vector_labels.json");
+  const std::string text = prometheusFixture("vector_labels.json");
   const Decoded reference = decode(std::string_view(text));
   REQUIRE(reference.summary.ok());
 
@@ -96,17 +91,18 @@ TEST_CASE("a source's body is parsed in place when padded, copied when not", "[p
 TEST_CASE("SampleView::label finds a label or returns empty", "[parser]") {
   std::vector<std::string> pods;
   std::vector<std::string> missing;
-  auto summary = decodeInstantVector(fixture("vector_labels.json"), [&](const SampleView& view) {
-    pods.emplace_back(view.label("pod"));
-    missing.emplace_back(view.label("no_such_label"));
-  });
+  auto summary =
+      decodeInstantVector(prometheusFixture("vector_labels.json"), [&](const SampleView& view) {
+        pods.emplace_back(view.label("pod"));
+        missing.emplace_back(view.label("no_such_label"));
+      });
   REQUIRE(summary.ok());
   CHECK(pods == std::vector<std::string>{"train-7f9c", "extract-2", ""});
   CHECK(missing == std::vector<std::string>{"", "", ""});
 }
 
 TEST_CASE("decodes a scalar as one sample without labels", "[parser]") {
-  const auto decoded = decode(fixture("scalar.json"));
+  const auto decoded = decode(prometheusFixture("scalar.json"));
   REQUIRE(decoded.summary.ok());
   CHECK(decoded.summary->samples == 1);
   REQUIRE(decoded.samples.size() == 1);
@@ -116,14 +112,14 @@ TEST_CASE("decodes a scalar as one sample without labels", "[parser]") {
 }
 
 TEST_CASE("an empty vector calls no visitor", "[parser]") {
-  const auto decoded = decode(fixture("empty_vector.json"));
+  const auto decoded = decode(prometheusFixture("empty_vector.json"));
   REQUIRE(decoded.summary.ok());
   CHECK(decoded.summary->samples == 0);
   CHECK(decoded.samples.empty());
 }
 
 TEST_CASE("decodes NaN, +Inf, -Inf and bare JSON numbers", "[parser]") {
-  const auto decoded = decode(fixture("special_values.json"));
+  const auto decoded = decode(prometheusFixture("special_values.json"));
   REQUIRE(decoded.summary.ok());
   REQUIRE(decoded.samples.size() == 4);
   CHECK(decoded.samples[0].labels.at("case") == "nan");
@@ -136,7 +132,7 @@ TEST_CASE("decodes NaN, +Inf, -Inf and bare JSON numbers", "[parser]") {
 }
 
 TEST_CASE("a status:error body is an Error carrying errorType and error", "[parser]") {
-  const auto decoded = decode(fixture("error_bad_data.json"));
+  const auto decoded = decode(prometheusFixture("error_bad_data.json"));
   REQUIRE_FALSE(decoded.summary.ok());
   const std::string message = decoded.summary.error().describe();
   CHECK_THAT(message, Catch::Contains("bad_data"));
@@ -145,7 +141,7 @@ TEST_CASE("a status:error body is an Error carrying errorType and error", "[pars
 }
 
 TEST_CASE("warnings are reported in the summary; infos are ignored", "[parser]") {
-  const auto decoded = decode(fixture("warnings.json"));
+  const auto decoded = decode(prometheusFixture("warnings.json"));
   REQUIRE(decoded.summary.ok());
   CHECK(decoded.summary->warnings ==
         std::vector<std::string>{"PromQL warning: encountered a mix of histograms and floats",
@@ -154,7 +150,7 @@ TEST_CASE("warnings are reported in the summary; infos are ignored", "[parser]")
 }
 
 TEST_CASE("a matrix result is refused at data.resultType", "[parser]") {
-  const auto decoded = decode(fixture("matrix.json"));
+  const auto decoded = decode(prometheusFixture("matrix.json"));
   REQUIRE_FALSE(decoded.summary.ok());
   CHECK(decoded.summary.error().field == "data.resultType");
   CHECK_THAT(decoded.summary.error().message, Catch::Contains("matrix"));
@@ -249,7 +245,7 @@ TEST_CASE("all label views of a sample stay valid during the visitor call", "[pa
 }
 
 TEST_CASE("labels without escapes are views into a padded body, not copies", "[parser]") {
-  QueryBody body{fixture("vector_labels.json")};
+  QueryBody body{prometheusFixture("vector_labels.json")};
   body.json.reserve(body.json.size() + kBodyPadding);
   const char* begin = body.json.data();
   const char* end = begin + body.json.size();
@@ -354,7 +350,7 @@ TEST_CASE("values nested deeper than the parser allows are an Error, not a crash
 TEST_CASE("every strict prefix of a valid body is an Error", "[parser]") {
   for (const char* name : {"vector_labels.json", "scalar.json", "special_values.json",
                            "warnings.json", "error_bad_data.json", "empty_vector.json"}) {
-    std::string body = fixture(name);
+    std::string body = prometheusFixture(name);
     body.erase(body.find_last_not_of(" \n") + 1);  // a prefix without trailing blanks is whole
     REQUIRE(decode(body).summary.ok() == (std::string(name) != "error_bad_data.json"));
     for (std::size_t n = 0; n < body.size(); ++n) {
@@ -366,7 +362,7 @@ TEST_CASE("every strict prefix of a valid body is an Error", "[parser]") {
 }
 
 TEST_CASE("corrupted bodies never crash", "[parser]") {
-  const std::string original = fixture("special_values.json");
+  const std::string original = prometheusFixture("special_values.json");
   std::mt19937 random(20261130);  // fixed seed: failures reproduce
   std::uniform_int_distribution<std::size_t> position(0, original.size() - 1);
   std::uniform_int_distribution<int> byte(0, 255);
@@ -387,8 +383,8 @@ TEST_CASE("corrupted bodies never crash", "[parser]") {
 }
 
 TEST_CASE("a visitor may decode another body without corrupting its own labels", "[parser]") {
-  const std::string outer = fixture("vector_labels.json");
-  const std::string inner = fixture("special_values.json");
+  const std::string outer = prometheusFixture("vector_labels.json");
+  const std::string inner = prometheusFixture("special_values.json");
   std::vector<std::string> pods_after_nested;
   std::size_t nested_samples = 0;
   auto summary = decodeInstantVector(outer, [&](const SampleView& view) {

@@ -14,4 +14,8 @@ std::string_view severityName(Severity severity) {
   return "info";
 }
 
+nlohmann::json Finding::evidenceJson() const {
+  return typed_evidence.empty() ? evidence : typed_evidence.toJson();
+}
+
 }  // namespace dagadvisor::analysis

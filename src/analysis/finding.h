@@ -1,8 +1,12 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
+
+#include "analysis/evidence.h"
 
 namespace dagadvisor::analysis {
 
@@ -17,9 +21,33 @@ struct Finding {
   Severity severity = Severity::kInfo;
   std::string target;   // what it is about, as "node/<name>", "run/<ns>/<run>", "pool/<name>"
   std::string summary;  // one line with the key numbers
-  nlohmann::json evidence =
-      nlohmann::json::object();  // kind-specific, documented in docs/findings.md
-  double impact = 0;             // kind-specific magnitude used for ranking (e.g. GPUs blocked)
+  /// Untyped evidence of the kinds not yet moved to a typed struct; empty for the others.
+  nlohmann::json evidence = nlohmann::json::object();
+  FindingEvidence typed_evidence;  // the kind's evidence struct (see evidence.h)
+  double impact = 0;               // kind-specific magnitude used for ranking (e.g. GPUs blocked)
+
+  /// The evidence as the API renders it (documented per kind in docs/findings.md).
+  nlohmann::json evidenceJson() const;
+
+  /// The kind's evidence struct. Throws std::logic_error when the finding holds another kind's:
+  /// a programming error (an adviser handed a finding of the wrong kind), never a data error.
+  template <typename E>
+  const E& evidenceAs() const {
+    if (const E* typed = typed_evidence.get<E>()) {
+      return *typed;
+    }
+    throw std::logic_error("finding of kind '" + kind + "' read as '" + std::string(E::kKind) +
+                           "' evidence");
+  }
 };
+
+/// A finding of `evidence`'s kind carrying it; the detector fills in the rest.
+template <typename E>
+Finding findingOf(E evidence) {
+  Finding finding;
+  finding.kind = std::string(E::kKind);
+  finding.typed_evidence = FindingEvidence(std::move(evidence));
+  return finding;
+}
 
 }  // namespace dagadvisor::analysis

@@ -6,6 +6,7 @@
 #include <string>
 #include <tuple>
 
+#include "analysis/detectors/gpu_node_hoarding.h"
 #include "exporter/metric_catalog.h"
 
 namespace dagadvisor::exporter {
@@ -15,7 +16,6 @@ using advice::AnalysisReport;
 using prometheus::ClientMetric;
 using prometheus::MetricFamily;
 
-constexpr std::string_view kHoardingKind = "gpu-node-hoarding";
 constexpr std::string_view kNodePrefix = "node/";
 
 // Families indexed by MetricId so that all clusters' samples land in one family per name.
@@ -69,33 +69,22 @@ void addCounts(Families& out, MetricId id, std::string_view cluster,
   }
 }
 
-void addEvidenceGauge(Families& out, MetricId id, std::string_view cluster, std::string_view node,
-                      const nlohmann::json& evidence, const char* key) {
-  if (!evidence.is_object()) {
-    return;
-  }
-  const auto it = evidence.find(key);
-  if (it != evidence.end() && it->is_number()) {
-    out.add(id, {cluster, node}, it->get<double>());
-  }
-}
-
 void addFindings(Families& out, const AnalysisReport& r) {
   std::map<KindSeverity, int> counts;
   std::set<std::string_view> hoarded;  // one series per node even if findings repeat a node
   for (const auto& f : r.findings) {
     ++counts[{f.kind, f.severity}];
-    if (f.kind != kHoardingKind || !f.target.starts_with(kNodePrefix)) {
+    if (f.kind != analysis::GpuNodeHoardingEvidence::kKind || !f.target.starts_with(kNodePrefix)) {
       continue;
     }
     const std::string_view node = std::string_view(f.target).substr(kNodePrefix.size());
     if (!hoarded.insert(node).second) {
       continue;
     }
+    const auto& evidence = f.evidenceAs<analysis::GpuNodeHoardingEvidence>();
     out.add(MetricId::kGpuNodeHoarded, {r.cluster, node}, 1);
-    addEvidenceGauge(out, MetricId::kGpuNodeFreeGpus, r.cluster, node, f.evidence, "free_gpus");
-    addEvidenceGauge(out, MetricId::kGpuNodeNonGpuCpuShare, r.cluster, node, f.evidence,
-                     "non_gpu_cpu_share");
+    out.add(MetricId::kGpuNodeFreeGpus, {r.cluster, node}, static_cast<double>(evidence.free.gpus));
+    out.add(MetricId::kGpuNodeNonGpuCpuShare, {r.cluster, node}, evidence.non_gpu_cpu_share);
   }
   addCounts(out, MetricId::kFindings, r.cluster, counts);
 }

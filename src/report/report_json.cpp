@@ -148,10 +148,12 @@ json recommendationsJson(const advice::AnalysisReport& report, const Recommendat
 }
 
 json findingJson(const analysis::Finding& finding) {
-  return json{
-      {"kind", finding.kind},         {"severity", analysis::severityName(finding.severity)},
-      {"target", finding.target},     {"summary", finding.summary},
-      {"evidence", finding.evidence}, {"impact", finding.impact}};
+  return json{{"kind", finding.kind},
+              {"severity", analysis::severityName(finding.severity)},
+              {"target", finding.target},
+              {"summary", finding.summary},
+              {"evidence", finding.evidenceJson()},
+              {"impact", finding.impact}};
 }
 
 json findingsJson(const advice::AnalysisReport& report) {

@@ -24,7 +24,7 @@ nlohmann::json cover(Recommendation& rec, const FindingList& findings) {
                    [](const auto* a, const auto* b) { return a->impact > b->impact; });
   nlohmann::json evidence = nlohmann::json::array();
   for (const analysis::Finding* f : ranked) {
-    evidence.push_back(f->evidence);
+    evidence.push_back(f->evidenceJson());
   }
   return evidence;
 }

@@ -5,10 +5,12 @@
 #include <set>
 
 #include "advice/patch_yaml.h"
+#include "analysis/detectors/gpu_node_hoarding.h"
 
 namespace dagadvisor::advice {
 namespace {
 
+using analysis::GpuNodeHoardingEvidence;
 using nlohmann::json;
 
 struct Totals {
@@ -21,16 +23,17 @@ struct Totals {
   bool all_tainted = true;
 };
 
-bool hasNoScheduleTaint(const json& taints, const std::string& key) {
-  return std::any_of(taints.begin(), taints.end(), [&](const json& t) {
-    return t.value("key", "") == key && t.value("effect", "") == "NoSchedule";
+bool hasNoScheduleTaint(const std::vector<model::Taint>& taints, const std::string& key) {
+  return std::any_of(taints.begin(), taints.end(), [&](const model::Taint& t) {
+    return t.key == key && t.effect == "NoSchedule";
   });
 }
 
-std::vector<TaintSpec> taintsWith(const json& existing, const std::string& key) {
+std::vector<TaintSpec> taintsWith(const std::vector<model::Taint>& existing,
+                                  const std::string& key) {
   std::vector<TaintSpec> taints;
-  for (const json& t : existing) {
-    taints.push_back({t.value("key", ""), t.value("value", ""), t.value("effect", "")});
+  for (const model::Taint& t : existing) {
+    taints.push_back({t.key, t.value, t.effect});
   }
   if (!hasNoScheduleTaint(existing, key)) {
     taints.push_back({key, "present", "NoSchedule"});
@@ -38,20 +41,20 @@ std::vector<TaintSpec> taintsWith(const json& existing, const std::string& key) 
   return taints;
 }
 
-void accumulate(const json& evidence, const std::string& taint_key, Totals& totals) {
-  totals.free_gpus += evidence.value("free_gpus", std::int64_t{0});
-  totals.gpus_unblocked += evidence.value("gpus_unblocked_by_moving", std::int64_t{0});
-  for (const json& pod : evidence.value("pending_gpu_pods", json::array())) {
-    totals.blocked_pods.insert(pod.value("namespace", "") + "/" + pod.value("pod", ""));
+void accumulate(const GpuNodeHoardingEvidence& evidence, const std::string& taint_key,
+                Totals& totals) {
+  totals.free_gpus += evidence.free.gpus;
+  totals.gpus_unblocked += evidence.gpus_unblocked_by_moving;
+  for (const analysis::BlockedGpuPod& pod : evidence.pending_gpu_pods) {
+    totals.blocked_pods.insert(pod.namespace_ + "/" + pod.pod);
   }
-  for (const json& owner : evidence.value("non_gpu_owners", json::array())) {
-    const std::string kind = owner.value("kind", "");
-    totals.cpu_by_owner_kind[kind] += owner.value("cpu_millis", std::int64_t{0});
-    const std::string name = owner.value("namespace", "") + "/" + owner.value("name", "");
-    (kind == "DaemonSet" ? totals.daemonsets : totals.movable_owners).insert(kind + " " + name);
+  for (const analysis::NonGpuOwner& owner : evidence.non_gpu_owners) {
+    totals.cpu_by_owner_kind[owner.kind] += owner.cpu_millis;
+    const std::string name = owner.namespace_ + "/" + owner.name;
+    (owner.kind == "DaemonSet" ? totals.daemonsets : totals.movable_owners)
+        .insert(owner.kind + " " + name);
   }
-  totals.all_tainted =
-      totals.all_tainted && hasNoScheduleTaint(evidence.value("taints", json::array()), taint_key);
+  totals.all_tainted = totals.all_tainted && hasNoScheduleTaint(evidence.taints, taint_key);
 }
 
 std::string listed(const std::set<std::string>& names) {
@@ -100,7 +103,7 @@ std::vector<Recommendation> adviseGpuNodeHoarding(
   }
   const std::string& taint_key = config.detectors.gpu_node_hoarding.taint_key;
   Recommendation rec;
-  rec.kind = "gpu-node-hoarding";
+  rec.kind = std::string(GpuNodeHoardingEvidence::kKind);
   rec.target = "cluster/" + config.analysis.cluster;
   Totals totals;
   std::vector<std::pair<std::string, std::string>> docs;
@@ -108,12 +111,11 @@ std::vector<Recommendation> adviseGpuNodeHoarding(
   for (const analysis::Finding* f : findings) {
     rec.severity = std::max(rec.severity, f->severity);
     rec.instances.push_back(f->target);
-    accumulate(f->evidence, taint_key, totals);
-    nodes.push_back(f->evidence);
-    const std::string node = f->evidence.value("node", "");
-    docs.emplace_back(
-        "kubectl patch node " + node + " --patch-file <this document>",
-        nodeTaintsPatch(node, taintsWith(f->evidence.value("taints", json::array()), taint_key)));
+    const auto& evidence = f->evidenceAs<GpuNodeHoardingEvidence>();
+    accumulate(evidence, taint_key, totals);
+    nodes.push_back(evidence.toJson());
+    docs.emplace_back("kubectl patch node " + evidence.node + " --patch-file <this document>",
+                      nodeTaintsPatch(evidence.node, taintsWith(evidence.taints, taint_key)));
   }
   docs.emplace_back("merge into the pod template spec of every GPU workload",
                     tolerationPatch(taint_key, "NoSchedule"));

@@ -110,12 +110,4 @@ std::unordered_map<TaskKey, double, TaskKeyHash> typicalTaskSeconds(
   return out;
 }
 
-nlohmann::json labelsJson(const std::vector<std::pair<std::string, std::string>>& labels) {
-  nlohmann::json out = nlohmann::json::object();
-  for (const auto& [key, value] : labels) {
-    out[key] = value;
-  }
-  return out;
-}
-
 }  // namespace dagadvisor::analysis

@@ -71,8 +71,4 @@ bool noRunsToJudge(const AnalysisInput& input, FindingSink& out);
 /// True, after telling `out` why, when the snapshot holds no node.
 bool noNodesToJudge(const AnalysisInput& input, FindingSink& out);
 
-/// A pod label selector (WorkflowRun::selector, dag_selector) as a JSON object, for the evidence
-/// of run-level findings: the labels a pod affinity to "the same run" must match.
-nlohmann::json labelsJson(const std::vector<std::pair<std::string, std::string>>& labels);
-
 }  // namespace dagadvisor::analysis

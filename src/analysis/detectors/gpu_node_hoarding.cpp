@@ -60,20 +60,15 @@ bool blockedByHold(const Pod& pod, const ResourceVector& free, const ResourceVec
          (free + cpuAndMemory(held)).fits(pod.requests);
 }
 
-json ownersJson(const NodeHold& hold) {
-  std::vector<std::pair<OwnerKey, OwnerUsage>> owners(hold.owners.begin(), hold.owners.end());
-  std::stable_sort(owners.begin(), owners.end(), [](const auto& a, const auto& b) {
-    return a.second.requests.cpu_millis > b.second.requests.cpu_millis;
-  });
-  json out = json::array();
-  for (const auto& [key, usage] : owners) {
-    out.push_back({{"kind", std::get<0>(key)},
-                   {"namespace", std::get<1>(key)},
-                   {"name", std::get<2>(key)},
-                   {"pods", usage.pods},
-                   {"cpu_millis", usage.requests.cpu_millis},
-                   {"memory_bytes", usage.requests.memory_bytes}});
+std::vector<NonGpuOwner> ownersOf(const NodeHold& hold) {
+  std::vector<NonGpuOwner> out;
+  for (const auto& [key, usage] : hold.owners) {
+    out.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), usage.pods,
+                   usage.requests.cpu_millis, usage.requests.memory_bytes});
   }
+  std::stable_sort(out.begin(), out.end(), [](const NonGpuOwner& a, const NonGpuOwner& b) {
+    return a.cpu_millis > b.cpu_millis;
+  });
   return out;
 }
 
@@ -94,29 +89,56 @@ std::int64_t gpusUnblocked(const ClusterSnapshot& cluster, std::vector<PodId> bl
   return gpus;
 }
 
-json pendingJson(const ClusterSnapshot& cluster, const std::vector<PodId>& pods,
-                 const ResourceVector& movable_room) {
-  json out = json::array();
+std::vector<BlockedGpuPod> blockedPods(const ClusterSnapshot& cluster,
+                                       const std::vector<PodId>& pods,
+                                       const ResourceVector& movable_room) {
+  std::vector<BlockedGpuPod> out;
   for (PodId id : pods) {
     const Pod& pod = cluster.pod(id);
-    json entry = {{"namespace", pod.namespace_},
-                  {"pod", pod.name},
-                  {"gpus", pod.requests.gpus},
-                  {"cpu_millis", pod.requests.cpu_millis},
-                  {"memory_bytes", pod.requests.memory_bytes},
-                  {"fits_if_movable_pods_leave", movable_room.fits(pod.requests)}};
+    BlockedGpuPod& entry = out.emplace_back();
+    entry.namespace_ = pod.namespace_;
+    entry.pod = pod.name;
+    entry.requests = pod.requests;
+    entry.fits_if_movable_pods_leave = movable_room.fits(pod.requests);
     if (pod.created) {
-      entry["waiting_seconds"] = std::max(0.0, cluster.at() - *pod.created);
+      entry.waiting_seconds = std::max(0.0, cluster.at() - *pod.created);
     }
-    out.push_back(std::move(entry));
   }
   return out;
 }
 
-json taintsJson(const model::Node& node) {
+json ownerJson(const NonGpuOwner& owner) {
+  return {
+      {"kind", owner.kind}, {"namespace", owner.namespace_},  {"name", owner.name},
+      {"pods", owner.pods}, {"cpu_millis", owner.cpu_millis}, {"memory_bytes", owner.memory_bytes}};
+}
+
+json blockedPodJson(const BlockedGpuPod& pod) {
+  json entry = {{"namespace", pod.namespace_},
+                {"pod", pod.pod},
+                {"gpus", pod.requests.gpus},
+                {"cpu_millis", pod.requests.cpu_millis},
+                {"memory_bytes", pod.requests.memory_bytes},
+                {"fits_if_movable_pods_leave", pod.fits_if_movable_pods_leave}};
+  if (pod.waiting_seconds) {
+    entry["waiting_seconds"] = *pod.waiting_seconds;
+  }
+  return entry;
+}
+
+json taintsJson(const std::vector<model::Taint>& taints) {
   json out = json::array();
-  for (const model::Taint& t : node.taints) {
+  for (const model::Taint& t : taints) {
     out.push_back({{"key", t.key}, {"value", t.value}, {"effect", t.effect}});
+  }
+  return out;
+}
+
+template <typename T, typename Render>
+json arrayOf(const std::vector<T>& items, Render render) {
+  json out = json::array();
+  for (const T& item : items) {
+    out.push_back(render(item));
   }
   return out;
 }
@@ -135,9 +157,32 @@ std::string summaryLine(const model::Node& node, std::int64_t free_gpus, double 
 
 }  // namespace
 
+json GpuNodeHoardingEvidence::toJson() const {
+  return {{"node", node},
+          {"gpus_allocatable", allocatable.gpus},
+          {"free_gpus", free.gpus},
+          {"cpu_allocatable_millis", allocatable.cpu_millis},
+          {"memory_allocatable_bytes", allocatable.memory_bytes},
+          {"non_gpu_cpu_millis", non_gpu.cpu_millis},
+          {"non_gpu_memory_bytes", non_gpu.memory_bytes},
+          {"non_gpu_cpu_share", non_gpu_cpu_share},
+          {"non_gpu_memory_share", non_gpu_memory_share},
+          {"free_cpu_millis", free.cpu_millis},
+          {"free_memory_bytes", free.memory_bytes},
+          {"taints", taintsJson(taints)},
+          {"daemonset_cpu_millis", non_gpu.cpu_millis - movable.cpu_millis},
+          {"daemonset_memory_bytes", non_gpu.memory_bytes - movable.memory_bytes},
+          {"movable_cpu_millis", movable.cpu_millis},
+          {"movable_memory_bytes", movable.memory_bytes},
+          {"stranded_gpus", stranded_gpus},
+          {"gpus_unblocked_by_moving", gpus_unblocked_by_moving},
+          {"non_gpu_owners", arrayOf(non_gpu_owners, ownerJson)},
+          {"pending_gpu_pods", arrayOf(pending_gpu_pods, blockedPodJson)}};
+}
+
 const DetectorInfo& GpuNodeHoarding::info() const {
   static const DetectorInfo kInfo{
-      "gpu-node-hoarding",
+      GpuNodeHoardingEvidence::kKind,
       "GPU nodes whose CPU or memory is taken by non-GPU pods while GPUs sit free"};
   return kInfo;
 }
@@ -180,33 +225,24 @@ void GpuNodeHoarding::analyze(const AnalysisInput& input, FindingSink& out) cons
     for (PodId pod : blocked) {
       blocked_gpus += cluster.pod(pod).requests.gpus;
     }
-    Finding finding;
-    finding.kind = std::string(info().kind);
+    GpuNodeHoardingEvidence evidence;
+    evidence.node = node.name;
+    evidence.allocatable = node.allocatable;
+    evidence.free = free;
+    evidence.non_gpu = hold.non_gpu;
+    evidence.movable = hold.movable;
+    evidence.non_gpu_cpu_share = cpu_share;
+    evidence.non_gpu_memory_share = memory_share;
+    evidence.taints = node.taints;
+    evidence.stranded_gpus = std::min(free.gpus, blocked_gpus);
+    evidence.gpus_unblocked_by_moving = gpusUnblocked(cluster, blocked, movable_room);
+    evidence.non_gpu_owners = ownersOf(hold);
+    evidence.pending_gpu_pods = blockedPods(cluster, blocked, movable_room);
+    Finding finding = findingOf(std::move(evidence));
     finding.severity = blocked.empty() ? Severity::kInfo : Severity::kWarning;
     finding.target = "node/" + node.name;
     finding.summary = summaryLine(node, free.gpus, cpu_share, memory_share, blocked.size());
     finding.impact = static_cast<double>(free.gpus);
-    finding.evidence = {
-        {"node", node.name},
-        {"gpus_allocatable", node.allocatable.gpus},
-        {"free_gpus", free.gpus},
-        {"cpu_allocatable_millis", node.allocatable.cpu_millis},
-        {"memory_allocatable_bytes", node.allocatable.memory_bytes},
-        {"non_gpu_cpu_millis", hold.non_gpu.cpu_millis},
-        {"non_gpu_memory_bytes", hold.non_gpu.memory_bytes},
-        {"non_gpu_cpu_share", cpu_share},
-        {"non_gpu_memory_share", memory_share},
-        {"free_cpu_millis", free.cpu_millis},
-        {"free_memory_bytes", free.memory_bytes},
-        {"taints", taintsJson(node)},
-        {"daemonset_cpu_millis", hold.non_gpu.cpu_millis - hold.movable.cpu_millis},
-        {"daemonset_memory_bytes", hold.non_gpu.memory_bytes - hold.movable.memory_bytes},
-        {"movable_cpu_millis", hold.movable.cpu_millis},
-        {"movable_memory_bytes", hold.movable.memory_bytes},
-        {"stranded_gpus", std::min(free.gpus, blocked_gpus)},
-        {"gpus_unblocked_by_moving", gpusUnblocked(cluster, blocked, movable_room)},
-        {"non_gpu_owners", ownersJson(hold)},
-        {"pending_gpu_pods", pendingJson(cluster, blocked, movable_room)}};
     out.emit(std::move(finding));
   }
 }

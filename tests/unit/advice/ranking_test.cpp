@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "advice/recommender.h"
+#include "analysis/detectors/gpu_node_hoarding.h"
 
 using namespace dagadvisor;
 using nlohmann::json;
@@ -19,8 +20,14 @@ analysis::Finding finding(std::string kind, analysis::Severity severity, std::st
 }
 
 analysis::Finding hoarding(analysis::Severity severity, int free_gpus) {
-  return finding("gpu-node-hoarding", severity, "node/gpu-1", free_gpus,
-                 {{"node", "gpu-1"}, {"free_gpus", free_gpus}, {"taints", json::array()}});
+  analysis::GpuNodeHoardingEvidence evidence;
+  evidence.node = "gpu-1";
+  evidence.free.gpus = free_gpus;
+  analysis::Finding f = analysis::findingOf(std::move(evidence));
+  f.severity = severity;
+  f.target = "node/gpu-1";
+  f.impact = free_gpus;
+  return f;
 }
 
 analysis::Finding split(analysis::Severity severity, double seconds) {

@@ -4,26 +4,28 @@
 
 #include <catch2/catch.hpp>
 
+#include "analysis/detectors/gpu_node_hoarding.h"
+
 using namespace dagadvisor;
 using nlohmann::json;
 
 namespace {
 
-analysis::Finding hoardingFinding(const std::string& node, int free_gpus, json taints) {
-  analysis::Finding f;
-  f.kind = "gpu-node-hoarding";
+analysis::Finding hoardingFinding(const std::string& node, int free_gpus,
+                                  std::vector<model::Taint> taints) {
+  analysis::GpuNodeHoardingEvidence evidence;
+  evidence.node = node;
+  evidence.free.gpus = free_gpus;
+  evidence.taints = std::move(taints);
+  evidence.non_gpu_owners = {{"DaemonSet", "logging", "fluentd", 1, 6000, 1}};
+  analysis::BlockedGpuPod blocked;
+  blocked.namespace_ = "ml";
+  blocked.pod = "train-1";
+  evidence.pending_gpu_pods = {blocked};
+  analysis::Finding f = analysis::findingOf(std::move(evidence));
   f.severity = analysis::Severity::kWarning;
   f.target = "node/" + node;
   f.impact = free_gpus;
-  f.evidence = {{"node", node},
-                {"free_gpus", free_gpus},
-                {"taints", std::move(taints)},
-                {"non_gpu_owners", json::array({{{"kind", "DaemonSet"},
-                                                 {"namespace", "logging"},
-                                                 {"name", "fluentd"},
-                                                 {"cpu_millis", 6000},
-                                                 {"memory_bytes", 1}}})},
-                {"pending_gpu_pods", json::array({{{"namespace", "ml"}, {"pod", "train-1"}}})}};
   return f;
 }
 
@@ -32,9 +34,8 @@ analysis::Finding hoardingFinding(const std::string& node, int free_gpus, json t
 TEST_CASE("hoarding findings become one recommendation with valid Node patches",
           "[advice][gpu-node-hoarding]") {
   config::Config config;
-  const json existing =
-      json::array({{{"key", "dedicated"}, {"value", "ml"}, {"effect", "NoExecute"}}});
-  const std::vector<analysis::Finding> findings = {hoardingFinding("gpu-1", 3, json::array()),
+  const std::vector<model::Taint> existing = {{"dedicated", "ml", "NoExecute"}};
+  const std::vector<analysis::Finding> findings = {hoardingFinding("gpu-1", 3, {}),
                                                    hoardingFinding("gpu-2", 2, existing)};
   const auto recs = advice::recommend(findings, config);
   REQUIRE(recs.size() == 1);
@@ -75,9 +76,9 @@ TEST_CASE("recommendation ids are stable per kind, cluster and target", "[advice
 TEST_CASE("history keeps first_seen across cycles", "[advice]") {
   config::Config config;
   advice::RecommendationHistory history;
-  auto first = advice::recommend({hoardingFinding("gpu-1", 1, json::array())}, config);
+  auto first = advice::recommend({hoardingFinding("gpu-1", 1, {})}, config);
   history.stamp(first, 100);
-  auto second = advice::recommend({hoardingFinding("gpu-1", 1, json::array())}, config);
+  auto second = advice::recommend({hoardingFinding("gpu-1", 1, {})}, config);
   history.stamp(second, 160);
   REQUIRE(second.size() == 1);
   CHECK(second[0].id == first[0].id);

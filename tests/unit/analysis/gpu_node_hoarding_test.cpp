@@ -40,13 +40,20 @@ TEST_CASE("hoarding is found on a GPU node held by non-GPU pods while a GPU pod 
   CHECK(f.kind == "gpu-node-hoarding");
   CHECK(f.target == "node/gpu-1");
   CHECK(f.severity == analysis::Severity::kWarning);
-  CHECK(f.evidence["free_gpus"] == 3);
-  CHECK(f.evidence["non_gpu_cpu_millis"] == 12'000);
-  CHECK(f.evidence["non_gpu_cpu_share"].get<double>() == Approx(0.75));
-  REQUIRE(f.evidence["non_gpu_owners"].size() == 2);
-  REQUIRE(f.evidence["pending_gpu_pods"].size() == 1);
-  CHECK(f.evidence["pending_gpu_pods"][0]["pod"] == "train-1");
-  CHECK(f.evidence["pending_gpu_pods"][0]["waiting_seconds"] == 4000);
+  const auto& e = f.evidenceAs<analysis::GpuNodeHoardingEvidence>();
+  CHECK(e.free.gpus == 3);
+  CHECK(e.non_gpu.cpu_millis == 12'000);
+  CHECK(e.non_gpu_cpu_share == Approx(0.75));
+  REQUIRE(e.non_gpu_owners.size() == 2);
+  REQUIRE(e.pending_gpu_pods.size() == 1);
+  CHECK(e.pending_gpu_pods[0].pod == "train-1");
+  CHECK(e.pending_gpu_pods[0].waiting_seconds == 4000);
+  // The API renders the same numbers under the documented keys.
+  const auto json = f.evidenceJson();
+  CHECK(json["free_gpus"] == 3);
+  CHECK(json["non_gpu_cpu_millis"] == 12'000);
+  CHECK(json["daemonset_cpu_millis"] == 6'000);
+  CHECK(json["pending_gpu_pods"][0]["waiting_seconds"] == 4000);
   CHECK(f.impact == 3);
 }
 
@@ -106,7 +113,8 @@ TEST_CASE("a blocked GPU pod is reported whatever share the non-GPU pods hold",
   model::ClusterSnapshot cluster(5000, {makeNode("gpu-1", 16, 64, 4)}, std::move(pods));
   const auto findings = detectGpuNodeHoarding(cluster);
   REQUIRE(findings.size() == 1);
-  CHECK(findings[0].evidence["non_gpu_cpu_share"].get<double>() == Approx(0.125));
+  CHECK(findings[0].evidenceAs<analysis::GpuNodeHoardingEvidence>().non_gpu_cpu_share ==
+        Approx(0.125));
 }
 
 TEST_CASE("without pending pods the share threshold decides, edge included",
@@ -140,12 +148,12 @@ TEST_CASE("DaemonSet holds are told apart from pods that can move",
   model::ClusterSnapshot cluster(5000, {makeNode("gpu-1", 16, 64, 4)}, seedPods());
   auto findings = detectGpuNodeHoarding(cluster);
   REQUIRE(findings.size() == 1);
-  const auto& e = findings[0].evidence;
-  CHECK(e["daemonset_cpu_millis"] == 6'000);
-  CHECK(e["movable_cpu_millis"] == 6'000);
-  CHECK(e["stranded_gpus"] == 1);
-  CHECK(e["gpus_unblocked_by_moving"] == 1);
-  CHECK(e["pending_gpu_pods"][0]["fits_if_movable_pods_leave"] == true);
+  const auto& e = findings[0].evidenceAs<analysis::GpuNodeHoardingEvidence>();
+  CHECK(e.non_gpu.cpu_millis - e.movable.cpu_millis == 6'000);
+  CHECK(e.movable.cpu_millis == 6'000);
+  CHECK(e.stranded_gpus == 1);
+  CHECK(e.gpus_unblocked_by_moving == 1);
+  CHECK(e.pending_gpu_pods[0].fits_if_movable_pods_leave);
 
   // Owned by a second DaemonSet, the api pod cannot move: nothing is unblocked by moving.
   auto pods = seedPods();
@@ -153,7 +161,8 @@ TEST_CASE("DaemonSet holds are told apart from pods that can move",
   model::ClusterSnapshot all_daemons(5000, {makeNode("gpu-1", 16, 64, 4)}, std::move(pods));
   findings = detectGpuNodeHoarding(all_daemons);
   REQUIRE(findings.size() == 1);
-  CHECK(findings[0].evidence["stranded_gpus"] == 1);
-  CHECK(findings[0].evidence["gpus_unblocked_by_moving"] == 0);
-  CHECK(findings[0].evidence["pending_gpu_pods"][0]["fits_if_movable_pods_leave"] == false);
+  const auto& held = findings[0].evidenceAs<analysis::GpuNodeHoardingEvidence>();
+  CHECK(held.stranded_gpus == 1);
+  CHECK(held.gpus_unblocked_by_moving == 0);
+  CHECK_FALSE(held.pending_gpu_pods[0].fits_if_movable_pods_leave);
 }

@@ -126,9 +126,8 @@ TEST_CASE("the exposition of a sample report has the expected series and values"
   CHECK(sample(text, R"(dagadvisor_gpu_node_free_gpus{cluster="prod-eu",node="gpu-b"})") == 2);
   CHECK(sample(text, R"(dagadvisor_gpu_node_non_gpu_cpu_share{cluster="prod-eu",node="gpu-a"})") ==
         0.82);
-  // gpu-b's evidence has no CPU share: no series rather than a made-up 0
-  CHECK_FALSE(
-      sample(text, R"(dagadvisor_gpu_node_non_gpu_cpu_share{cluster="prod-eu",node="gpu-b"})"));
+  CHECK(sample(text, R"(dagadvisor_gpu_node_non_gpu_cpu_share{cluster="prod-eu",node="gpu-b"})") ==
+        0.25);
   const std::string ml = R"(cluster="prod-eu",namespace="ml",dag="train",run="2026-11-28")";
   CHECK(sample(text, "dagadvisor_dag_run_makespan_seconds{" + ml + "}") == 7200);
   CHECK(sample(text, "dagadvisor_dag_run_critical_path_seconds{" + ml + "}") == 3600);

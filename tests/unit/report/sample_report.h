@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "advice/analysis_report.h"
+#include "analysis/detectors/gpu_node_hoarding.h"
 
 namespace dagadvisor::testing {
 
@@ -78,6 +79,20 @@ inline analysis::Finding sampleFinding(const char* kind, analysis::Severity seve
   return f;
 }
 
+inline analysis::Finding sampleHoardingFinding(analysis::Severity severity, const char* node,
+                                               std::int64_t free_gpus, double cpu_share) {
+  analysis::GpuNodeHoardingEvidence evidence;
+  evidence.node = node;
+  evidence.free.gpus = free_gpus;
+  evidence.non_gpu_cpu_share = cpu_share;
+  analysis::Finding f = analysis::findingOf(std::move(evidence));
+  f.severity = severity;
+  f.target = std::string("node/") + node;
+  f.summary = "gpu-node-hoarding on " + f.target;
+  f.impact = static_cast<double>(free_gpus);
+  return f;
+}
+
 inline advice::Recommendation sampleRecommendation(const char* id, const char* kind,
                                                    analysis::Severity severity,
                                                    const char* target) {
@@ -122,9 +137,8 @@ inline std::shared_ptr<advice::AnalysisReport> sampleReport() {
                   sampleRun("ml", "train", "2026-11-28", 7200, 3600),
                   sampleRun("etl", "daily", "r2", 900, 450)};
   report->findings = {
-      sampleFinding("gpu-node-hoarding", Severity::kCritical, "node/gpu-a",
-                    {{"free_gpus", 6}, {"non_gpu_cpu_share", 0.82}}),
-      sampleFinding("gpu-node-hoarding", Severity::kWarning, "node/gpu-b", {{"free_gpus", 2}}),
+      sampleHoardingFinding(Severity::kCritical, "gpu-a", 6, 0.82),
+      sampleHoardingFinding(Severity::kWarning, "gpu-b", 2, 0.25),
       sampleFinding("split-dependencies", Severity::kInfo, "run/etl/daily/r1", {}),
       sampleFinding("dag-stacking", Severity::kWarning, "run/ml/train/2026-11-28", {})};
 

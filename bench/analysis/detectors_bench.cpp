@@ -6,7 +6,7 @@
 #include <deque>
 #include <memory>
 
-#include "analysis/detector_registry.h"
+#include "advice/kind_list.h"
 #include "analysis/detector_runner.h"
 #include "support/builders.h"
 
@@ -96,7 +96,7 @@ const ScaleCluster& scaleCluster() {
 
 void BM_AllDetectorsScale(benchmark::State& state) {
   const ScaleCluster* scale = &scaleCluster();
-  const auto detectors = analysis::allDetectors();
+  const auto detectors = advice::allDetectors();
   const analysis::AnalysisInput input{*scale->cluster, scale->graphs, scale->config};
   analysis::DetectionResult result;
   for (auto _ : state) {
@@ -116,7 +116,7 @@ BENCHMARK(BM_AllDetectorsScale)->Unit(benchmark::kMillisecond)->Iterations(3);
 // counters above overstate on a busy machine.
 void BM_OneDetectorScale(benchmark::State& state) {
   const ScaleCluster* scale = &scaleCluster();
-  const auto detectors = analysis::allDetectors();
+  const auto detectors = advice::allDetectors();
   const auto& detector = *detectors.at(static_cast<std::size_t>(state.range(0)));
   const analysis::AnalysisInput input{*scale->cluster, scale->graphs, scale->config};
   for (auto _ : state) {
@@ -127,7 +127,7 @@ void BM_OneDetectorScale(benchmark::State& state) {
   state.SetLabel(std::string(detector.info().kind));
 }
 BENCHMARK(BM_OneDetectorScale)
-    ->DenseRange(0, static_cast<int>(analysis::allDetectors().size()) - 1)
+    ->DenseRange(0, static_cast<int>(advice::allDetectors().size()) - 1)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(3);
 

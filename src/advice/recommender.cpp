@@ -7,44 +7,10 @@
 #include <string_view>
 #include <vector>
 
-#include "advice/kinds/batch_online_colocation.h"
-#include "advice/kinds/capacity_shortfall.h"
-#include "advice/kinds/cohort_comparison.h"
-#include "advice/kinds/critical_path_priority.h"
-#include "advice/kinds/dag_stacking.h"
-#include "advice/kinds/gpu_node_hoarding.h"
-#include "advice/kinds/idle_slots.h"
-#include "advice/kinds/over_request.h"
-#include "advice/kinds/pool_mismatch.h"
-#include "advice/kinds/scheduling_latency.h"
-#include "advice/kinds/shard_candidate.h"
-#include "advice/kinds/split_dependencies.h"
-#include "advice/kinds/stranded_resources.h"
+#include "advice/kind_list.h"
 
 namespace dagadvisor::advice {
 namespace {
-
-using Adviser = std::vector<Recommendation> (*)(const std::vector<const analysis::Finding*>&,
-                                                const config::Config&);
-
-// One line per recommendation kind, in priority order: impacts of different kinds are in
-// different units (GPUs, seconds), so ranking compares severity first, then this order, and
-// impact only within a kind. A finding kind without an adviser yields no advice.
-const std::vector<std::pair<std::string_view, Adviser>> kAdvisers = {
-    {"gpu-node-hoarding", &adviseGpuNodeHoarding},
-    {"split-dependencies", &adviseSplitDependencies},
-    {"dag-stacking", &adviseDagStacking},
-    {"stranded-resources", &adviseStrandedResources},
-    {"capacity-shortfall", &adviseCapacityShortfall},
-    {"critical-path-priority", &adviseCriticalPathPriority},
-    {"idle-slots", &adviseIdleSlots},
-    {"shard-candidate", &adviseShardCandidate},
-    {"scheduling-latency", &adviseSchedulingLatency},
-    {"batch-online-colocation", &adviseBatchOnlineColocation},
-    {"pool-mismatch", &advisePoolMismatch},
-    {"over-request", &adviseOverRequest},
-    {"cohort-comparison", &adviseCohortComparison},
-};
 
 std::uint64_t fnv1a(const std::string& text, std::uint64_t hash = 1469598103934665603ULL) {
   for (unsigned char c : text) {
@@ -87,15 +53,15 @@ std::vector<Recommendation> recommend(const std::vector<analysis::Finding>& find
                                       const config::Config& config) {
   std::vector<Recommendation> out;
   std::map<std::string_view, std::size_t> priority;
-  for (const auto& [kind, adviser] : kAdvisers) {
+  for (const KindSpec& spec : kindList()) {
     std::vector<const analysis::Finding*> group;
     for (const analysis::Finding& f : findings) {
-      if (f.kind == kind) {
+      if (f.kind == spec.kind) {
         group.push_back(&f);
       }
     }
-    priority[kind] = priority.size();
-    for (Recommendation& rec : adviser(group, config)) {
+    priority[spec.kind] = priority.size();
+    for (Recommendation& rec : spec.advise(group, config)) {
       rec.id = stableId(rec.kind, config.analysis.cluster, rec.target);
       boundEvidenceLists(rec.evidence);
       out.push_back(std::move(rec));

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <utility>
 
-#include "analysis/detector_registry.h"
+#include "advice/kind_list.h"
 #include "analysis/detector_runner.h"
 #include "common/log.h"
 #include "graph/cluster_whatif.h"
@@ -189,7 +189,7 @@ Result<std::shared_ptr<const advice::AnalysisReport>> runAnalysisCycle(
   const std::vector<graph::RunGraph> graphs = graph::buildRunGraphs(
       runs, *cluster, graph::WhatIfTransfer::fromConfig(config.detectors.split_dependencies));
   timer.lap("graphs");
-  auto detection = analysis::runDetectors(analysis::enabledDetectors(config.detectors),
+  auto detection = analysis::runDetectors(advice::enabledDetectors(config.detectors),
                                           analysis::AnalysisInput{*cluster, graphs, config});
   timer.lap("detectors");
 

@@ -4,7 +4,7 @@
 #include <set>
 
 #include "advice/recommender.h"
-#include "analysis/detector_registry.h"
+#include "advice/kind_list.h"
 #include "unit/analysis/scenarios.h"
 
 using namespace dagadvisor;
@@ -57,7 +57,7 @@ std::vector<analysis::Finding> allFindings() {
   scenarios.push_back(testing::colocationScenario());
   std::vector<analysis::Finding> findings;
   for (testing::RunFixture& fx : scenarios) {
-    for (const auto& detector : analysis::allDetectors()) {
+    for (const auto& detector : advice::allDetectors()) {
       for (analysis::Finding& f : fx.detect(*detector)) {
         findings.push_back(std::move(f));
       }

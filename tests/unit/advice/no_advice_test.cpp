@@ -2,7 +2,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "analysis/detector_registry.h"
+#include "advice/kind_list.h"
 #include "analysis/detector_runner.h"
 #include "analysis/detectors/batch_online_colocation.h"
 #include "analysis/detectors/cohort_comparison.h"
@@ -14,7 +14,7 @@
 #include "analysis/detectors/shard_candidate.h"
 #include "analysis/detectors/split_dependencies.h"
 #include "analysis/detectors/stranded_resources.h"
-#include "scenarios.h"
+#include "unit/analysis/scenarios.h"
 
 using namespace dagadvisor;
 using testing::RunFixture;
@@ -72,7 +72,7 @@ class Blind final : public analysis::Detector {
 }  // namespace
 
 TEST_CASE("every detector given empty input says why it gives no advice", "[detector][no-advice]") {
-  for (const auto& detector : analysis::allDetectors()) {
+  for (const auto& detector : advice::allDetectors()) {
     const std::string kind(detector->info().kind);
     if (kNotYet.count(kind) > 0) {
       continue;

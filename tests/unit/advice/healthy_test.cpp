@@ -1,13 +1,13 @@
 #include <catch2/catch.hpp>
 
-#include "analysis/detector_registry.h"
-#include "scenarios.h"
+#include "advice/kind_list.h"
+#include "unit/analysis/scenarios.h"
 
 using namespace dagadvisor;
 
 TEST_CASE("no registered detector reports anything on a healthy cluster", "[detector][healthy]") {
   testing::RunFixture fx = testing::healthyScenario();
-  for (const auto& detector : analysis::allDetectors()) {
+  for (const auto& detector : advice::allDetectors()) {
     INFO(detector->info().kind);
     CHECK(fx.detect(*detector).empty());
   }

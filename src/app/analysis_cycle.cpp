@@ -7,6 +7,7 @@
 
 #include "advice/kind_list.h"
 #include "analysis/detector_runner.h"
+#include "analysis/stranding.h"
 #include "common/log.h"
 #include "graph/cluster_whatif.h"
 #include "graph/run_graph.h"
@@ -36,11 +37,6 @@ class StageTimer {
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
   std::vector<log::Field> fields_;
 };
-
-// Free share of one resource; -1 when the node has none of it (not a candidate either way).
-double share(std::int64_t free, std::int64_t allocatable) {
-  return allocatable > 0 ? static_cast<double>(free) / static_cast<double>(allocatable) : -1;
-}
 
 advice::ClusterSummary summarize(const model::ClusterSnapshot& cluster) {
   advice::ClusterSummary s;
@@ -109,28 +105,14 @@ advice::RunSummary summarizeRun(const graph::RunGraph& g, const model::ClusterSn
   return s;
 }
 
-// The resource with the smallest free share is the exhausted one; the largest free share of the
-// others is what it strands (the stranded-resources detector's rule, per node).
-void markStranded(advice::NodeRow& row, const config::StrandedResources& params) {
-  const model::ResourceVector free = row.allocatable - row.requested;
-  const std::array<std::pair<const char*, double>, 3> shares = {{
-      {"cpu", share(free.cpu_millis, row.allocatable.cpu_millis)},
-      {"memory", share(free.memory_bytes, row.allocatable.memory_bytes)},
-      {"gpu", share(free.gpus, row.allocatable.gpus)},
-  }};
-  bool exhausted = false;
-  for (const auto& [name, value] : shares) {
-    exhausted |= value >= 0 && value <= params.max_exhausted_free_share;
-  }
-  if (!exhausted) {
+// The stranded-resources detector's rule, per node: the largest stranded free share.
+void markStranded(advice::NodeRow& row, const analysis::NodeStranding& stranding) {
+  if (!stranding.anyStranded()) {
     return;
   }
-  for (const auto& [name, value] : shares) {
-    if (value > row.stranded_share && value >= params.min_stranded_share) {
-      row.stranded_share = value;
-      row.stranded_resource = name;
-    }
-  }
+  const analysis::Resource largest = stranding.largestStranded();
+  row.stranded_share = stranding.free_share[static_cast<std::size_t>(largest)];
+  row.stranded_resource = std::string(analysis::resourceName(largest));
 }
 
 std::vector<advice::NodeRow> summarizeNodes(const model::ClusterSnapshot& cluster,
@@ -146,7 +128,7 @@ std::vector<advice::NodeRow> summarizeNodes(const model::ClusterSnapshot& cluste
     row.requested = cluster.requestedOn(id);
     row.pods = cluster.podsOn(id).size();
     row.unschedulable = node.unschedulable;
-    markStranded(row, config.detectors.stranded_resources);
+    markStranded(row, analysis::strandingOf(cluster, id, config.detectors.stranded_resources));
     rows.push_back(std::move(row));
   }
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.name < b.name; });

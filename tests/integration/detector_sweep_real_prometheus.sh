@@ -48,6 +48,30 @@ split_truth() {
     "$(comm -23 "$out/split_found" "$out/split_truth" | wc -l)"
 }
 
+# The nodes view (and dagadvisor_node_stranded_share, rendered from the same rows) and the
+# stranded-resources findings follow one rule: a node row names a stranded resource exactly when
+# the node has a finding, and its share is the finding's largest stranded free share.
+check_stranding_agrees() {
+  local name=$1 out=$2 disagreements
+  disagreements=$(jq -r '
+    ([.findings[] | select(.kind == "stranded-resources" and .evidence.scope == "node")
+      | {key: .evidence.node, value: .evidence}] | from_entries) as $found
+    | .nodes[] | . as $row | $found[$row.name] as $e
+    | if $e == null then
+        (if $row.stranded_resource != "" then "\($row.name): row says \($row.stranded_resource) stranded, no finding" else empty end)
+      else
+        ([$e.stranded | keys[] | {free_cpu_millis: "cpu", free_memory_bytes: "memory", free_gpus: "gpu"}[.]]
+          | map($e.free_share[.]) | max) as $largest
+        | if $row.stranded_resource == "" or (($row.stranded_share - $largest) | fabs) > 1e-9 then
+            "\($row.name): row \($row.stranded_resource) \($row.stranded_share), finding \($largest)"
+          else empty end
+      end' "$out/report.json")
+  if [ -n "$disagreements" ]; then
+    echo "$disagreements" | head -5 >&2
+    FAILURES+=("$name: nodes view and stranded-resources findings disagree on $(wc -l <<<"$disagreements") node(s)")
+  fi
+}
+
 check_healthy() {
   local out=$1 findings recommendations
   findings=$(jq '.findings | length' "$out/report.json")
@@ -105,6 +129,7 @@ sweep_one() {
   done < <(jq -r '.findings[].kind' "$out/report.json" | sort | uniq -c)
   grep -qx gpu-node-hoarding <<<"$expected" && check_hoarded_targets "$name" "$out"
   [ "$name" = healthy ] && check_healthy "$out"
+  check_stranding_agrees "$name" "$out"
   echo "done: $name at $at: expected [$(paste -sd ' ' <<<"$expected")]," \
     "found [$(jq -r '[.findings[].kind] | unique | join(" ")' "$out/report.json")]"
   kill "$PROM_PID"

@@ -47,6 +47,8 @@ bool readDigits(std::string_view text, std::size_t pos, std::size_t n, int& out)
   return true;
 }
 
+}  // namespace
+
 Result<UnixSeconds> parseRfc3339(std::string_view text) {
   auto bad = [&] {
     return makeError("not an RFC 3339 time or unix seconds: \"" + std::string(text) + "\"");
@@ -104,8 +106,10 @@ Result<UnixSeconds> parseRfc3339(std::string_view text) {
   const std::time_t utc = timegm(&tm);
   return static_cast<double>(utc - offset_seconds) + fraction;
 }
-
-}  // namespace
+std::optional<UnixSeconds> optionalRfc3339(std::string_view text) {
+  auto time = parseRfc3339(text);
+  return time.ok() ? std::optional<UnixSeconds>(*time) : std::nullopt;
+}
 
 Result<Duration> parseDuration(std::string_view text) {
   auto bad = [&](std::string why) {

@@ -5,6 +5,7 @@
 #include <map>
 #include <string_view>
 
+#include "common/duration.h"
 #include "model/adapters/object_json.h"
 
 namespace dagadvisor::model {
@@ -34,10 +35,10 @@ void fold(const std::vector<const AirflowTaskInstance*>& instances, ObjectTask& 
     if (stateRank(instance->state) < stateRank(task.phase)) {
       task.phase = instance->state;
     }
-    if (const auto start = parseRfc3339(instance->start_date)) {
+    if (const auto start = optionalRfc3339(instance->start_date)) {
       task.started = task.started ? std::min(*task.started, *start) : *start;
     }
-    const auto end = parseRfc3339(instance->end_date);
+    const auto end = optionalRfc3339(instance->end_date);
     all_finished = all_finished && end.has_value();
     if (end) {
       last_end = last_end ? std::max(*last_end, *end) : *end;

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/duration.h"
 #include "model/adapters/workflow_objects.h"
 
 namespace dagadvisor::model::detail {
@@ -31,7 +32,7 @@ inline std::string text(const json& object, std::string_view key) {
 
 /// The RFC 3339 time in member `key`, or nullopt.
 inline std::optional<UnixSeconds> time(const json& object, std::string_view key) {
-  return parseRfc3339(text(object, key));
+  return optionalRfc3339(text(object, key));
 }
 
 /// Sorts the tasks by id and each task's parents, dropping duplicate parents.

@@ -41,10 +41,6 @@ struct WorkflowObject {
   std::size_t edgeCount() const;
 };
 
-/// RFC 3339 UTC time ("2019-06-26T09:11:58Z", fractional seconds and ±hh:mm offsets accepted)
-/// to Unix seconds; nullopt when malformed.
-std::optional<UnixSeconds> parseRfc3339(std::string_view text);
-
 /// The largest inflated `status.compressedNodes` parseArgoWorkflow decodes (64 MiB): a bound on
 /// memory against a gzip bomb; Argo offloads node status long before this size.
 inline constexpr std::size_t kMaxArgoInflatedBytes = std::size_t{64} << 20;

@@ -52,3 +52,18 @@ TEST_CASE("malformed timestamps are refused", "[time]") {
     CHECK_FALSE(parseTimestamp(bad).ok());
   }
 }
+
+TEST_CASE("object timestamps: RFC 3339 only, malformed or empty ones are absent", "[time]") {
+  // Expected values from `date -ud <time> +%s`.
+  CHECK(dagadvisor::optionalRfc3339("2019-06-26T09:11:58Z") == 1561540318.0);
+  CHECK(dagadvisor::optionalRfc3339("1969-12-31T23:59:59Z") == -1.0);
+  CHECK(dagadvisor::optionalRfc3339("2024-02-29T12:00:00+02:00") == 1709200800.0);
+  CHECK(dagadvisor::optionalRfc3339("2019-06-26t09:11:58.25z") == 1561540318.25);
+  CHECK(dagadvisor::optionalRfc3339("2019-06-26 09:11:58Z") == 1561540318.0);
+  CHECK_FALSE(dagadvisor::optionalRfc3339("2019-06-26 09:11"));
+  CHECK_FALSE(dagadvisor::optionalRfc3339("2019-13-26T09:11:58Z"));
+  CHECK_FALSE(dagadvisor::optionalRfc3339("2019-06-26T09:11:58"));
+  CHECK_FALSE(dagadvisor::optionalRfc3339("2019-06-26T09:11:58.Z"));  // a dot needs digits
+  CHECK_FALSE(dagadvisor::optionalRfc3339("1561540318"));             // no unix seconds here
+  CHECK_FALSE(dagadvisor::optionalRfc3339(""));
+}

@@ -6,6 +6,7 @@
 #include <set>
 #include <utility>
 
+#include "common/duration.h"
 #include "model/adapters/adapter_registry.h"
 #include "support/builders.h"
 #include "support/test_support.h"
@@ -31,9 +32,9 @@ std::vector<model::Pod> argoPods(const json& workflow, const std::set<std::strin
         testing::makePod(workflow["metadata"]["namespace"], id, "n1", 1, 1, 0, [&](model::Pod& p) {
           p.labels.set("workflows.argoproj.io/workflow", wf);
           p.annotations.set("workflows.argoproj.io/node-name", name);
-          p.created = *model::parseRfc3339(node["startedAt"].get<std::string>());
+          p.created = *dagadvisor::parseRfc3339(node["startedAt"].get<std::string>());
           p.started = p.created;
-          p.finished = *model::parseRfc3339(node["finishedAt"].get<std::string>());
+          p.finished = *dagadvisor::parseRfc3339(node["finishedAt"].get<std::string>());
           p.phase = model::PodPhase::kSucceeded;
         }));
   }

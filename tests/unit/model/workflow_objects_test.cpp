@@ -29,18 +29,6 @@ std::vector<std::string> ids(const model::WorkflowObject& object) {
 
 }  // namespace
 
-TEST_CASE("RFC 3339 times are read as Unix seconds", "[model][objects]") {
-  // Expected values from `date -ud <time> +%s`.
-  CHECK(model::parseRfc3339("2019-06-26T09:11:58Z") == Approx(1561540318));
-  CHECK(model::parseRfc3339("1969-12-31T23:59:59Z") == Approx(-1));
-  CHECK(model::parseRfc3339("2024-02-29T12:00:00+02:00") == Approx(1709200800));
-  CHECK(model::parseRfc3339("2019-06-26T09:11:58.25Z") == Approx(1561540318.25));
-  CHECK_FALSE(model::parseRfc3339("2019-06-26 09:11"));
-  CHECK_FALSE(model::parseRfc3339("2019-13-26T09:11:58Z"));
-  CHECK_FALSE(model::parseRfc3339("2019-06-26T09:11:58"));
-  CHECK_FALSE(model::parseRfc3339(""));
-}
-
 TEST_CASE("Argo status.nodes: retries collapse, edges stored on attempts", "[model][objects]") {
   const auto wf =
       model::parseArgoWorkflow(testing::workflowFixture("argo-dag-disable-fail-fast.json"));

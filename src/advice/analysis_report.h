@@ -67,7 +67,7 @@ struct RunSummary {
 /// One node's allocation as the nodes view shows it.
 struct NodeRow {
   std::string name;
-  std::string pool;  // value of the pool label (dag_stacking.pool_label), "" when unlabelled
+  std::string pool;  // value of the pool label (cluster_labels.pool), "" when unlabelled
   model::ResourceVector allocatable;
   model::ResourceVector requested;  // by pods holding resources now
   std::size_t pods = 0;             // pods holding resources on the node

@@ -122,8 +122,8 @@ std::vector<advice::NodeRow> summarizeNodes(const model::ClusterSnapshot& cluste
     const model::Node& node = cluster.node(id);
     advice::NodeRow row;
     row.name = node.name;
-    row.pool = std::string(
-        node.labels.get(config.detectors.dag_stacking.pool_label).value_or(std::string_view{}));
+    row.pool =
+        std::string(node.labels.get(config.cluster_labels.pool).value_or(std::string_view{}));
     row.allocatable = node.allocatable;
     row.requested = cluster.requestedOn(id);
     row.pods = cluster.podsOn(id).size();
@@ -168,8 +168,8 @@ Result<std::shared_ptr<const advice::AnalysisReport>> runAnalysisCycle(
   const auto runs =
       model::buildRunsWithObjects(*cluster, config.workflow_labels, objects, object_warnings);
   timer.lap("runs");
-  const std::vector<graph::RunGraph> graphs = graph::buildRunGraphs(
-      runs, *cluster, graph::WhatIfTransfer::fromConfig(config.detectors.split_dependencies));
+  const std::vector<graph::RunGraph> graphs =
+      graph::buildRunGraphs(runs, *cluster, graph::WhatIfTransfer::fromConfig(config));
   timer.lap("graphs");
   auto detection = analysis::runDetectors(advice::enabledDetectors(config.detectors),
                                           analysis::AnalysisInput{*cluster, graphs, config});

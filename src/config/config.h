@@ -12,12 +12,9 @@ using Seconds = std::chrono::duration<double>;
 /// Metric names we consume (SPEC §2). Defaults are the upstream names; clusters that rename or
 /// relabel override them here.
 struct MetricNames {
-  std::string node_info = "kube_node_info";
   std::string node_labels = "kube_node_labels";
   std::string node_allocatable = "kube_node_status_allocatable";
-  std::string node_capacity = "kube_node_status_capacity";
   std::string node_taint = "kube_node_spec_taint";
-  std::string node_unschedulable = "kube_node_spec_unschedulable";
   std::string pod_info = "kube_pod_info";
   std::string pod_labels = "kube_pod_labels";
   std::string pod_annotations = "kube_pod_annotations";
@@ -68,13 +65,20 @@ struct SigV4 {
   bool operator==(const SigV4&) const = default;
 };
 
-struct PrometheusSource {
-  std::string url;                             // "" = not configured; http(s)://host:port[/prefix]
-  Seconds timeout{30};                         // per query
-  std::string bearer_token_file;               // re-read every cycle; never logged
-  std::map<std::string, std::string> headers;  // extra headers, e.g. X-Scope-OrgID for Mimir
+/// How dagadvisor authenticates to an HTTP source and checks its certificate: one block, the same
+/// keys under sources.prometheus, sources.airflow and sources.scrape.
+struct HttpAuth {
+  std::string bearer_token_file;  // re-read when it changes; never logged
   BasicAuth basic_auth;
   Tls tls;
+
+  bool operator==(const HttpAuth&) const = default;
+};
+
+struct PrometheusSource : HttpAuth {
+  std::string url;                             // "" = not configured; http(s)://host:port[/prefix]
+  Seconds timeout{30};                         // per query
+  std::map<std::string, std::string> headers;  // extra headers, e.g. X-Scope-OrgID for Mimir
   SigV4 sigv4;
   std::string selector;          // extra label matchers for every query, e.g. cluster="prod"
   Seconds lookback{6 * 3600.0};  // how far back finished pods are still rebuilt
@@ -106,14 +110,12 @@ struct KubernetesSource {
 
 /// The optional Airflow REST API source: task lists (edges) and task instances of the runs
 /// the pod adapters find.
-struct AirflowSource {
+/// Its bearer token is Airflow 3's JWT; basic auth is Airflow 2's basic_auth API backend.
+struct AirflowSource : HttpAuth {
   bool enabled = false;
   std::string url;                   // http(s)://host:port[/prefix] of the API server, no /api/v1
   std::string api_version = "auto";  // "v1" (Airflow 2), "v2" (Airflow 3), "auto" (v2, else v1)
   Seconds timeout{30};               // per request
-  std::string bearer_token_file;     // Airflow 3: a JWT; re-read when it changes; never logged
-  BasicAuth basic_auth;              // Airflow 2's basic_auth API backend
-  Tls tls;
   // Distinct DAGs read per cycle; the rest are skipped, with a warning.
   int max_dags_per_cycle = 50;
 
@@ -123,15 +125,13 @@ struct AirflowSource {
 /// Direct scrape, with no Prometheus at all: kube-state-metrics, kube-scheduler (and cAdvisor,
 /// dcgm-exporter) /metrics endpoints or exposition files, aggregated locally into what the
 /// PromQL queries would return. Metric names come from sources.prometheus.metrics.
-struct ScrapeSource {
+/// Its bearer token is e.g. the service-account token for the scheduler's :10259.
+struct ScrapeSource : HttpAuth {
   // http(s)://host:port/metrics URLs and/or exposition files (".om" or a final "# EOF" means
   // OpenMetrics); empty = not configured.
   std::vector<std::string> targets;
-  Seconds timeout{10};            // per target
-  Seconds lookback{6 * 3600.0};   // pods seen by earlier scrapes of this process are kept this long
-  std::string bearer_token_file;  // e.g. the service-account token for the scheduler's :10259
-  BasicAuth basic_auth;
-  Tls tls;
+  Seconds timeout{10};           // per target
+  Seconds lookback{6 * 3600.0};  // pods seen by earlier scrapes of this process are kept this long
 
   bool operator==(const ScrapeSource&) const = default;
 };
@@ -158,11 +158,31 @@ struct Server {
   bool operator==(const Server&) const = default;
 };
 
+/// The transfer-cost model: what a parent → child hand-off is estimated to cost by where the two
+/// pods ran. The HEFT what-if and split-dependencies both use it.
+struct TransferModel {
+  Seconds same_node{0};
+  Seconds same_zone{5};
+  Seconds cross_zone{30};
+
+  bool operator==(const TransferModel&) const = default;
+};
+
 struct Analysis {
   std::string cluster = "default";  // name carried by every output
   Seconds interval{60};             // cycle period in `serve`
+  TransferModel transfer;
 
   bool operator==(const Analysis&) const = default;
+};
+
+/// The node labels every detector reads the cluster's layout from.
+struct ClusterLabels {
+  std::string pool = "node-type";                    // a node's pool (node group)
+  std::string zone = "topology.kubernetes.io/zone";  // its zone
+  std::string workload = "workload-type";  // the label the advice uses to separate batch and online
+
+  bool operator==(const ClusterLabels&) const = default;
 };
 
 /// The seed's labelling convention for plain labelled pods (SPEC §3, adapter 1).
@@ -190,8 +210,7 @@ struct GpuNodeHoarding {
   bool require_pending_gpu_pods = true;
   /// …and non-GPU pods request at least this share of the node's CPU or memory.
   double min_non_gpu_share = 0.5;
-  std::string taint_key = "nvidia.com/gpu";       // the taint the patch proposes
-  std::string accelerator_label = "accelerator";  // node label that marks GPU nodes
+  std::string taint_key = "nvidia.com/gpu";  // the taint the patch proposes
 
   bool operator==(const GpuNodeHoarding&) const = default;
 };
@@ -204,15 +223,10 @@ struct SplitDependencies {
   int min_split_edges = 2;
   double min_split_share = 0.5;
   int min_cross_zone_edges = 2;
-  /// The transfer-cost model: what one edge is estimated to cost by placement.
-  Seconds same_node_transfer{0};
-  Seconds same_zone_transfer{5};
-  Seconds cross_zone_transfer{30};
   /// The transfer-cost floor: a run is reported only when its split edges are estimated to
   /// cost at least this much in all. The default keeps every planted run of the simulator's
   /// scenarios (50 s and more at their analysis times) and drops the smallest incidental ones.
   Seconds min_run_transfer{45};
-  std::string zone_label = "topology.kubernetes.io/zone";  // node label naming the zone
 
   bool operator==(const SplitDependencies&) const = default;
 };
@@ -225,7 +239,6 @@ struct DagStacking {
   int min_tasks_per_node = 4;
   double min_node_cpu_share = 0.8;
   double min_peer_free_cpu_share = 0.5;
-  std::string pool_label = "node-type";  // node label naming a node's pool
 
   bool operator==(const DagStacking&) const = default;
 };
@@ -279,7 +292,6 @@ struct PoolMismatch {
   double memory_min_gib_per_core = 6;
   /// Pods requesting less than this share of their node's CPU and memory are left out.
   double min_pod_share = 0.1;
-  std::string pool_label = "node-type";  // node label naming a node's pool
 
   bool operator==(const PoolMismatch&) const = default;
 };
@@ -313,8 +325,6 @@ struct BatchOnlineColocation {
   /// A node is reported when DAG task pods and long-running service pods (Deployment,
   /// ReplicaSet, StatefulSet) share it and its requested CPU is at least this share.
   double min_node_cpu_share = 0.8;
-  /// The label the advice uses to separate batch and online pools.
-  std::string workload_label = "workload-type";
 
   bool operator==(const BatchOnlineColocation&) const = default;
 };
@@ -385,6 +395,7 @@ struct Config {
   Sources sources;
   Server server;
   Analysis analysis;
+  ClusterLabels cluster_labels;
   WorkflowLabels workflow_labels;
   Detectors detectors;
   Logging logging;

@@ -34,6 +34,8 @@ enum class Rule {
   kThreads,      // kMinThreads..kMaxThreads
   kPositive,     // a duration > 0
   kNonNegative,  // a duration or count >= 0
+  kAtLeastOne,   // a count >= 1 (a threshold of "at least N things" that 0 would make vacuous)
+  kAtLeastTwo,   // a count >= 2 (what takes two to exist: a stack, a split into chunks)
   kShare,        // a number in [0, 1]
   kLogLevel,     // one of kLogLevels
   kLogFormat,    // one of kLogFormats
@@ -47,7 +49,7 @@ enum class Rule {
 /// One setting: its dotted path (the YAML keys, identical to config.h's member names), where
 /// it lives, and its rule.
 struct Field {
-  std::string_view path;
+  std::string path;
   FieldRef ref;
   Rule rule = Rule::kNone;
 };
@@ -55,6 +57,26 @@ struct Field {
 /// Every setting of `config`, in file order, each listed exactly once; loading, rendering,
 /// validation and the schema all walk this one table. The references point into `config`.
 std::vector<Field> configFields(Config& config);
+
+/// A setting that is gone, and what replaced it ("" when nothing did): a file that still sets it
+/// gets an error that says so instead of "unknown key".
+struct RetiredSetting {
+  std::string_view path;
+  std::string_view replaced_by;
+};
+inline constexpr RetiredSetting kRetiredSettings[] = {
+    {"sources.prometheus.metrics.node_info", ""},
+    {"sources.prometheus.metrics.node_capacity", ""},
+    {"sources.prometheus.metrics.node_unschedulable", ""},
+    {"detectors.gpu_node_hoarding.accelerator_label", ""},  // GPU nodes are those with GPUs
+    {"detectors.split_dependencies.zone_label", "cluster_labels.zone"},
+    {"detectors.dag_stacking.pool_label", "cluster_labels.pool"},
+    {"detectors.pool_mismatch.pool_label", "cluster_labels.pool"},
+    {"detectors.batch_online_colocation.workload_label", "cluster_labels.workload"},
+    {"detectors.split_dependencies.same_node_transfer", "analysis.transfer.same_node"},
+    {"detectors.split_dependencies.same_zone_transfer", "analysis.transfer.same_zone"},
+    {"detectors.split_dependencies.cross_zone_transfer", "analysis.transfer.cross_zone"},
+};
 
 /// The settings as a tree of sections, in file order: the shape of the YAML file. A section has
 /// children; a setting points to its Field (which must outlive the tree).

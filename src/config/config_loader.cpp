@@ -63,14 +63,26 @@ class Loader {
       if (!seen.insert(key).second) {
         fail(path.empty() ? key : path + "." + key, "duplicate key");
       } else if (child == nullptr) {
-        fail(path.empty() ? key : path + "." + key,
-             "unknown key" + didYouMean(suggestKey(root_, section, key)));
+        const std::string full = path.empty() ? key : path + "." + key;
+        fail(full, unknownKeyMessage(full, section, key));
       } else if (child->field != nullptr) {
         loadField(*child->field, entry.second);
       } else {
         loadSection(entry.second, *child);
       }
     }
+  }
+
+  std::string unknownKeyMessage(const std::string& full, const FieldNode& section,
+                                const std::string& key) const {
+    for (const RetiredSetting& retired : kRetiredSettings) {
+      if (retired.path == full) {
+        return retired.replaced_by.empty()
+                   ? "no longer a setting (it was never read): remove it"
+                   : "no longer a setting: moved to " + std::string(retired.replaced_by);
+      }
+    }
+    return "unknown key" + didYouMean(suggestKey(root_, section, key));
   }
 
   void fail(const std::string& path, std::string message) {

@@ -130,6 +130,10 @@ Members limitsOf(const FieldRef& ref, Rule rule) {
       return {{"minimum", std::to_string(kMinThreads)}, {"maximum", std::to_string(kMaxThreads)}};
     case Rule::kNonNegative:
       return std::holds_alternative<int*>(ref) ? Members{{"minimum", "0"}} : Members{};
+    case Rule::kAtLeastOne:
+      return {{"minimum", "1"}};
+    case Rule::kAtLeastTwo:
+      return {{"minimum", "2"}};
     case Rule::kShare:
       return {{"minimum", "0"}, {"maximum", "1"}};
     case Rule::kLogLevel:

@@ -207,6 +207,10 @@ Problem checkInt(Rule rule, int value) {
   if (rule == Rule::kNonNegative && value < 0) {
     return "must not be negative (got " + std::to_string(value) + ")";
   }
+  const int minimum = rule == Rule::kAtLeastOne ? 1 : rule == Rule::kAtLeastTwo ? 2 : 0;
+  if (minimum > 0 && value < minimum) {
+    return "must be at least " + std::to_string(minimum) + " (got " + std::to_string(value) + ")";
+  }
   return std::nullopt;
 }
 

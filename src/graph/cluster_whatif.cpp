@@ -109,9 +109,10 @@ TransferCost transferBetween(const TaskGraph& graph, const std::vector<model::No
 
 }  // namespace
 
-WhatIfTransfer WhatIfTransfer::fromConfig(const config::SplitDependencies& params) {
-  return {static_cast<double>(params.same_zone_transfer.count()),
-          static_cast<double>(params.cross_zone_transfer.count()), params.zone_label};
+WhatIfTransfer WhatIfTransfer::fromConfig(const config::Config& config) {
+  return {static_cast<double>(config.analysis.transfer.same_zone.count()),
+          static_cast<double>(config.analysis.transfer.cross_zone.count()),
+          config.cluster_labels.zone};
 }
 
 Result<ClusterWhatIf> runClusterWhatIf(const RunGraph& run, const model::ClusterSnapshot& cluster,

@@ -21,8 +21,8 @@ struct WhatIfTransfer {
   double cross_zone_seconds = 0;
   std::string zone_label = "topology.kubernetes.io/zone";
 
-  /// The model configured for the split-dependencies detector (detectors.split_dependencies).
-  static WhatIfTransfer fromConfig(const config::SplitDependencies& params);
+  /// The configured model (analysis.transfer) and zone label (cluster_labels.zone).
+  static WhatIfTransfer fromConfig(const config::Config& config);
 };
 
 /// Inputs of runClusterWhatIf beyond the run; the defaults give the plain re-schedule.

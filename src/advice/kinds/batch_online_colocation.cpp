@@ -15,7 +15,7 @@ std::vector<Recommendation> adviseBatchOnlineColocation(const FindingList& findi
   if (findings.empty()) {
     return {};
   }
-  const std::string& label = config.detectors.batch_online_colocation.workload_label;
+  const std::string& label = config.cluster_labels.workload;
   Recommendation rec;
   rec.kind = "batch-online-colocation";
   rec.target = "cluster/" + config.analysis.cluster;

@@ -44,7 +44,7 @@ std::vector<Recommendation> advisePoolMismatch(const FindingList& findings,
   if (findings.empty()) {
     return {};
   }
-  const std::string& label = config.detectors.pool_mismatch.pool_label;
+  const std::string& label = config.cluster_labels.pool;
   Recommendation rec;
   rec.kind = "pool-mismatch";
   rec.target = "cluster/" + config.analysis.cluster;

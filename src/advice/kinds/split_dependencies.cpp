@@ -22,8 +22,7 @@ struct DagTotals {
 
 std::string actionText(const std::string& dag, const std::string& keys,
                        const config::Config& config) {
-  return "Add a preferred pod affinity (weight 100, topologyKey " +
-         config.detectors.split_dependencies.zone_label +
+  return "Add a preferred pod affinity (weight 100, topologyKey " + config.cluster_labels.zone +
          ") to the pod template of every task of " + dag +
          ", selecting the pods of the same run (" + keys +
          ", the labels its engine puts on them), so that children are placed in their parents' "
@@ -58,7 +57,7 @@ Recommendation adviseDag(const std::string& dag, const FindingList& findings,
     spec.match_labels = {{config.workflow_labels.dag_label, latest.evidence.value("dag", "")},
                          {config.workflow_labels.run_label, latest.evidence.value("run", "")}};
   }
-  spec.topology_key = config.detectors.split_dependencies.zone_label;
+  spec.topology_key = config.cluster_labels.zone;
   const std::string keys = listKeys(spec.match_labels);
   rec.patch_yaml = joinDocuments(
       {{"merge into the pod template spec of every task of " + dag + "; set " + keys + " per run",

@@ -216,11 +216,11 @@ void CapacityShortfall::analyze(const AnalysisInput& input, FindingSink& out) co
     return;
   }
   const json short_of = shortResources(demand, free_total);
-  const auto min_unplaced = static_cast<std::size_t>(std::max(params.min_unplaced_pods, 1));
+  const auto min_unplaced = static_cast<std::size_t>(params.min_unplaced_pods);
   if (short_of.empty() || unplaced.size() < min_unplaced) {
     return;
   }
-  std::vector<Shape> shapes = nodeShapes(cluster, input.config.detectors.dag_stacking.pool_label);
+  std::vector<Shape> shapes = nodeShapes(cluster, input.config.cluster_labels.pool);
   json unplaceable = json::array();
   const std::int64_t missing_nodes = packOntoNewNodes(cluster, unplaced, shapes, unplaceable);
   json missing = json::array();

@@ -73,7 +73,7 @@ json compare(std::vector<double> base, std::vector<double> other,
               {"difference_seconds", median - base_median},
               {"u", test.u},
               {"p_value", test.p}});
-  const auto min = static_cast<std::size_t>(std::max(params.min_samples, 1));
+  const auto min = static_cast<std::size_t>(params.min_samples);
   if (base.size() < min || other.size() < min) {
     out["verdict"] = "too_few_samples";
   } else if (test.p > params.max_p_value) {

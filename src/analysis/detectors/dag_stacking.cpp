@@ -65,11 +65,11 @@ bool eligiblePeer(const Node& node, const Node& peer, const std::string& pool_la
   });
 }
 
-json idlePeers(const ClusterSnapshot& cluster, NodeId stacked, const config::DagStacking& params) {
+json idlePeers(const ClusterSnapshot& cluster, NodeId stacked, const config::DagStacking& params,
+               const std::string& pool_label) {
   std::vector<std::pair<double, NodeId>> peers;
   for (NodeId id = 0; id < cluster.nodes().size(); ++id) {
-    if (id == stacked ||
-        !eligiblePeer(cluster.node(stacked), cluster.node(id), params.pool_label)) {
+    if (id == stacked || !eligiblePeer(cluster.node(stacked), cluster.node(id), pool_label)) {
       continue;
     }
     const double free_share = cpuShare(cluster.freeOn(id).cpu_millis, cluster.node(id));
@@ -134,7 +134,7 @@ void DagStacking::analyze(const AnalysisInput& input, FindingSink& out) const {
     out.noAdvice("no workflow runs were rebuilt");
     return;
   }
-  const auto min_tasks = static_cast<std::size_t>(std::max(params.min_tasks_per_node, 2));
+  const auto min_tasks = static_cast<std::size_t>(params.min_tasks_per_node);
   for (const graph::RunGraph& rg : input.runs) {
     if (rg.run == nullptr) {
       continue;
@@ -148,12 +148,13 @@ void DagStacking::analyze(const AnalysisInput& input, FindingSink& out) const {
           node_share < params.min_node_cpu_share) {
         continue;
       }
-      json peers = idlePeers(cluster, node_id, params);
+      json peers = idlePeers(cluster, node_id, params, input.config.cluster_labels.pool);
       if (peers.empty()) {
         continue;
       }
       stacked_tasks += stack.task_ids.size();
-      stacks.push_back(stackJson(node, stack, node_share, params.pool_label, std::move(peers)));
+      stacks.push_back(
+          stackJson(node, stack, node_share, input.config.cluster_labels.pool, std::move(peers)));
     }
     if (stacks.empty()) {
       continue;

@@ -45,18 +45,20 @@ struct Pool {
 };
 
 // A labelled node belongs to its label's pool; an unlabelled one to the pool of its own shape.
-std::string poolOf(const model::Node& node, const config::PoolMismatch& params) {
-  const auto label = node.labels.get(params.pool_label);
+std::string poolOf(const model::Node& node, const config::PoolMismatch& params,
+                   const std::string& pool_label) {
+  const auto label = node.labels.get(pool_label);
   return label ? std::string(*label) : roleOf(node.allocatable, params);
 }
 
 std::map<std::string, Pool> buildPools(const ClusterSnapshot& cluster,
-                                       const config::PoolMismatch& params) {
+                                       const config::PoolMismatch& params,
+                                       const std::string& pool_label) {
   std::map<std::string, Pool> pools;
   for (NodeId id = 0; id < cluster.nodes().size(); ++id) {
     const model::Node& node = cluster.node(id);
-    Pool& pool = pools[poolOf(node, params)];
-    pool.labelled = pool.labelled || node.labels.has(params.pool_label);
+    Pool& pool = pools[poolOf(node, params, pool_label)];
+    pool.labelled = pool.labelled || node.labels.has(pool_label);
     pool.total += node.allocatable;
     pool.nodes.push_back(id);
   }
@@ -110,11 +112,11 @@ void PoolMismatch::analyze(const AnalysisInput& input, FindingSink& out) const {
   }
   const auto& params = input.config.detectors.pool_mismatch;
   const ClusterSnapshot& cluster = input.cluster;
-  const auto pools = buildPools(cluster, params);
+  const auto pools = buildPools(cluster, params, input.config.cluster_labels.pool);
   std::map<OwnerKey, Misplaced> by_owner;
   for (NodeId id = 0; id < cluster.nodes().size(); ++id) {
     const model::Node& node = cluster.node(id);
-    const std::string node_pool = poolOf(node, params);
+    const std::string node_pool = poolOf(node, params, input.config.cluster_labels.pool);
     for (model::PodId pid : cluster.podsOn(id)) {
       const model::Pod& pod = cluster.pod(pid);
       // DaemonSets belong on every node; non-GPU pods on GPU nodes are gpu-node-hoarding's.
@@ -155,7 +157,7 @@ void PoolMismatch::analyze(const AnalysisInput& input, FindingSink& out) const {
                         {"owner_kind", kind},
                         {"owner_name", name},
                         {"pod_role", m.role},
-                        {"pool_label", params.pool_label},
+                        {"pool_label", input.config.cluster_labels.pool},
                         {"suggested_pool", poolJson(cluster, m.pool, pools.at(m.pool))},
                         {"pods", std::move(m.pods)}};
     out.emit(std::move(finding));

@@ -111,7 +111,7 @@ void fromPods(const AnalysisInput& input, const DetectorInfo& info, FindingSink&
       latencies.push_back(*pod.scheduled - *pod.created);
     }
   }
-  const auto min_pods = static_cast<std::size_t>(std::max(params.min_pods, 1));
+  const auto min_pods = static_cast<std::size_t>(params.min_pods);
   if (latencies.size() < min_pods) {
     out.noAdvice(
         formatText("no kube-scheduler latency metrics, and only %zu pod(s) with creation "

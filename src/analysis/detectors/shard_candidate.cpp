@@ -73,7 +73,7 @@ void ShardCandidate::analyze(const AnalysisInput& input, FindingSink& out) const
       by_dag[rg.run->namespace_ + "/" + rg.run->dag].push_back(*d);
     }
   }
-  const auto min_runs = static_cast<std::size_t>(std::max(params.min_runs, 1));
+  const auto min_runs = static_cast<std::size_t>(params.min_runs);
   std::size_t most_runs = 0;
   for (const auto& [dag, runs] : by_dag) {
     most_runs = std::max(most_runs, runs.size());
@@ -96,7 +96,7 @@ void ShardCandidate::analyze(const AnalysisInput& input, FindingSink& out) const
         pod = taskPod(*latest.rg, t, input.cluster);
       }
     }
-    const auto max_chunks = static_cast<std::size_t>(std::max(params.max_chunks, 2));
+    const auto max_chunks = static_cast<std::size_t>(params.max_chunks);
     const std::size_t idle =
         pod == nullptr ? 0 : nodesWithRoom(input.cluster, pod->requests, max_chunks - 1);
     if (idle < static_cast<std::size_t>(params.min_idle_nodes) || idle == 0) {

@@ -89,15 +89,15 @@ Placement classify(const Where& a, const Where& b) {
 }
 
 // An unknown zone is costed as the same zone: a lower bound, never an invented cross-zone hop.
-double transferCost(Placement placement, const config::SplitDependencies& params) {
+double transferCost(Placement placement, const config::TransferModel& model) {
   switch (placement) {
     case Placement::kSameNode:
-      return params.same_node_transfer.count();
+      return model.same_node.count();
     case Placement::kCrossZone:
-      return params.cross_zone_transfer.count();
+      return model.cross_zone.count();
     case Placement::kSameZone:
     case Placement::kZoneUnknown:
-      return params.same_zone_transfer.count();
+      return model.same_zone.count();
     case Placement::kUnplaced:
       break;
   }
@@ -164,7 +164,7 @@ void markCriticalPath(const graph::RunGraph& rg, Scratch& scratch) {
 }
 
 Tally tallyRun(const graph::RunGraph& rg, const ClusterSnapshot& cluster, const ZoneIndex& zones,
-               const config::SplitDependencies& params, Scratch& scratch) {
+               const config::TransferModel& transfer, Scratch& scratch) {
   const model::WorkflowRun& run = *rg.run;
   scratch.where.clear();
   for (const model::Task& task : run.tasks) {
@@ -177,7 +177,7 @@ Tally tallyRun(const graph::RunGraph& rg, const ClusterSnapshot& cluster, const 
       ++tally.edges;
       const Placement placement = classify(scratch.where[parent], scratch.where[child]);
       tally.count(placement);
-      const double seconds = transferCost(placement, params);
+      const double seconds = transferCost(placement, transfer);
       tally.transfer_seconds += seconds;
       const bool critical = scratch.next_critical[parent] == child;
       if (critical) {
@@ -193,8 +193,8 @@ Tally tallyRun(const graph::RunGraph& rg, const ClusterSnapshot& cluster, const 
 }
 
 bool worthReporting(const Tally& tally, double share, const config::SplitDependencies& params) {
-  const auto min_split = static_cast<std::size_t>(std::max(params.min_split_edges, 1));
-  const auto min_cross = static_cast<std::size_t>(std::max(params.min_cross_zone_edges, 1));
+  const auto min_split = static_cast<std::size_t>(params.min_split_edges);
+  const auto min_cross = static_cast<std::size_t>(params.min_cross_zone_edges);
   return tally.split() >= min_split &&
          (share >= params.min_split_share || tally.cross_zone >= min_cross) &&
          tally.transfer_seconds >= params.min_run_transfer.count();
@@ -283,7 +283,7 @@ void SplitDependencies::analyze(const AnalysisInput& input, FindingSink& out) co
     return;
   }
   const auto& params = input.config.detectors.split_dependencies;
-  const ZoneIndex zones = indexZones(input.cluster, params.zone_label);
+  const ZoneIndex zones = indexZones(input.cluster, input.config.cluster_labels.zone);
   const std::string kind(info().kind);
   Scratch scratch;
   std::size_t placed_edges = 0;
@@ -291,7 +291,7 @@ void SplitDependencies::analyze(const AnalysisInput& input, FindingSink& out) co
     if (rg.run == nullptr || rg.graph.size() != rg.run->tasks.size()) {
       continue;
     }
-    Tally tally = tallyRun(rg, input.cluster, zones, params, scratch);
+    Tally tally = tallyRun(rg, input.cluster, zones, input.config.analysis.transfer, scratch);
     placed_edges += tally.placed();
     if (tally.placed() == 0) {
       continue;

@@ -217,8 +217,8 @@ void reportCluster(const ClusterSnapshot& cluster, const config::Config& config,
                                                       : "none";
     shapes.push_back(std::move(entry));
   }
-  const auto min_blocked = static_cast<std::size_t>(
-      std::max(config.detectors.stranded_resources.min_fragmentation_blocked_pods, 1));
+  const auto min_blocked =
+      static_cast<std::size_t>(config.detectors.stranded_resources.min_fragmentation_blocked_pods);
   if (fragmentation_blocked < min_blocked) {
     return;
   }

@@ -70,7 +70,7 @@ TEST_CASE("split-dependencies advice follows renamed workflow labels and zone la
   config::Config config;
   config.workflow_labels.dag_label = "pipeline";
   config.workflow_labels.run_label = "pipeline-run";
-  config.detectors.split_dependencies.zone_label = "example.com/rack";
+  config.cluster_labels.zone = "example.com/rack";
   const auto recs = advice::recommend({splitFinding("genome", "r1", 3, 3, 90, 60)}, config);
   REQUIRE(recs.size() == 1);
   const auto doc = YAML::Load(recs[0].patch_yaml);

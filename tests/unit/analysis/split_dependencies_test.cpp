@@ -75,8 +75,8 @@ TEST_CASE("a run spread over zones is reported with its edges and transfer estim
 TEST_CASE("the cost model comes from the configuration", "[detector][split-dependencies]") {
   RunFixture fx = diamond({"a1", "b1", "b1", "a2", "a2"});
   config::Config config = noFloor();
-  config.detectors.split_dependencies.cross_zone_transfer = config::Seconds(100);
-  config.detectors.split_dependencies.same_node_transfer = config::Seconds(1);
+  config.analysis.transfer.cross_zone = config::Seconds(100);
+  config.analysis.transfer.same_node = config::Seconds(1);
   const auto findings = detectSplitDependencies(fx, config);
   REQUIRE(findings.size() == 1);
   CHECK(findings[0].evidence["estimated_transfer_seconds"].get<double>() == Approx(302));
@@ -171,7 +171,7 @@ TEST_CASE("the transfer-cost floor: a run is reported only from min_run_transfer
   config.detectors.split_dependencies.min_run_transfer = config::Seconds(90.5);
   CHECK(detectSplitDependencies(fx, config).empty());
   // The floor reads the cost model: dearer cross-zone hops lift the same run over it.
-  config.detectors.split_dependencies.cross_zone_transfer = config::Seconds(31);
+  config.analysis.transfer.cross_zone = config::Seconds(31);
   CHECK(detectSplitDependencies(fx, config).size() == 1);
 }
 

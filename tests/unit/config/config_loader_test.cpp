@@ -1,7 +1,9 @@
 #include "config/config_loader.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 
+#include "config/config_fields.h"
 #include "support/test_support.h"
 
 using dagadvisor::config::Config;
@@ -53,12 +55,9 @@ Config unusualConfig() {
   prom.headers = {{"X-Scope-OrgID", "true"}, {"X-Empty", ""}};
   prom.selector = "cluster=\"prod\",env=~'a: b'";
   prom.lookback = Seconds(0);
-  prom.metrics.node_info = "a_node_info";
   prom.metrics.node_labels = "a_node_labels";
   prom.metrics.node_allocatable = "a_alloc";
-  prom.metrics.node_capacity = "a_cap";
   prom.metrics.node_taint = "a_taint";
-  prom.metrics.node_unschedulable = "a_unsched";
   prom.metrics.pod_info = "a:pod_info";
   prom.metrics.pod_labels = "a_pod_labels";
   prom.metrics.pod_annotations = "a_pod_annotations";
@@ -70,6 +69,8 @@ Config unusualConfig() {
   prom.metrics.pod_start_time = "a_start";
   prom.metrics.pod_completion_time = "a_completion";
   prom.metrics.scheduling_latency = {"only_one"};
+  c.sources.scrape.tls.ca_file = "[ca].pem";
+  c.sources.airflow.basic_auth.password_file = "{pw}";
   c.sources.snapshot_dir = " spaced dir ";
   c.server.listen = "[::1]:0";
   c.server.threads = 64;
@@ -86,7 +87,9 @@ Config unusualConfig() {
   hoarding.min_free_gpus = 0;
   hoarding.require_pending_gpu_pods = false;
   hoarding.taint_key = "example.com/accelerator";
-  hoarding.accelerator_label = "~";
+  c.cluster_labels.workload = "~";
+  c.cluster_labels.zone = "example.com/zone: a";
+  c.analysis.transfer.cross_zone = Seconds(0.5);
   c.logging.level = "error";
   c.logging.format = "json";
   return c;
@@ -268,5 +271,32 @@ TEST_CASE("damaged files never throw and always explain themselves", "[config][r
         REQUIRE_FALSE(error.message.empty());
       }
     }
+  }
+}
+
+TEST_CASE("a retired setting says where it went instead of \"unknown key\"", "[config][errors]") {
+  CHECK(
+      errorLines(loadConfigText("detectors:\n  dag_stacking:\n    pool_label: pool\n")) ==
+      std::vector<std::string>{
+          "detectors.dag_stacking.pool_label: no longer a setting: moved to cluster_labels.pool"});
+  CHECK(errorLines(
+            loadConfigText("detectors:\n  split_dependencies:\n    cross_zone_transfer: 10s\n")) ==
+        std::vector<std::string>{"detectors.split_dependencies.cross_zone_transfer: no longer a "
+                                 "setting: moved to analysis.transfer.cross_zone"});
+  CHECK(errorLines(loadConfigText(
+            "sources:\n  prometheus:\n    metrics:\n      node_info: kube_node_info\n")) ==
+        std::vector<std::string>{"sources.prometheus.metrics.node_info: no longer a setting (it "
+                                 "was never read): remove it"});
+  // Every retired path is really gone from the settings, and its replacement exists.
+  Config config;
+  const auto fields = dagadvisor::config::configFields(config);
+  for (const auto& retired : dagadvisor::config::kRetiredSettings) {
+    INFO(retired.path);
+    const auto named = [&](std::string_view path) {
+      return std::any_of(fields.begin(), fields.end(),
+                         [&](const auto& field) { return field.path == path; });
+    };
+    CHECK_FALSE(named(retired.path));
+    CHECK((retired.replaced_by.empty() || named(retired.replaced_by)));
   }
 }

@@ -133,8 +133,8 @@ TEST_CASE("metric names must be valid Prometheus names", "[config][validate]") {
   CHECK(errorsAfter([](Config& c) { c.sources.prometheus.metrics.pod_info = "kube-pod-info"; }) ==
         std::vector<std::string>{
             "sources.prometheus.metrics.pod_info: not a valid metric name (\"kube-pod-info\")"});
-  CHECK(errorsAfter([](Config& c) { c.sources.prometheus.metrics.node_info = ""; }) ==
-        std::vector<std::string>{"sources.prometheus.metrics.node_info: not a valid metric name "
+  CHECK(errorsAfter([](Config& c) { c.sources.prometheus.metrics.node_labels = ""; }) ==
+        std::vector<std::string>{"sources.prometheus.metrics.node_labels: not a valid metric name "
                                  "(\"\")"});
   CHECK(errorsAfter([](Config& c) {
           c.sources.prometheus.metrics.scheduling_latency = {"ok_name", "1bad"};
@@ -181,4 +181,19 @@ TEST_CASE("names that label outputs and pods must not be empty", "[config][valid
                   "workflow_labels.dag_label: must not be empty",
                   "detectors.gpu_node_hoarding.taint_key: must not be empty",
               });
+}
+
+TEST_CASE("thresholds that only make sense from 1 or 2 refuse less, naming the field",
+          "[config][validate]") {
+  // These were clamped silently inside the detectors; a file asking for 0 now hears why not.
+  CHECK(errorsAfter([](Config& c) { c.detectors.shard_candidate.min_runs = 0; }) ==
+        std::vector<std::string>{"detectors.shard_candidate.min_runs: must be at least 1 (got 0)"});
+  CHECK(
+      errorsAfter([](Config& c) { c.detectors.shard_candidate.max_chunks = 1; }) ==
+      std::vector<std::string>{"detectors.shard_candidate.max_chunks: must be at least 2 (got 1)"});
+  CHECK(errorsAfter([](Config& c) { c.detectors.dag_stacking.min_tasks_per_node = 1; }) ==
+        std::vector<std::string>{
+            "detectors.dag_stacking.min_tasks_per_node: must be at least 2 (got 1)"});
+  CHECK(errorsAfter([](Config& c) { c.detectors.shard_candidate.max_chunks = 2; }).empty());
+  CHECK(errorsAfter([](Config& c) { c.detectors.scheduling_latency.min_pods = 1; }).empty());
 }

@@ -94,9 +94,9 @@ TEST_CASE("a cheap same-zone transfer is worth paying: the children still split"
 
 TEST_CASE("buildRunGraphs charges the configured transfer model", "[graph][whatif][transfer]") {
   auto c = fanOut("z1", "z2");
-  const config::SplitDependencies params;  // 0 s same node, 5 s same zone, 30 s cross zone
+  const config::Config config;  // analysis.transfer: 0 s same node, 5 s same zone, 30 s cross zone
   const auto graphs =
-      graph::buildRunGraphs(c->runs, c->cluster, graph::WhatIfTransfer::fromConfig(params));
+      graph::buildRunGraphs(c->runs, c->cluster, graph::WhatIfTransfer::fromConfig(config));
   REQUIRE(graphs.size() == 1);
   REQUIRE(graphs[0].whatif_makespan);
   CHECK(*graphs[0].whatif_makespan == Approx(30));

@@ -67,15 +67,14 @@ Result<sources::KubeListSourcePtr> openKubernetes(const config::KubernetesSource
 }
 
 // The credentials and TLS settings every HTTP source section of the config has.
-void applyCredentials(sources::HttpClientOptions& http, const std::string& bearer_token_file,
-                      const config::BasicAuth& basic_auth, const config::Tls& tls) {
-  http.bearer_token_file = bearer_token_file;
-  http.basic_auth_user = basic_auth.username;
-  http.basic_auth_password_file = basic_auth.password_file;
-  http.ca_file = tls.ca_file;
-  http.client_cert_file = tls.cert_file;
-  http.client_key_file = tls.key_file;
-  http.tls_verify = !tls.insecure_skip_verify;
+void applyCredentials(sources::HttpClientOptions& http, const config::HttpAuth& auth) {
+  http.bearer_token_file = auth.bearer_token_file;
+  http.basic_auth_user = auth.basic_auth.username;
+  http.basic_auth_password_file = auth.basic_auth.password_file;
+  http.ca_file = auth.tls.ca_file;
+  http.client_cert_file = auth.tls.cert_file;
+  http.client_key_file = auth.tls.key_file;
+  http.tls_verify = !auth.tls.insecure_skip_verify;
 }
 
 Result<std::unique_ptr<sources::AirflowSource>> openAirflow(const config::AirflowSource& airflow) {
@@ -84,7 +83,7 @@ Result<std::unique_ptr<sources::AirflowSource>> openAirflow(const config::Airflo
   options.api_version = airflow.api_version;
   options.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(airflow.timeout);
   options.max_dags = static_cast<std::size_t>(airflow.max_dags_per_cycle);
-  applyCredentials(options.http, airflow.bearer_token_file, airflow.basic_auth, airflow.tls);
+  applyCredentials(options.http, airflow);
   auto source = sources::AirflowSource::create(std::move(options));
   if (!source.ok()) {
     return makeError(source.error().describe(), "sources.airflow");
@@ -97,7 +96,7 @@ Result<sources::MetricsSourcePtr> openPrometheus(const config::PrometheusSource&
   options.url = prom.url;
   options.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(prom.timeout);
   sources::HttpClientOptions& http = options.http;
-  applyCredentials(http, prom.bearer_token_file, prom.basic_auth, prom.tls);
+  applyCredentials(http, prom);
   http.headers = prom.headers;
   http.sigv4_region = prom.sigv4.region;
   http.sigv4_service = prom.sigv4.service;
@@ -114,7 +113,7 @@ Result<sources::MetricsSourcePtr> openScrape(const config::Sources& settings) {
   sources::scrape::ScraperOptions options;
   options.targets = scrape.targets;
   options.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(scrape.timeout);
-  applyCredentials(options.http, scrape.bearer_token_file, scrape.basic_auth, scrape.tls);
+  applyCredentials(options.http, scrape);
   auto scraper = sources::scrape::Scraper::create(std::move(options));
   if (!scraper.ok()) {
     return makeError(scraper.error().message, "sources.scrape." + scraper.error().field);

@@ -4,9 +4,11 @@
 
 #include "advice/kinds/finding_groups.h"
 #include "advice/patch_yaml.h"
+#include "analysis/detectors/batch_online_colocation.h"
 
 namespace dagadvisor::advice {
 
+using analysis::BatchOnlineColocationEvidence;
 using nlohmann::json;
 
 // One root cause: batch and online workloads share one pool. The fix separates the pools.
@@ -17,7 +19,7 @@ std::vector<Recommendation> adviseBatchOnlineColocation(const FindingList& findi
   }
   const std::string& label = config.cluster_labels.workload;
   Recommendation rec;
-  rec.kind = "batch-online-colocation";
+  rec.kind = std::string(BatchOnlineColocationEvidence::kKind);
   rec.target = "cluster/" + config.analysis.cluster;
   const json nodes = cover(rec, findings);
   std::set<std::string> services;
@@ -25,13 +27,11 @@ std::vector<Recommendation> adviseBatchOnlineColocation(const FindingList& findi
   double shared_cores = 0;
   for (const analysis::Finding* f : findings) {
     shared_cores += f->impact;
-    for (const json& s : f->evidence.value("services", json::array())) {
-      services.insert(s.value("namespace", "") + "/" + s.value("kind", "") + "/" +
-                      s.value("name", ""));
+    const auto& e = f->evidenceAs<BatchOnlineColocationEvidence>();
+    for (const analysis::ColocatedService& s : e.services) {
+      services.insert(s.namespace_ + "/" + s.kind + "/" + s.name);
     }
-    for (const json& d : f->evidence.value("dags", json::array())) {
-      dags.insert(d.get<std::string>());
-    }
+    dags.insert(e.dags.begin(), e.dags.end());
   }
   rec.title = std::to_string(findings.size()) + " busy node(s) shared by workflow tasks of " +
               std::to_string(dags.size()) + " DAG(s) and " + std::to_string(services.size()) +

@@ -1,49 +1,49 @@
 #include "advice/kinds/capacity_shortfall.h"
 
+#include "analysis/detectors/capacity_shortfall.h"
+
 namespace dagadvisor::advice {
 namespace {
 
+using analysis::CapacityShortfallEvidence;
 using nlohmann::json;
 
-std::string shapeText(const json& entry) {
-  const json& shape = entry.value("shape", json::object());
+std::string shapeText(const analysis::MissingNodeShape& entry) {
+  const model::ResourceVector& shape = entry.allocatable;
   const std::int64_t gib = 1024LL * 1024 * 1024;
-  std::string text = std::to_string(entry.value("count", std::int64_t{0})) + " × " +
-                     std::to_string(shape.value("cpu_millis", std::int64_t{0}) / 1000) + " CPU / " +
-                     std::to_string(shape.value("memory_bytes", std::int64_t{0}) / gib) + " GiB";
-  if (const std::int64_t gpus = shape.value("gpus", std::int64_t{0}); gpus > 0) {
-    text += " / " + std::to_string(gpus) + " GPU";
+  std::string text = std::to_string(entry.count) + " × " + std::to_string(shape.cpu_millis / 1000) +
+                     " CPU / " + std::to_string(shape.memory_bytes / gib) + " GiB";
+  if (shape.gpus > 0) {
+    text += " / " + std::to_string(shape.gpus) + " GPU";
   }
-  const json& pool = entry.value("pool", json());
-  text += " (like " + entry.value("example_node", std::string()) +
-          (pool.is_string() ? ", pool " + pool.get<std::string>() : std::string()) + ")";
+  text +=
+      " (like " + entry.example_node + (entry.pool ? ", pool " + *entry.pool : std::string()) + ")";
   return text;
 }
 
 Recommendation adviseOne(const analysis::Finding& f) {
-  const json& e = f.evidence;
+  const auto& e = f.evidenceAs<CapacityShortfallEvidence>();
   Recommendation rec;
-  rec.kind = "capacity-shortfall";
+  rec.kind = std::string(CapacityShortfallEvidence::kKind);
   rec.severity = f.severity;
   rec.target = f.target;
   rec.instances = {f.target};
   std::string shapes;
-  for (const json& entry : e.value("missing_by_shape", json::array())) {
+  for (const analysis::MissingNodeShape& entry : e.missing_by_shape) {
     shapes += (shapes.empty() ? "" : ", ") + shapeText(entry);
   }
-  const auto missing = e.value("missing_nodes", std::int64_t{0});
-  const auto unplaced = e.value("unplaced_pods", std::int64_t{0});
+  const std::int64_t missing = e.missing_nodes;
+  const auto unplaced = static_cast<std::int64_t>(e.unplaced_pods);
   rec.title = std::to_string(unplaced) + " pending pod(s) exceed the free capacity: about " +
               std::to_string(missing) + " node(s) missing";
   rec.action = "This is a shortfall, not fragmentation: the pending pods ask for more " +
-               e.value("short_resources", json::array()).dump() +
-               " than all nodes have free. Add capacity: " +
+               json(e.short_resources).dump() + " than all nodes have free. Add capacity: " +
                (shapes.empty() ? std::string("no existing node shape holds these pods") : shapes) +
                " — through the cluster autoscaler's node group for that pool, or an elastic "
                "spot node group for bursts. If the burst is short, a PriorityClass with "
                "preemptionPolicy: PreemptLowerPriority for the urgent workloads lets them run "
                "first instead.";
-  if (!e.value("unplaceable_pods", json::array()).empty()) {
+  if (!e.unplaceable_pods.empty()) {
     rec.action +=
         " Some pods fit no existing node shape at all: they need a larger shape or "
         "smaller requests.";
@@ -51,7 +51,7 @@ Recommendation adviseOne(const analysis::Finding& f) {
   rec.impact_score = static_cast<double>(unplaced);
   rec.impact = std::to_string(unplaced) + " pending pod(s) placeable with " +
                std::to_string(missing) + " more node(s)";
-  rec.evidence = e;
+  rec.evidence = e.toJson();
   return rec;
 }
 

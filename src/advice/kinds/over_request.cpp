@@ -2,28 +2,29 @@
 
 #include "advice/kinds/finding_groups.h"
 #include "advice/patch_yaml.h"
+#include "analysis/detectors/over_request.h"
 
 namespace dagadvisor::advice {
 namespace {
 
-using nlohmann::json;
+using analysis::OverRequestEvidence;
 
 constexpr double kMiB = 1024.0 * 1024;
 
 Recommendation adviseWorkload(const analysis::Finding& f, const config::Config& config) {
-  const json& e = f.evidence;
-  const WorkloadRef ref = workloadOf(e.value("owner_kind", ""), e.value("owner_name", ""));
+  const auto& e = f.evidenceAs<OverRequestEvidence>();
+  const WorkloadRef ref = workloadOf(e.owner_kind, e.owner_name);
   Recommendation rec;
-  rec.kind = "over-request";
+  rec.kind = std::string(OverRequestEvidence::kKind);
   rec.target = f.target;
   rec.evidence = {{"pods", cover(rec, {&f})}};
   RequestsPatchSpec spec{ref.api_version,
                          ref.kind,
-                         e.value("namespace", ""),
+                         e.namespace_,
                          ref.name,
                          ref.name,
-                         e.value("recommended_cpu_millis", std::int64_t{0}),
-                         e.value("recommended_memory_bytes", std::int64_t{0})};
+                         e.recommended.cpu_millis,
+                         e.recommended.memory_bytes};
   const std::string how = ref.kind.empty() ? "merge into the pod template of " + ref.name
                                            : "kubectl patch " + ref.kind + " " + ref.name + " -n " +
                                                  spec.namespace_ + " --patch-file <this document>";
@@ -31,8 +32,8 @@ Recommendation adviseWorkload(const analysis::Finding& f, const config::Config& 
       {{how + "; the container name is assumed to be the workload's: requests are the pod's "
               "total, split them between containers if it has several",
         requestsPatch(spec)}});
-  const auto reclaim_cpu = e.value("reclaimable_cpu_millis", std::int64_t{0});
-  const auto reclaim_memory = e.value("reclaimable_memory_bytes", std::int64_t{0});
+  const std::int64_t reclaim_cpu = e.reclaimable.cpu_millis;
+  const std::int64_t reclaim_memory = e.reclaimable.memory_bytes;
   rec.title = f.summary;
   rec.action = "Lower the requests of " + ref.name + " to the observed use plus " +
                std::to_string(static_cast<int>(config.detectors.over_request.headroom * 100)) +

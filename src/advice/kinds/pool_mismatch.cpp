@@ -1,30 +1,40 @@
 #include "advice/kinds/pool_mismatch.h"
 
+#include <algorithm>
 #include <map>
-#include <set>
 
 #include "advice/kinds/finding_groups.h"
 #include "advice/patch_yaml.h"
+#include "analysis/detectors/pool_mismatch.h"
 
 namespace dagadvisor::advice {
 namespace {
 
+using analysis::PoolMismatchEvidence;
 using nlohmann::json;
 
 struct TargetPool {
-  json pool;
+  const analysis::SuggestedPool* pool = nullptr;
   std::vector<std::string> workloads;
 };
+
+// The findings in the order cover() lists their evidence: largest impact first.
+FindingList byImpact(const FindingList& findings) {
+  FindingList ranked = findings;
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto* a, const auto* b) { return a->impact > b->impact; });
+  return ranked;
+}
 
 std::vector<std::pair<std::string, std::string>> patches(
     const std::map<std::string, TargetPool>& pools, const std::string& label) {
   std::vector<std::pair<std::string, std::string>> docs;
   for (const auto& [name, target] : pools) {
-    if (!target.pool.value("labelled", false)) {
-      for (const json& node : target.pool.value("nodes", json::array())) {
-        docs.emplace_back("kubectl patch node " + node.get<std::string>() +
+    if (!target.pool->labelled) {
+      for (const std::string& node : target.pool->nodes) {
+        docs.emplace_back("kubectl patch node " + node +
                               " --patch-file <this document> (inferred pool " + name + ")",
-                          nodeLabelsPatch(node.get<std::string>(), {{label, name}}));
+                          nodeLabelsPatch(node, {{label, name}}));
       }
     }
     std::string who;
@@ -46,20 +56,19 @@ std::vector<Recommendation> advisePoolMismatch(const FindingList& findings,
   }
   const std::string& label = config.cluster_labels.pool;
   Recommendation rec;
-  rec.kind = "pool-mismatch";
+  rec.kind = std::string(PoolMismatchEvidence::kKind);
   rec.target = "cluster/" + config.analysis.cluster;
   const json workloads = cover(rec, findings);
   std::map<std::string, TargetPool> pools;
   std::size_t pods = 0;
   bool inferred = false;
-  for (const json& w : workloads) {
-    const json& pool = w["suggested_pool"];
-    TargetPool& target = pools[pool.value("name", "")];
-    target.pool = pool;
-    target.workloads.push_back(w.value("namespace", "") + "/" + w.value("owner_kind", "") + "/" +
-                               w.value("owner_name", ""));
-    pods += w.value("pods", json::array()).size();
-    inferred = inferred || !pool.value("labelled", false);
+  for (const analysis::Finding* f : byImpact(findings)) {
+    const auto& w = f->evidenceAs<PoolMismatchEvidence>();
+    TargetPool& target = pools[w.suggested_pool.name];
+    target.pool = &w.suggested_pool;
+    target.workloads.push_back(w.namespace_ + "/" + w.owner_kind + "/" + w.owner_name);
+    pods += w.pods.size();
+    inferred = inferred || !w.suggested_pool.labelled;
   }
   rec.title = std::to_string(findings.size()) + " workload(s) with " + std::to_string(pods) +
               " pod(s) run on a pool that does not fit their CPU:memory shape";

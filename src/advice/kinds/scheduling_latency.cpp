@@ -3,11 +3,12 @@
 #include <map>
 
 #include "advice/kinds/finding_groups.h"
+#include "analysis/detectors/scheduling_latency.h"
 
 namespace dagadvisor::advice {
 namespace {
 
-using nlohmann::json;
+using analysis::SchedulingLatencyEvidence;
 
 // What to do about each cause the detector can name.
 const std::map<std::string, std::string> kActions = {
@@ -33,11 +34,11 @@ const std::map<std::string, std::string> kActions = {
 
 Recommendation adviseProfile(const analysis::Finding& f) {
   Recommendation rec;
-  rec.kind = "scheduling-latency";
+  rec.kind = std::string(SchedulingLatencyEvidence::kKind);
   rec.target = f.target;
   rec.evidence = cover(rec, {&f}).front();
-  const json causes = f.evidence.value("causes", json::array());
-  const std::string primary = causes.empty() ? "" : causes[0].value("cause", "");
+  const auto& causes = f.evidenceAs<SchedulingLatencyEvidence>().causes;
+  const std::string primary = causes.empty() ? "" : std::string(causes.front().name());
   const auto action = kActions.find(primary);
   rec.title = f.summary;
   rec.action = action != kActions.end()

@@ -2,10 +2,16 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <variant>
+
+#include "analysis/detectors/stranded_resources.h"
 
 namespace dagadvisor::advice {
 namespace {
 
+using analysis::ClusterFragmentation;
+using analysis::StrandedNode;
+using analysis::StrandedResourcesEvidence;
 using nlohmann::json;
 
 struct Totals {
@@ -16,16 +22,16 @@ struct Totals {
   std::int64_t blocked_pods = 0;
 };
 
-void accumulate(const analysis::Finding& f, Totals& totals) {
-  const json& e = f.evidence;
-  if (e.value("scope", "") == "cluster") {
-    totals.cluster = e;
-    totals.blocked_pods = e.value("fragmentation_blocked_pods", std::int64_t{0});
+void accumulate(const StrandedResourcesEvidence& e, Totals& totals) {
+  if (const auto* cluster = std::get_if<ClusterFragmentation>(&e.scope)) {
+    totals.cluster = e.toJson();
+    totals.blocked_pods = static_cast<std::int64_t>(cluster->fragmentation_blocked_pods);
     return;
   }
-  totals.nodes.push_back(e);
-  totals.node_units += e.value("stranded_node_units", 0.0);
-  totals.stranded_gpus += e.value("stranded", json::object()).value("free_gpus", std::int64_t{0});
+  const auto& node = std::get<StrandedNode>(e.scope);
+  totals.nodes.push_back(e.toJson());
+  totals.node_units += node.stranded_node_units;
+  totals.stranded_gpus += node.stranded_gpus.value_or(0);
 }
 
 std::string actionText(const Totals& totals) {
@@ -93,13 +99,13 @@ std::vector<Recommendation> adviseStrandedResources(
     return {};
   }
   Recommendation rec;
-  rec.kind = "stranded-resources";
+  rec.kind = std::string(StrandedResourcesEvidence::kKind);
   rec.target = "cluster/" + config.analysis.cluster;
   Totals totals;
   for (const analysis::Finding* f : findings) {
     rec.severity = std::max(rec.severity, f->severity);
     rec.instances.push_back(f->target);
-    accumulate(*f, totals);
+    accumulate(f->evidenceAs<StrandedResourcesEvidence>(), totals);
   }
   rec.title = titleText(totals);
   rec.action = actionText(totals);

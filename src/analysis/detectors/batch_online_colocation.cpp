@@ -39,19 +39,17 @@ Sharing sharingOn(const model::ClusterSnapshot& cluster, model::NodeId id,
   return s;
 }
 
-json servicesJson(const Sharing& s) {
-  json out = json::array();
+std::vector<ColocatedService> servicesOf(const Sharing& s) {
+  std::vector<ColocatedService> out;
   for (const auto& [key, pods] : s.services) {
-    out.push_back({{"namespace", std::string(std::get<0>(key))},
-                   {"kind", std::string(std::get<1>(key))},
-                   {"name", std::string(std::get<2>(key))},
-                   {"pods", pods}});
+    out.push_back({std::string(std::get<0>(key)), std::string(std::get<1>(key)),
+                   std::string(std::get<2>(key)), pods});
   }
   return out;
 }
 
-json dagsJson(const Sharing& s) {
-  json out = json::array();
+std::vector<std::string> dagsOf(const Sharing& s) {
+  std::vector<std::string> out;
   for (const auto& [ns, dag] : s.dags) {
     out.push_back(std::string(ns) + "/" + std::string(dag));
   }
@@ -60,8 +58,23 @@ json dagsJson(const Sharing& s) {
 
 }  // namespace
 
+json BatchOnlineColocationEvidence::toJson() const {
+  json listed = json::array();
+  for (const ColocatedService& s : services) {
+    listed.push_back(
+        {{"namespace", s.namespace_}, {"kind", s.kind}, {"name", s.name}, {"pods", s.pods}});
+  }
+  return {{"node", node},
+          {"cpu_requested_share", cpu_requested_share},
+          {"batch_pods", batch_pods},
+          {"batch_cpu_millis", batch_cpu_millis},
+          {"dags", dags},
+          {"service_cpu_millis", service_cpu_millis},
+          {"services", std::move(listed)}};
+}
+
 const DetectorInfo& BatchOnlineColocation::info() const {
-  static const DetectorInfo kInfo{"batch-online-colocation",
+  static const DetectorInfo kInfo{BatchOnlineColocationEvidence::kKind,
                                   "Workflow tasks sharing busy nodes with long-running services"};
   return kInfo;
 }
@@ -83,18 +96,21 @@ void BatchOnlineColocation::analyze(const AnalysisInput& input, FindingSink& out
     if (s.batch_pods == 0 || s.services.empty()) {
       continue;
     }
-    Finding finding;
-    finding.kind = std::string(info().kind);
+    BatchOnlineColocationEvidence evidence;
+    evidence.node = node.name;
+    evidence.cpu_requested_share = cpu_share;
+    evidence.batch_pods = s.batch_pods;
+    evidence.batch_cpu_millis = s.batch_cpu_millis;
+    evidence.dags = dagsOf(s);
+    evidence.service_cpu_millis = s.service_cpu_millis;
+    evidence.services = servicesOf(s);
+    Finding finding = findingOf(std::move(evidence));
     finding.severity = Severity::kWarning;
     finding.target = "node/" + node.name;
     finding.summary = formatText(
         "%s: %zu workflow task pod(s) share the node with %zu service(s) at %.0f%% CPU requested",
         node.name.c_str(), s.batch_pods, s.services.size(), cpu_share * 100);
     finding.impact = static_cast<double>(std::min(s.batch_cpu_millis, s.service_cpu_millis)) / 1000;
-    finding.evidence = {{"node", node.name},          {"cpu_requested_share", cpu_share},
-                        {"batch_pods", s.batch_pods}, {"batch_cpu_millis", s.batch_cpu_millis},
-                        {"dags", dagsJson(s)},        {"service_cpu_millis", s.service_cpu_millis},
-                        {"services", servicesJson(s)}};
     out.emit(std::move(finding));
   }
 }

@@ -15,7 +15,7 @@ using model::PodId;
 using model::ResourceVector;
 using nlohmann::json;
 
-constexpr std::size_t kMaxListedPods = 20;
+constexpr std::size_t kMaxListedPods = CapacityShortfallEvidence::kMaxListedPods;
 
 ResourceVector clampFree(const ResourceVector& v) {
   return {std::max<std::int64_t>(0, v.cpu_millis), std::max<std::int64_t>(0, v.memory_bytes),
@@ -132,7 +132,7 @@ bool mayTake(const Shape& shape, const ResourceVector& demand, bool cpu_shape_fi
 // First-fit decreasing onto new, empty nodes: an opened node takes pods while they fit, else
 // the smallest real shape that may take the pod is opened. Returns the nodes opened.
 std::int64_t packOntoNewNodes(const ClusterSnapshot& cluster, const std::vector<PodId>& pods,
-                              std::vector<Shape>& shapes, json& unplaceable) {
+                              std::vector<Shape>& shapes, std::vector<std::string>& unplaceable) {
   std::vector<std::pair<std::size_t, ResourceVector>> opened;  // shape index, free
   std::int64_t count = 0;
   for (PodId id : pods) {
@@ -166,8 +166,8 @@ json resourcesJson(const ResourceVector& r) {
   return {{"cpu_millis", r.cpu_millis}, {"memory_bytes", r.memory_bytes}, {"gpus", r.gpus}};
 }
 
-json shortResources(const ResourceVector& demand, const ResourceVector& free) {
-  json out = json::array();
+std::vector<std::string> shortResources(const ResourceVector& demand, const ResourceVector& free) {
+  std::vector<std::string> out;
   if (demand.cpu_millis > free.cpu_millis) {
     out.push_back("cpu");
   }
@@ -182,9 +182,29 @@ json shortResources(const ResourceVector& demand, const ResourceVector& free) {
 
 }  // namespace
 
+json CapacityShortfallEvidence::toJson() const {
+  json missing = json::array();
+  for (const MissingNodeShape& s : missing_by_shape) {
+    missing.push_back({{"shape", resourcesJson(s.allocatable)},
+                       {"pool", s.pool ? json(*s.pool) : json(nullptr)},
+                       {"example_node", s.example_node},
+                       {"count", s.count}});
+  }
+  return {{"pending_pods", pending_pods},
+          {"young_pods_tried", young_pods_tried},
+          {"pending_requests", resourcesJson(pending_requests)},
+          {"free_capacity", resourcesJson(free_capacity)},
+          {"short_resources", short_resources},
+          {"unplaced_pods", unplaced_pods},
+          {"unplaced", unplaced},
+          {"missing_nodes", missing_nodes},
+          {"missing_by_shape", std::move(missing)},
+          {"unplaceable_pods", unplaceable_pods}};
+}
+
 const DetectorInfo& CapacityShortfall::info() const {
   static const DetectorInfo kInfo{
-      "capacity-shortfall",
+      CapacityShortfallEvidence::kKind,
       "Pending pods asking for more than the free capacity of all nodes together"};
   return kInfo;
 }
@@ -215,49 +235,38 @@ void CapacityShortfall::analyze(const AnalysisInput& input, FindingSink& out) co
     out.noAdvice("no schedulable node with allocatable CPU is known");
     return;
   }
-  const json short_of = shortResources(demand, free_total);
+  CapacityShortfallEvidence evidence;
+  evidence.short_resources = shortResources(demand, free_total);
   const auto min_unplaced = static_cast<std::size_t>(params.min_unplaced_pods);
-  if (short_of.empty() || unplaced.size() < min_unplaced) {
+  if (evidence.short_resources.empty() || unplaced.size() < min_unplaced) {
     return;
   }
   std::vector<Shape> shapes = nodeShapes(cluster, input.config.cluster_labels.pool);
-  json unplaceable = json::array();
-  const std::int64_t missing_nodes = packOntoNewNodes(cluster, unplaced, shapes, unplaceable);
-  json missing = json::array();
+  evidence.missing_nodes = packOntoNewNodes(cluster, unplaced, shapes, evidence.unplaceable_pods);
   for (const Shape& s : shapes) {
     if (s.missing > 0) {
-      missing.push_back({{"shape", resourcesJson(s.allocatable)},
-                         {"pool", s.pool ? json(*s.pool) : json(nullptr)},
-                         {"example_node", s.example_node},
-                         {"count", s.missing}});
+      evidence.missing_by_shape.push_back({s.allocatable, s.pool, s.example_node, s.missing});
     }
   }
-  json pods = json::array();
   for (std::size_t i = 0; i < unplaced.size() && i < kMaxListedPods; ++i) {
-    pods.push_back(cluster.pod(unplaced[i]).key());
+    evidence.unplaced.push_back(cluster.pod(unplaced[i]).key());
   }
+  evidence.pending_pods = pending.size();
+  evidence.young_pods_tried = pending_set.young;
+  evidence.pending_requests = demand;
+  evidence.free_capacity = free_total;
+  evidence.unplaced_pods = unplaced.size();
   char buf[256];
   std::snprintf(buf, sizeof buf,
                 "%zu pending pod(s) ask for more %s than all nodes have free; %zu find no room; "
                 "about %lld node(s) missing",
-                pending.size(), short_of.dump().c_str(), unplaced.size(),
-                static_cast<long long>(missing_nodes));
-  Finding finding;
-  finding.kind = std::string(info().kind);
+                pending.size(), json(evidence.short_resources).dump().c_str(), unplaced.size(),
+                static_cast<long long>(evidence.missing_nodes));
+  Finding finding = findingOf(std::move(evidence));
   finding.severity = Severity::kWarning;
   finding.target = "cluster/" + input.config.analysis.cluster;
   finding.summary = buf;
   finding.impact = static_cast<double>(unplaced.size());
-  finding.evidence = {{"pending_pods", pending.size()},
-                      {"young_pods_tried", pending_set.young},
-                      {"pending_requests", resourcesJson(demand)},
-                      {"free_capacity", resourcesJson(free_total)},
-                      {"short_resources", short_of},
-                      {"unplaced_pods", unplaced.size()},
-                      {"unplaced", std::move(pods)},
-                      {"missing_nodes", missing_nodes},
-                      {"missing_by_shape", std::move(missing)},
-                      {"unplaceable_pods", std::move(unplaceable)}};
   out.emit(std::move(finding));
 }
 

@@ -19,7 +19,7 @@ using nlohmann::json;
 
 constexpr std::int64_t kCpuStep = 10;                // millicores
 constexpr std::int64_t kMemoryStep = 1024LL * 1024;  // one Mi
-constexpr std::size_t kMaxListedPods = 20;
+constexpr std::size_t kMaxListedPods = OverRequestEvidence::kMaxListedPods;
 
 std::int64_t roundUp(double value, std::int64_t step) {
   return std::max<std::int64_t>(step, static_cast<std::int64_t>(std::ceil(value / step)) * step);
@@ -46,7 +46,7 @@ struct Owner {
   model::ResourceVector reclaimable;  // over all its pods on contended nodes
   double samples = 0;                 // fewest samples of one pod
   std::size_t pod_count = 0;
-  json pods = json::array();  // the first kMaxListedPods, to keep findings small
+  std::vector<OverRequestedPod> pods;  // the first kMaxListedPods, to keep findings small
 };
 
 // Right-sized requests of an over-requested pod, or nullopt when it uses enough of both.
@@ -85,53 +85,76 @@ void add(Owner& owner, const Pod& pod, const model::Node& node,
   if (owner.pods.size() >= kMaxListedPods) {
     return;
   }
-  owner.pods.push_back({{"pod", pod.name},
-                        {"node", node.name},
-                        {"cpu_requested_millis", pod.requests.cpu_millis},
-                        {"cpu_used_millis", pod.usage->cpu_cores * 1000},
-                        {"memory_requested_bytes", pod.requests.memory_bytes},
-                        {"memory_used_bytes", pod.usage->memory_bytes},
-                        {"samples", pod.usage->samples}});
+  owner.pods.push_back({pod.name, node.name, pod.requests, pod.usage->cpu_cores * 1000,
+                        pod.usage->memory_bytes, pod.usage->samples});
+}
+
+json podJson(const OverRequestedPod& pod) {
+  return {{"pod", pod.pod},
+          {"node", pod.node},
+          {"cpu_requested_millis", pod.requests.cpu_millis},
+          {"cpu_used_millis", pod.cpu_used_millis},
+          {"memory_requested_bytes", pod.requests.memory_bytes},
+          {"memory_used_bytes", pod.memory_used_bytes},
+          {"samples", pod.samples}};
 }
 
 // The finding of one owner's over-requested pods.
-Finding ownerFinding(const std::string& kind_name, const OwnerKey& key, Owner& owner,
-                     const config::OverRequest& params) {
-  const std::string ns(std::get<0>(key));
-  const std::string kind(std::get<1>(key));
-  const std::string name(std::get<2>(key));
-  Finding finding;
-  finding.kind = kind_name;
-  finding.severity = Severity::kInfo;
-  finding.target = "workload/" + ns + "/" + kind + "/" + name;
-  finding.summary = formatText(
+Finding ownerFinding(const OwnerKey& key, Owner& owner, const config::OverRequest& params) {
+  OverRequestEvidence evidence;
+  evidence.namespace_ = std::string(std::get<0>(key));
+  evidence.owner_kind = std::string(std::get<1>(key));
+  evidence.owner_name = std::string(std::get<2>(key));
+  evidence.requested = owner.requested;
+  evidence.recommended = owner.recommended;
+  evidence.reclaimable = owner.reclaimable;
+  evidence.min_samples = owner.samples;
+  evidence.pod_count = owner.pod_count;
+  evidence.headroom = params.headroom;
+  evidence.pods = std::move(owner.pods);
+  const std::string& ns = evidence.namespace_;
+  const std::string& kind = evidence.owner_kind;
+  const std::string& name = evidence.owner_name;
+  const std::string target = "workload/" + ns + "/" + kind + "/" + name;
+  const std::string summary = formatText(
       "%s %s/%s: %zu pod(s) on full nodes request %lldm CPU / %lld MiB but need %lldm / %lld MiB",
       kind.c_str(), ns.c_str(), name.c_str(), owner.pod_count,
       static_cast<long long>(owner.requested.cpu_millis),
       static_cast<long long>(owner.requested.memory_bytes / kMemoryStep),
       static_cast<long long>(owner.recommended.cpu_millis),
       static_cast<long long>(owner.recommended.memory_bytes / kMemoryStep));
+  Finding finding = findingOf(std::move(evidence));
+  finding.severity = Severity::kInfo;
+  finding.target = target;
+  finding.summary = summary;
   finding.impact = static_cast<double>(owner.reclaimable.cpu_millis) / 1000;
-  finding.evidence = {{"namespace", ns},
-                      {"owner_kind", kind},
-                      {"owner_name", name},
-                      {"requested_cpu_millis", owner.requested.cpu_millis},
-                      {"requested_memory_bytes", owner.requested.memory_bytes},
-                      {"recommended_cpu_millis", owner.recommended.cpu_millis},
-                      {"recommended_memory_bytes", owner.recommended.memory_bytes},
-                      {"reclaimable_cpu_millis", owner.reclaimable.cpu_millis},
-                      {"reclaimable_memory_bytes", owner.reclaimable.memory_bytes},
-                      {"min_samples", owner.samples},
-                      {"pod_count", owner.pod_count},
-                      {"headroom", params.headroom},
-                      {"pods", std::move(owner.pods)}};
   return finding;
 }
 
 }  // namespace
 
+json OverRequestEvidence::toJson() const {
+  json listed = json::array();
+  for (const OverRequestedPod& pod : pods) {
+    listed.push_back(podJson(pod));
+  }
+  return {{"namespace", namespace_},
+          {"owner_kind", owner_kind},
+          {"owner_name", owner_name},
+          {"requested_cpu_millis", requested.cpu_millis},
+          {"requested_memory_bytes", requested.memory_bytes},
+          {"recommended_cpu_millis", recommended.cpu_millis},
+          {"recommended_memory_bytes", recommended.memory_bytes},
+          {"reclaimable_cpu_millis", reclaimable.cpu_millis},
+          {"reclaimable_memory_bytes", reclaimable.memory_bytes},
+          {"min_samples", min_samples},
+          {"pod_count", pod_count},
+          {"headroom", headroom},
+          {"pods", std::move(listed)}};
+}
+
 const DetectorInfo& OverRequest::info() const {
-  static const DetectorInfo kInfo{"over-request",
+  static const DetectorInfo kInfo{OverRequestEvidence::kKind,
                                   "Pods on nearly full nodes requesting far more than they use"};
   return kInfo;
 }
@@ -182,9 +205,8 @@ void OverRequest::analyze(const AnalysisInput& input, FindingSink& out) const {
   }
   std::sort(sorted.begin(), sorted.end(),
             [](const auto* a, const auto* b) { return a->first < b->first; });
-  const std::string kind_name(info().kind);
   for (auto* entry : sorted) {
-    out.emit(ownerFinding(kind_name, entry->first, entry->second, params));
+    out.emit(ownerFinding(entry->first, entry->second, params));
   }
 }
 

@@ -14,7 +14,7 @@ using model::ResourceVector;
 using nlohmann::json;
 
 constexpr double kGiB = 1024.0 * 1024 * 1024;
-constexpr std::size_t kMaxListedNodes = 50;
+constexpr std::size_t kMaxListedNodes = SuggestedPool::kMaxListedNodes;
 
 // Pool roles by shape; the names double as the suggested `node-type` values.
 constexpr const char* kCompute = "compute-optimized";
@@ -83,26 +83,52 @@ using OwnerKey = std::tuple<std::string, std::string, std::string>;  // namespac
 struct Misplaced {
   std::string role;
   std::string pool;
-  json pods = json::array();
+  std::vector<MisplacedPod> pods;
 };
 
-json poolJson(const ClusterSnapshot& cluster, const std::string& name, const Pool& pool) {
-  json nodes = json::array();
+SuggestedPool suggestedPool(const ClusterSnapshot& cluster, const std::string& name,
+                            const Pool& pool) {
+  SuggestedPool out{name, pool.role, pool.labelled, pool.nodes.size(), {}};
   for (std::size_t i = 0; i < pool.nodes.size() && i < kMaxListedNodes; ++i) {
-    nodes.push_back(cluster.node(pool.nodes[i]).name);
+    out.nodes.push_back(cluster.node(pool.nodes[i]).name);
   }
-  return {{"name", name},
+  return out;
+}
+
+json poolJson(const SuggestedPool& pool) {
+  return {{"name", pool.name},
           {"role", pool.role},
           {"labelled", pool.labelled},
-          {"node_count", pool.nodes.size()},
-          {"nodes", std::move(nodes)}};
+          {"node_count", pool.node_count},
+          {"nodes", pool.nodes}};
+}
+
+json podJson(const MisplacedPod& pod) {
+  return {{"pod", pod.pod},
+          {"node", pod.node},
+          {"node_pool", pod.node_pool},
+          {"node_pool_role", pod.node_pool_role},
+          {"cpu_millis", pod.requests.cpu_millis},
+          {"memory_bytes", pod.requests.memory_bytes}};
 }
 
 }  // namespace
 
+json PoolMismatchEvidence::toJson() const {
+  json listed = json::array();
+  for (const MisplacedPod& pod : pods) {
+    listed.push_back(podJson(pod));
+  }
+  return {{"namespace", namespace_},  {"owner_kind", owner_kind},
+          {"owner_name", owner_name}, {"pod_role", pod_role},
+          {"pool_label", pool_label}, {"suggested_pool", poolJson(suggested_pool)},
+          {"pods", std::move(listed)}};
+}
+
 const DetectorInfo& PoolMismatch::info() const {
   static const DetectorInfo kInfo{
-      "pool-mismatch", "Pods whose CPU:memory:GPU shape fits another pool than their node's"};
+      PoolMismatchEvidence::kKind,
+      "Pods whose CPU:memory:GPU shape fits another pool than their node's"};
   return kInfo;
 }
 
@@ -135,31 +161,27 @@ void PoolMismatch::analyze(const AnalysisInput& input, FindingSink& out) const {
                                pod.owner_name.empty() ? pod.name : pod.owner_name}];
       m.role = role;
       m.pool = *fit;
-      m.pods.push_back({{"pod", pod.name},
-                        {"node", node.name},
-                        {"node_pool", node_pool},
-                        {"node_pool_role", pools.at(node_pool).role},
-                        {"cpu_millis", pod.requests.cpu_millis},
-                        {"memory_bytes", pod.requests.memory_bytes}});
+      m.pods.push_back({pod.name, node.name, node_pool, pools.at(node_pool).role, pod.requests});
     }
   }
   for (auto& [owner, m] : by_owner) {
     const auto& [ns, kind, name] = owner;
-    Finding finding;
-    finding.kind = std::string(info().kind);
+    const std::size_t pod_count = m.pods.size();
+    PoolMismatchEvidence evidence;
+    evidence.namespace_ = ns;
+    evidence.owner_kind = kind;
+    evidence.owner_name = name;
+    evidence.pod_role = m.role;
+    evidence.pool_label = input.config.cluster_labels.pool;
+    evidence.suggested_pool = suggestedPool(cluster, m.pool, pools.at(m.pool));
+    evidence.pods = std::move(m.pods);
+    Finding finding = findingOf(std::move(evidence));
     finding.severity = Severity::kInfo;
     finding.target = "workload/" + ns + "/" + kind + "/" + name;
     finding.summary =
         formatText("%s %s/%s: %zu %s pod(s) run outside pool %s", kind.c_str(), ns.c_str(),
-                   name.c_str(), m.pods.size(), m.role.c_str(), m.pool.c_str());
-    finding.impact = static_cast<double>(m.pods.size());
-    finding.evidence = {{"namespace", ns},
-                        {"owner_kind", kind},
-                        {"owner_name", name},
-                        {"pod_role", m.role},
-                        {"pool_label", input.config.cluster_labels.pool},
-                        {"suggested_pool", poolJson(cluster, m.pool, pools.at(m.pool))},
-                        {"pods", std::move(m.pods)}};
+                   name.c_str(), pod_count, m.role.c_str(), m.pool.c_str());
+    finding.impact = static_cast<double>(pod_count);
     out.emit(std::move(finding));
   }
 }

@@ -1,8 +1,47 @@
 #pragma once
 
+#include <string>
+#include <string_view>
+#include <vector>
+
 #include "analysis/detector.h"
+#include "model/resources.h"
 
 namespace dagadvisor::analysis {
+
+/// A pod of the workload running in a pool its shape does not fit.
+struct MisplacedPod {
+  std::string pod;
+  std::string node;
+  std::string node_pool;           // the node's pool: its label's value, or its inferred role
+  std::string node_pool_role;      // that pool's role by shape
+  model::ResourceVector requests;  // CPU and memory are rendered
+};
+
+/// The pool whose role matches the pods' shape (a labelled pool before an inferred one).
+struct SuggestedPool {
+  std::string name;       // the pool label's value, or the role of an inferred pool
+  std::string role;       // "compute-optimized", "general-purpose", "memory-optimized", "gpu"
+  bool labelled = false;  // false: inferred from allocatable, its nodes carry no pool label
+  std::size_t node_count = 0;
+  std::vector<std::string> nodes;  // the first kMaxListedNodes
+
+  static constexpr std::size_t kMaxListedNodes = 50;
+};
+
+/// Evidence of one workload whose pods run outside the pool their shape fits.
+struct PoolMismatchEvidence {
+  static constexpr std::string_view kKind = "pool-mismatch";
+  std::string namespace_;
+  std::string owner_kind;  // "Pod" when unowned
+  std::string owner_name;
+  std::string pod_role;    // the role the pods' shape fits
+  std::string pool_label;  // the node label that names pools
+  SuggestedPool suggested_pool;
+  std::vector<MisplacedPod> pods;
+
+  nlohmann::json toJson() const;
+};
 
 /// pool-mismatch (seed §2.1): pods whose CPU:memory shape fits another pool than their node's.
 /// Pools are the values of the pool label, or shapes inferred from allocatable when nodes carry

@@ -33,77 +33,94 @@ std::pair<std::string, double> largest(const std::map<std::string, double>& valu
 }
 
 // The likely causes, most telling first, each with the number that points at it.
-json causes(const SchedulerStats& stats) {
-  json out = json::array();
+std::vector<SchedulingCause> causes(const SchedulerStats& stats) {
+  using Kind = SchedulingCause::Kind;
+  std::vector<SchedulingCause> out;
   const auto [plugin, rejected] = largest(stats.unschedulable_by_plugin);
   if (rejected > 0) {
-    out.push_back({{"cause", "unschedulable"}, {"plugin", plugin}, {"pods", rejected}});
+    out.push_back({Kind::kUnschedulable, plugin, rejected});
   }
   const double attempts = sum(stats.attempts_per_second);
   const auto failed = stats.attempts_per_second.find("unschedulable");
   if (attempts > 0 && failed != stats.attempts_per_second.end() &&
       failed->second / attempts >= kUnschedulableAttemptShare) {
-    out.push_back({{"cause", "failed_attempts"}, {"share", failed->second / attempts}});
+    out.push_back({Kind::kFailedAttempts, "", failed->second / attempts});
   }
   const auto errors = stats.attempts_per_second.find("error");
   if (errors != stats.attempts_per_second.end() && errors->second > 0) {
-    out.push_back({{"cause", "scheduler_errors"}, {"per_second", errors->second}});
+    out.push_back({Kind::kSchedulerErrors, "", errors->second});
   }
   const auto [point, p99] = largest(stats.extension_point_p99);
   if (p99 >= kSlowExtensionPointSeconds) {
-    out.push_back({{"cause", "slow_extension_point"}, {"extension_point", point}, {"p99", p99}});
+    out.push_back({Kind::kSlowExtensionPoint, point, p99});
   }
   if (stats.preemption_attempts_per_second > 0) {
-    out.push_back({{"cause", "preemption"}, {"per_second", stats.preemption_attempts_per_second}});
+    out.push_back({Kind::kPreemption, "", stats.preemption_attempts_per_second});
   }
   const auto [queue, pending] = largest(stats.pending_by_queue);
   if (pending > 0) {
-    out.push_back({{"cause", "queue"}, {"queue", queue}, {"pods", pending}});
+    out.push_back({Kind::kQueue, queue, pending});
   }
   return out;
 }
 
-struct Latency {
-  std::string target;
-  std::string profile;
-  std::string source;
-  double p95 = 0;
-  double p99 = 0;
-  json extra = json::object();
-};
+json causeJson(const SchedulingCause& c) {
+  json out = {{"cause", std::string(c.name())}};
+  switch (c.kind) {
+    case SchedulingCause::Kind::kUnschedulable:
+      out["plugin"] = c.subject;
+      out["pods"] = c.value;
+      break;
+    case SchedulingCause::Kind::kFailedAttempts:
+      out["share"] = c.value;
+      break;
+    case SchedulingCause::Kind::kSchedulerErrors:
+    case SchedulingCause::Kind::kPreemption:
+      out["per_second"] = c.value;
+      break;
+    case SchedulingCause::Kind::kSlowExtensionPoint:
+      out["extension_point"] = c.subject;
+      out["p99"] = c.value;
+      break;
+    case SchedulingCause::Kind::kQueue:
+      out["queue"] = c.subject;
+      out["pods"] = c.value;
+      break;
+  }
+  return out;
+}
 
-void emitIfOver(const DetectorInfo& info, const config::SchedulingLatency& params, const Latency& l,
-                json cause_list, FindingSink& out) {
-  const bool p95_over = l.p95 > params.p95_slo.count();
-  const bool p99_over = l.p99 > params.p99_slo.count();
+// Emits `evidence` (profile, source, quantiles and causes filled in) as a finding about `target`
+// when a quantile is over its SLO.
+void emitIfOver(const config::SchedulingLatency& params, std::string target,
+                SchedulingLatencyEvidence evidence, FindingSink& out) {
+  evidence.p95_slo_seconds = params.p95_slo.count();
+  evidence.p99_slo_seconds = params.p99_slo.count();
+  const double p95 = evidence.p95_seconds;
+  const double p99 = evidence.p99_seconds;
+  const bool p95_over = p95 > evidence.p95_slo_seconds;
+  const bool p99_over = p99 > evidence.p99_slo_seconds;
   if (!p95_over && !p99_over) {
     return;
   }
-  Finding finding;
-  finding.kind = std::string(info.kind);
-  finding.severity = p95_over ? Severity::kCritical : Severity::kWarning;
-  finding.target = l.target;
   const std::string primary =
-      cause_list.empty() ? "unknown" : cause_list[0].value("cause", "unknown");
-  finding.summary = formatText(
+      evidence.causes.empty() ? "unknown" : std::string(evidence.causes.front().name());
+  const std::string summary = formatText(
       "%s: scheduling latency p95 %.1f s / p99 %.1f s over the SLO (%.0f s / %.0f s); "
       "likely cause: %s",
-      l.profile.c_str(), l.p95, l.p99, params.p95_slo.count(), params.p99_slo.count(),
+      evidence.profile.c_str(), p95, p99, evidence.p95_slo_seconds, evidence.p99_slo_seconds,
       primary.c_str());
-  finding.impact = std::max(l.p95 - params.p95_slo.count(), l.p99 - params.p99_slo.count());
-  finding.evidence = {{"profile", l.profile},
-                      {"source", l.source},
-                      {"p95_seconds", l.p95},
-                      {"p99_seconds", l.p99},
-                      {"p95_slo_seconds", params.p95_slo.count()},
-                      {"p99_slo_seconds", params.p99_slo.count()},
-                      {"causes", std::move(cause_list)}};
-  finding.evidence.update(l.extra);
+  const double impact = std::max(p95 - evidence.p95_slo_seconds, p99 - evidence.p99_slo_seconds);
+  Finding finding = findingOf(std::move(evidence));
+  finding.severity = p95_over ? Severity::kCritical : Severity::kWarning;
+  finding.target = std::move(target);
+  finding.summary = summary;
+  finding.impact = impact;
   out.emit(std::move(finding));
 }
 
 // kube-state-metrics only: created → scheduled of the pods scheduled in the window.
-void fromPods(const AnalysisInput& input, const DetectorInfo& info, FindingSink& out) {
+void fromPods(const AnalysisInput& input, FindingSink& out) {
   const auto& params = input.config.detectors.scheduling_latency;
   std::vector<double> latencies;
   for (const model::Pod& pod : input.cluster.pods()) {
@@ -119,17 +136,58 @@ void fromPods(const AnalysisInput& input, const DetectorInfo& info, FindingSink&
                    latencies.size(), min_pods));
     return;
   }
-  Latency l{"cluster/" + input.config.analysis.cluster, "all pods", "pod_times"};
-  l.p95 = quantile(latencies, 0.95);
-  l.p99 = quantile(latencies, 0.99);
-  l.extra = {{"pods", latencies.size()}};
-  emitIfOver(info, params, l, json::array(), out);
+  SchedulingLatencyEvidence evidence;
+  evidence.profile = "all pods";
+  evidence.source = "pod_times";
+  evidence.p95_seconds = quantile(latencies, 0.95);
+  evidence.p99_seconds = quantile(latencies, 0.99);
+  evidence.pods = latencies.size();
+  emitIfOver(params, "cluster/" + input.config.analysis.cluster, std::move(evidence), out);
 }
 
 }  // namespace
 
+std::string_view SchedulingCause::name() const {
+  switch (kind) {
+    case Kind::kUnschedulable:
+      return "unschedulable";
+    case Kind::kFailedAttempts:
+      return "failed_attempts";
+    case Kind::kSchedulerErrors:
+      return "scheduler_errors";
+    case Kind::kSlowExtensionPoint:
+      return "slow_extension_point";
+    case Kind::kPreemption:
+      return "preemption";
+    case Kind::kQueue:
+      return "queue";
+  }
+  return "unknown";
+}
+
+json SchedulingLatencyEvidence::toJson() const {
+  json listed = json::array();
+  for (const SchedulingCause& c : causes) {
+    listed.push_back(causeJson(c));
+  }
+  json out = {{"profile", profile},
+              {"source", source},
+              {"p95_seconds", p95_seconds},
+              {"p99_seconds", p99_seconds},
+              {"p95_slo_seconds", p95_slo_seconds},
+              {"p99_slo_seconds", p99_slo_seconds},
+              {"causes", std::move(listed)}};
+  if (pods) {
+    out["pods"] = *pods;
+  }
+  if (pods_per_second) {
+    out["pods_per_second"] = *pods_per_second;
+  }
+  return out;
+}
+
 const DetectorInfo& SchedulingLatency::info() const {
-  static const DetectorInfo kInfo{"scheduling-latency",
+  static const DetectorInfo kInfo{SchedulingLatencyEvidence::kKind,
                                   "Pod scheduling latency p95/p99 over its SLO, with the cause"};
   return kInfo;
 }
@@ -137,7 +195,7 @@ const DetectorInfo& SchedulingLatency::info() const {
 void SchedulingLatency::analyze(const AnalysisInput& input, FindingSink& out) const {
   const SchedulerStats& stats = input.cluster.scheduler();
   if (!stats.present) {
-    fromPods(input, info(), out);
+    fromPods(input, out);
     return;
   }
   bool measured = false;
@@ -148,11 +206,15 @@ void SchedulingLatency::analyze(const AnalysisInput& input, FindingSink& out) co
     }
     measured = true;
     const std::string name = profile.profile.empty() ? "default-scheduler" : profile.profile;
-    Latency l{"profile/" + name, name, stats.latency_metric};
-    l.p95 = profile.p95.value_or(0);
-    l.p99 = profile.p99.value_or(0);
-    l.extra = {{"pods_per_second", profile.pods_per_second}};
-    emitIfOver(info(), input.config.detectors.scheduling_latency, l, causes(stats), out);
+    SchedulingLatencyEvidence evidence;
+    evidence.profile = name;
+    evidence.source = stats.latency_metric;
+    evidence.p95_seconds = profile.p95.value_or(0);
+    evidence.p99_seconds = profile.p99.value_or(0);
+    evidence.causes = causes(stats);
+    evidence.pods_per_second = profile.pods_per_second;
+    emitIfOver(input.config.detectors.scheduling_latency, "profile/" + name, std::move(evidence),
+               out);
   }
   if (!measured) {
     out.noAdvice(stats.latency.empty()

@@ -19,6 +19,9 @@ using nlohmann::json;
 constexpr std::array<const char*, 3> kResourceNames = {"cpu", "memory", "gpu"};
 constexpr std::array<const char*, 3> kFreeKeys = {"free_cpu_millis", "free_memory_bytes",
                                                   "free_gpus"};
+constexpr std::array<std::optional<std::int64_t> StrandedNode::*, 3> kStrandedFields = {
+    &StrandedNode::stranded_cpu_millis, &StrandedNode::stranded_memory_bytes,
+    &StrandedNode::stranded_gpus};
 
 std::array<std::int64_t, 3> components(const ResourceVector& v) {
   return {v.cpu_millis, v.memory_bytes, v.gpus};
@@ -31,48 +34,45 @@ bool usable(const model::Node& node) {
 
 // Stranding on one node: resources it has that no pod can get because another is used up.
 void reportNode(const ClusterSnapshot& cluster, NodeId id, const config::StrandedResources& params,
-                const std::string& kind, FindingSink& out) {
+                FindingSink& out) {
   const model::Node& node = cluster.node(id);
   const auto alloc = components(node.allocatable);
   const auto free = components(cluster.freeOn(id));
   std::array<double, 3> share{};
-  json exhausted = json::array();
+  StrandedNode stranded;
   for (std::size_t r = 0; r < 3; ++r) {
     share[r] = alloc[r] > 0 ? std::max<double>(0, free[r]) / static_cast<double>(alloc[r]) : 0;
     if (alloc[r] > 0 && share[r] <= params.max_exhausted_free_share) {
-      exhausted.push_back(kResourceNames[r]);
+      stranded.exhausted.emplace_back(kResourceNames[r]);
     }
   }
-  if (exhausted.empty()) {
+  if (stranded.exhausted.empty()) {
     return;
   }
-  json stranded = json::object();
-  double node_units = 0;
+  bool any_stranded = false;
   for (std::size_t r = 0; r < 3; ++r) {
     if (alloc[r] > 0 && share[r] >= params.min_stranded_share &&
         share[r] > params.max_exhausted_free_share) {
-      stranded[kFreeKeys[r]] = free[r];
-      node_units += share[r];
+      stranded.*kStrandedFields[r] = free[r];
+      stranded.stranded_node_units += share[r];
+      any_stranded = true;
     }
   }
-  if (stranded.empty()) {
+  if (!any_stranded) {
     return;
   }
+  stranded.node = node.name;
+  stranded.free_share = {share[0], share[1], share[2]};
+  const double node_units = stranded.stranded_node_units;
+  const bool gpus_stranded = stranded.stranded_gpus.has_value();
   char buf[256];
   std::snprintf(buf, sizeof buf, "%s: %s exhausted while %.2f node-resource units sit free",
-                node.name.c_str(), exhausted.dump().c_str(), node_units);
-  Finding finding;
-  finding.kind = kind;
-  finding.severity = stranded.contains("free_gpus") ? Severity::kWarning : Severity::kInfo;
+                node.name.c_str(), json(stranded.exhausted).dump().c_str(), node_units);
+  Finding finding = findingOf(StrandedResourcesEvidence{std::move(stranded)});
+  finding.severity = gpus_stranded ? Severity::kWarning : Severity::kInfo;
   finding.target = "node/" + node.name;
   finding.summary = buf;
   finding.impact = node_units;
-  finding.evidence = {{"scope", "node"},
-                      {"node", node.name},
-                      {"exhausted", exhausted},
-                      {"stranded", stranded},
-                      {"stranded_node_units", node_units},
-                      {"free_share", {{"cpu", share[0]}, {"memory", share[1]}, {"gpu", share[2]}}}};
   out.emit(std::move(finding));
 }
 
@@ -183,70 +183,110 @@ std::map<ShapeKey, ShapeFit, std::greater<>> pendingShapes(const ClusterSnapshot
   return shapes;
 }
 
-void reportCluster(const ClusterSnapshot& cluster, const config::Config& config,
-                   const std::string& kind, FindingSink& out) {
-  json shapes = json::array();
-  std::size_t fragmentation_blocked = 0;
-  std::size_t capacity_blocked = 0;
+FragmentedShape fragmentedShape(const ShapeKey& key, const ShapeFit& s) {
+  FragmentedShape shape;
+  shape.requests = shapeOf(key);
+  shape.pending_pods = s.pending;
+  shape.fit = s.fit;
+  shape.pooled = s.pooled;
+  shape.node_slots = s.slots;
+  shape.bound_pods = s.bound;
+  shape.fragmentation_blocked_pods = s.fragmentation_blocked;
+  shape.capacity_blocked_pods = s.capacity_blocked;
+  if (s.pooled >= 1) {
+    shape.fragmentation_index =
+        1.0 - static_cast<double>(std::min(s.fit, s.pooled)) / static_cast<double>(s.pooled);
+  }
+  return shape;
+}
+
+void reportCluster(const ClusterSnapshot& cluster, const config::Config& config, FindingSink& out) {
+  ClusterFragmentation fragmentation;
   double weighted_fi = 0;
   std::size_t weighed = 0;
   for (const auto& [key, s] : pendingShapes(cluster)) {
-    json entry = {{"cpu_millis", std::get<1>(key)},
-                  {"memory_bytes", std::get<2>(key)},
-                  {"gpus", std::get<0>(key)},
-                  {"pending_pods", s.pending},
-                  {"fit", s.fit},
-                  {"pooled", s.pooled},
-                  {"node_slots", s.slots},
-                  {"bound_pods", s.bound},
-                  {"fragmentation_blocked_pods", s.fragmentation_blocked},
-                  {"capacity_blocked_pods", s.capacity_blocked}};
-    if (s.pooled >= 1) {
-      const double fi =
-          1.0 - static_cast<double>(std::min(s.fit, s.pooled)) / static_cast<double>(s.pooled);
-      entry["fragmentation_index"] = fi;
-      weighted_fi += fi * static_cast<double>(s.pending);
+    const FragmentedShape& shape = fragmentation.shapes.emplace_back(fragmentedShape(key, s));
+    if (shape.fragmentation_index) {
+      weighted_fi += *shape.fragmentation_index * static_cast<double>(s.pending);
       weighed += s.pending;
-    } else {
-      entry["fragmentation_index"] = nullptr;
     }
-    fragmentation_blocked += s.fragmentation_blocked;
-    capacity_blocked += s.capacity_blocked;
-    entry["blocked_by"] = s.fragmentation_blocked > 0 ? "fragmentation"
-                          : s.capacity_blocked > 0    ? "capacity"
-                                                      : "none";
-    shapes.push_back(std::move(entry));
+    fragmentation.fragmentation_blocked_pods += s.fragmentation_blocked;
+    fragmentation.capacity_blocked_pods += s.capacity_blocked;
   }
+  const std::size_t fragmentation_blocked = fragmentation.fragmentation_blocked_pods;
   const auto min_blocked =
       static_cast<std::size_t>(config.detectors.stranded_resources.min_fragmentation_blocked_pods);
   if (fragmentation_blocked < min_blocked) {
     return;
   }
   const double index = weighed > 0 ? weighted_fi / static_cast<double>(weighed) : 0;
+  fragmentation.fragmentation_index = index;
   char buf[256];
   std::snprintf(buf, sizeof buf,
                 "%zu pending pod(s) fit the pooled free capacity but no single node; "
                 "fragmentation index %.2f over the pending shapes",
                 fragmentation_blocked, index);
-  Finding finding;
-  finding.kind = kind;
+  Finding finding = findingOf(StrandedResourcesEvidence{std::move(fragmentation)});
   finding.severity = Severity::kWarning;
   finding.target = "cluster/" + config.analysis.cluster;
   finding.summary = buf;
   finding.impact = static_cast<double>(fragmentation_blocked);
-  finding.evidence = {{"scope", "cluster"},
-                      {"fragmentation_index", index},
-                      {"fragmentation_blocked_pods", fragmentation_blocked},
-                      {"capacity_blocked_pods", capacity_blocked},
-                      {"shapes", std::move(shapes)}};
   out.emit(std::move(finding));
 }
 
 }  // namespace
 
+std::string_view FragmentedShape::blockedBy() const {
+  return fragmentation_blocked_pods > 0 ? "fragmentation"
+         : capacity_blocked_pods > 0    ? "capacity"
+                                        : "none";
+}
+
+json StrandedResourcesEvidence::toJson() const {
+  if (const auto* node = std::get_if<StrandedNode>(&scope)) {
+    json stranded = json::object();
+    for (std::size_t r = 0; r < 3; ++r) {
+      if (const auto& amount = node->*kStrandedFields[r]) {
+        stranded[kFreeKeys[r]] = *amount;
+      }
+    }
+    return {{"scope", "node"},
+            {"node", node->node},
+            {"exhausted", node->exhausted},
+            {"stranded", std::move(stranded)},
+            {"stranded_node_units", node->stranded_node_units},
+            {"free_share",
+             {{"cpu", node->free_share.cpu},
+              {"memory", node->free_share.memory},
+              {"gpu", node->free_share.gpu}}}};
+  }
+  const auto& cluster = std::get<ClusterFragmentation>(scope);
+  json shapes = json::array();
+  for (const FragmentedShape& s : cluster.shapes) {
+    shapes.push_back({{"cpu_millis", s.requests.cpu_millis},
+                      {"memory_bytes", s.requests.memory_bytes},
+                      {"gpus", s.requests.gpus},
+                      {"pending_pods", s.pending_pods},
+                      {"fit", s.fit},
+                      {"pooled", s.pooled},
+                      {"node_slots", s.node_slots},
+                      {"bound_pods", s.bound_pods},
+                      {"fragmentation_blocked_pods", s.fragmentation_blocked_pods},
+                      {"capacity_blocked_pods", s.capacity_blocked_pods},
+                      {"fragmentation_index",
+                       s.fragmentation_index ? json(*s.fragmentation_index) : json(nullptr)},
+                      {"blocked_by", std::string(s.blockedBy())}});
+  }
+  return {{"scope", "cluster"},
+          {"fragmentation_index", cluster.fragmentation_index},
+          {"fragmentation_blocked_pods", cluster.fragmentation_blocked_pods},
+          {"capacity_blocked_pods", cluster.capacity_blocked_pods},
+          {"shapes", std::move(shapes)}};
+}
+
 const DetectorInfo& StrandedResources::info() const {
   static const DetectorInfo kInfo{
-      "stranded-resources",
+      StrandedResourcesEvidence::kKind,
       "Resources left free because another resource of the node is used up; fragmentation "
       "index of the pending pod shapes"};
   return kInfo;
@@ -254,19 +294,18 @@ const DetectorInfo& StrandedResources::info() const {
 
 void StrandedResources::analyze(const AnalysisInput& input, FindingSink& out) const {
   const auto& params = input.config.detectors.stranded_resources;
-  const std::string kind(info().kind);
   std::size_t usable_nodes = 0;
   for (NodeId id = 0; id < input.cluster.nodes().size(); ++id) {
     if (usable(input.cluster.node(id))) {
       ++usable_nodes;
-      reportNode(input.cluster, id, params, kind, out);
+      reportNode(input.cluster, id, params, out);
     }
   }
   if (usable_nodes == 0) {
     out.noAdvice("no schedulable node reports allocatable CPU and memory");
     return;
   }
-  reportCluster(input.cluster, input.config, kind, out);
+  reportCluster(input.cluster, input.config, out);
 }
 
 }  // namespace dagadvisor::analysis

@@ -1,8 +1,68 @@
 #pragma once
 
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
 #include "analysis/detector.h"
+#include "model/resources.h"
 
 namespace dagadvisor::analysis {
+
+/// Free share (free / allocatable, 0 when the node has none of the resource) per resource.
+struct ResourceShares {
+  double cpu = 0;
+  double memory = 0;
+  double gpu = 0;
+};
+
+/// One node where a used-up resource strands the others.
+struct StrandedNode {
+  std::string node;
+  std::vector<std::string> exhausted;  // "cpu", "memory", "gpu", in that order
+  /// The free amount of each stranded resource; empty for a resource that is not stranded.
+  std::optional<std::int64_t> stranded_cpu_millis;
+  std::optional<std::int64_t> stranded_memory_bytes;
+  std::optional<std::int64_t> stranded_gpus;
+  double stranded_node_units = 0;  // sum of the stranded resources' free shares
+  ResourceShares free_share;
+};
+
+/// One pending pod shape, with how many of its pods fit the nodes one by one and pooled.
+struct FragmentedShape {
+  model::ResourceVector requests;  // the shape
+  std::size_t pending_pods = 0;
+  std::int64_t fit = 0;         // Σ over the nodes of the pods each holds
+  std::int64_t pooled = 0;      // as if the cluster were one node
+  std::int64_t node_slots = 0;  // Σ over the nodes of the pods each holds besides its DaemonSets
+  std::int64_t bound_pods = 0;  // pods of the shape bound now
+  std::size_t fragmentation_blocked_pods = 0;
+  std::size_t capacity_blocked_pods = 0;
+  std::optional<double> fragmentation_index;  // 1 − Fit/Pooled; empty when Pooled < 1
+
+  /// "fragmentation", "capacity" or "none": what keeps the shape's pods pending.
+  std::string_view blockedBy() const;
+};
+
+/// The cluster's fragmentation over its pending pod shapes, largest shape first.
+struct ClusterFragmentation {
+  double fragmentation_index = 0;  // pending-weighted over the shapes with an index
+  std::size_t fragmentation_blocked_pods = 0;
+  std::size_t capacity_blocked_pods = 0;
+  std::vector<FragmentedShape> shapes;
+};
+
+/// Evidence of a stranded-resources finding: one node ("scope": "node") or the cluster's
+/// fragmentation ("scope": "cluster").
+struct StrandedResourcesEvidence {
+  static constexpr std::string_view kKind = "stranded-resources";
+  std::variant<StrandedNode, ClusterFragmentation> scope;
+
+  nlohmann::json toJson() const;
+};
 
 /// stranded-resources (seed §1): per node, resources left free because another resource of the
 /// node is exhausted (Borg's "stranded resources", Verma et al. EuroSys 2015), one finding per

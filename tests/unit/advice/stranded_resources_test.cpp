@@ -1,3 +1,5 @@
+#include "analysis/detectors/stranded_resources.h"
+
 #include <catch2/catch.hpp>
 
 #include "advice/recommender.h"
@@ -5,24 +7,43 @@
 using namespace dagadvisor;
 using nlohmann::json;
 
+namespace {
+
+analysis::Finding strandedFinding(analysis::StrandedResourcesEvidence evidence, std::string target,
+                                  analysis::Severity severity = analysis::Severity::kInfo) {
+  analysis::Finding f = analysis::findingOf(std::move(evidence));
+  f.severity = severity;
+  f.target = std::move(target);
+  return f;
+}
+
+analysis::Finding strandedNodeFinding(const std::string& node, std::optional<std::int64_t> gpus,
+                                      double units, analysis::Severity severity) {
+  analysis::StrandedNode stranded;
+  stranded.node = node;
+  stranded.stranded_gpus = gpus;
+  stranded.stranded_memory_bytes = 1;
+  stranded.stranded_node_units = units;
+  return strandedFinding({stranded}, "node/" + node, severity);
+}
+
+analysis::Finding fragmentationFinding(std::size_t blocked, const std::string& cluster,
+                                       analysis::Severity severity = analysis::Severity::kInfo) {
+  analysis::ClusterFragmentation frag;
+  frag.fragmentation_blocked_pods = blocked;
+  return strandedFinding({frag}, "cluster/" + cluster, severity);
+}
+
+}  // namespace
+
 TEST_CASE("stranded nodes and fragmentation become one cluster recommendation without a patch",
           "[advice][stranded-resources]") {
   config::Config config;
   config.analysis.cluster = "prod";
-  analysis::Finding node;
-  node.kind = "stranded-resources";
-  node.severity = analysis::Severity::kWarning;
-  node.target = "node/gpu-1";
-  node.evidence = {{"scope", "node"},
-                   {"node", "gpu-1"},
-                   {"stranded", {{"free_gpus", 4}, {"free_memory_bytes", 1}}},
-                   {"stranded_node_units", 1.5}};
-  analysis::Finding frag;
-  frag.kind = "stranded-resources";
-  frag.severity = analysis::Severity::kWarning;
-  frag.target = "cluster/prod";
-  frag.evidence = {{"scope", "cluster"}, {"fragmentation_blocked_pods", 3}};
-  const auto recs = advice::recommend({node, frag}, config);
+  const auto recs =
+      advice::recommend({strandedNodeFinding("gpu-1", 4, 1.5, analysis::Severity::kWarning),
+                         fragmentationFinding(3, "prod", analysis::Severity::kWarning)},
+                        config);
   REQUIRE(recs.size() == 1);
   const advice::Recommendation& rec = recs[0];
   CHECK(rec.kind == "stranded-resources");
@@ -30,6 +51,8 @@ TEST_CASE("stranded nodes and fragmentation become one cluster recommendation wi
   CHECK(rec.instances == std::vector<std::string>{"node/gpu-1", "cluster/prod"});
   CHECK(rec.patch_yaml.empty());
   CHECK(rec.evidence["stranded_gpus"] == 4);
+  CHECK(rec.evidence["nodes"][0]["node"] == "gpu-1");
+  CHECK(rec.evidence["fragmentation"]["fragmentation_blocked_pods"] == 3);
   CHECK(rec.impact_score == Approx(4.5));
   CHECK_THAT(rec.title, Catch::Contains("1 node(s) with stranded resources"));
   CHECK_THAT(rec.title, Catch::Contains("3 pending pod(s) fit the free capacity in total"));
@@ -38,24 +61,20 @@ TEST_CASE("stranded nodes and fragmentation become one cluster recommendation wi
 
 TEST_CASE("stranded nodes alone give advice without the fragmentation part",
           "[advice][stranded-resources]") {
-  analysis::Finding node;
-  node.kind = "stranded-resources";
-  node.target = "node/cpu-1";
-  node.evidence = {{"scope", "node"}, {"stranded", json::object()}, {"stranded_node_units", 0.5}};
-  const auto recs = advice::recommend({node}, config::Config{});
+  analysis::StrandedNode stranded;
+  stranded.stranded_node_units = 0.5;
+  const auto recs =
+      advice::recommend({strandedFinding({stranded}, "node/cpu-1")}, config::Config{});
   REQUIRE(recs.size() == 1);
   CHECK(recs[0].evidence["fragmentation"].is_null());
+  CHECK(recs[0].evidence["stranded_gpus"] == 0);
   CHECK_THAT(recs[0].action, !Catch::Contains("no single node"));
   CHECK_THAT(recs[0].title, !Catch::Contains("pending pod"));
 }
 
 TEST_CASE("fragmentation alone is not titled with zero stranded nodes",
           "[advice][stranded-resources]") {
-  analysis::Finding frag;
-  frag.kind = "stranded-resources";
-  frag.target = "cluster/default";
-  frag.evidence = {{"scope", "cluster"}, {"fragmentation_blocked_pods", 2}};
-  const auto recs = advice::recommend({frag}, config::Config{});
+  const auto recs = advice::recommend({fragmentationFinding(2, "default")}, config::Config{});
   REQUIRE(recs.size() == 1);
   CHECK_THAT(recs[0].title, !Catch::Contains("node(s)"));
   CHECK_THAT(recs[0].title, Catch::StartsWith("2 pending pod(s)"));

@@ -23,12 +23,27 @@ TEST_CASE("workflow tasks beside a service on a busy node are reported",
   const analysis::Finding& f = findings[0];
   CHECK(f.kind == "batch-online-colocation");
   CHECK(f.target == "node/n1");
-  CHECK(f.evidence["cpu_requested_share"].get<double>() == Approx(14.0 / 16));
-  CHECK(f.evidence["batch_pods"] == 1);
-  CHECK(f.evidence["batch_cpu_millis"] == 8'000);
-  CHECK(f.evidence["dags"] == nlohmann::json::array({"etl/daily"}));
-  CHECK(f.evidence["service_cpu_millis"] == 6'000);
-  CHECK(f.evidence["services"][0]["name"] == "web-5d8");
+  const auto& e = f.evidenceAs<analysis::BatchOnlineColocationEvidence>();
+  CHECK(e.node == "n1");
+  CHECK(e.cpu_requested_share == Approx(14.0 / 16));
+  CHECK(e.batch_pods == 1);
+  CHECK(e.batch_cpu_millis == 8'000);
+  CHECK(e.dags == std::vector<std::string>{"etl/daily"});
+  CHECK(e.service_cpu_millis == 6'000);
+  REQUIRE(e.services.size() == 1);
+  CHECK(e.services[0].name == "web-5d8");
+  CHECK(e.services[0].pods == 1);
+  // The API renders the same numbers under the documented keys.
+  const auto json = f.evidenceJson();
+  CHECK(json["cpu_requested_share"].get<double>() == Approx(14.0 / 16));
+  CHECK(json["batch_pods"] == 1);
+  CHECK(json["batch_cpu_millis"] == 8'000);
+  CHECK(json["dags"] == nlohmann::json::array({"etl/daily"}));
+  CHECK(json["service_cpu_millis"] == 6'000);
+  CHECK(json["services"][0]["namespace"] == "web");
+  CHECK(json["services"][0]["kind"] == "ReplicaSet");
+  CHECK(json["services"][0]["name"] == "web-5d8");
+  CHECK(json["services"][0]["pods"] == 1);
   CHECK(f.impact == Approx(6));
 }
 

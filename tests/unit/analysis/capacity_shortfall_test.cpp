@@ -52,17 +52,33 @@ TEST_CASE("pending demand beyond all free capacity is a shortfall with the missi
   const analysis::Finding& f = findings[0];
   CHECK(f.kind == "capacity-shortfall");
   CHECK(f.target == "cluster/default");
-  CHECK(f.evidence["pending_pods"] == 3);
-  CHECK(f.evidence["pending_requests"]["cpu_millis"] == 12'000);
-  CHECK(f.evidence["free_capacity"]["cpu_millis"] == 8'000);
-  CHECK(f.evidence["short_resources"] == nlohmann::json::array({"cpu"}));
-  CHECK(f.evidence["unplaced_pods"] == 1);
-  CHECK(f.evidence["missing_nodes"] == 1);
-  REQUIRE(f.evidence["missing_by_shape"].size() == 1);
-  const auto& shape = f.evidence["missing_by_shape"][0];
-  CHECK(shape["count"] == 1);
-  CHECK(shape["pool"] == "c6i");
-  CHECK(shape["shape"]["cpu_millis"] == 16'000);
+  const auto& e = f.evidenceAs<analysis::CapacityShortfallEvidence>();
+  CHECK(e.pending_pods == 3);
+  CHECK(e.pending_requests.cpu_millis == 12'000);
+  CHECK(e.free_capacity.cpu_millis == 8'000);
+  CHECK(e.short_resources == std::vector<std::string>{"cpu"});
+  CHECK(e.unplaced_pods == 1);
+  CHECK(e.missing_nodes == 1);
+  REQUIRE(e.missing_by_shape.size() == 1);
+  const auto& shape = e.missing_by_shape[0];
+  CHECK(shape.count == 1);
+  CHECK(shape.pool == "c6i");
+  CHECK(shape.allocatable.cpu_millis == 16'000);
+  // The API renders the same numbers under the documented keys.
+  const auto json = f.evidenceJson();
+  CHECK(json["pending_pods"] == 3);
+  CHECK(json["young_pods_tried"] == 0);
+  CHECK(json["pending_requests"]["cpu_millis"] == 12'000);
+  CHECK(json["free_capacity"]["cpu_millis"] == 8'000);
+  CHECK(json["short_resources"] == nlohmann::json::array({"cpu"}));
+  CHECK(json["unplaced_pods"] == 1);
+  CHECK(json["unplaced"].size() == 1);
+  CHECK(json["missing_nodes"] == 1);
+  CHECK(json["missing_by_shape"][0]["count"] == 1);
+  CHECK(json["missing_by_shape"][0]["pool"] == "c6i");
+  CHECK(json["missing_by_shape"][0]["example_node"] == "a");
+  CHECK(json["missing_by_shape"][0]["shape"]["cpu_millis"] == 16'000);
+  CHECK(json["unplaceable_pods"] == nlohmann::json::array());
   CHECK(f.impact == 1);
 }
 
@@ -116,15 +132,15 @@ TEST_CASE("left-over pods open the smallest real node shape that holds them",
                                   pending("giant", 64)};
   const auto findings = detectCapacityShortfall(nodes, pods);
   REQUIRE(findings.size() == 1);
-  const auto& e = findings[0].evidence;
-  CHECK(e["unplaced_pods"] == 4);
-  CHECK(e["missing_nodes"] == 3);  // two CPU nodes (10 + 10 > 16), one GPU node
-  REQUIRE(e["missing_by_shape"].size() == 2);
-  CHECK(e["missing_by_shape"][0]["example_node"] == "cpu-1");
-  CHECK(e["missing_by_shape"][0]["count"] == 2);
-  CHECK(e["missing_by_shape"][1]["example_node"] == "gpu-1");
-  CHECK(e["missing_by_shape"][1]["count"] == 1);
-  CHECK(e["unplaceable_pods"] == nlohmann::json::array({"batch/giant"}));
+  const auto& e = findings[0].evidenceAs<analysis::CapacityShortfallEvidence>();
+  CHECK(e.unplaced_pods == 4);
+  CHECK(e.missing_nodes == 3);  // two CPU nodes (10 + 10 > 16), one GPU node
+  REQUIRE(e.missing_by_shape.size() == 2);
+  CHECK(e.missing_by_shape[0].example_node == "cpu-1");
+  CHECK(e.missing_by_shape[0].count == 2);
+  CHECK(e.missing_by_shape[1].example_node == "gpu-1");
+  CHECK(e.missing_by_shape[1].count == 1);
+  CHECK(e.unplaceable_pods == std::vector<std::string>{"batch/giant"});
 }
 
 TEST_CASE("no node data means no shortfall finding", "[detector][capacity-shortfall]") {
@@ -175,13 +191,13 @@ TEST_CASE("young pods count once the scheduler's queues say it tried and parked 
   // One more parked pod (backoff counts too): the oldest young pod is the one left over.
   const auto findings = detectCapacityShortfall(twoNodes(), pods, {}, queues(2, 1));
   REQUIRE(findings.size() == 1);
-  const auto& e = findings[0].evidence;
-  CHECK(e["pending_pods"] == 3);
-  CHECK(e["young_pods_tried"] == 1);
-  CHECK(e["unplaced"] == nlohmann::json::array({"batch/young-1"}));
+  const auto& e = findings[0].evidenceAs<analysis::CapacityShortfallEvidence>();
+  CHECK(e.pending_pods == 3);
+  CHECK(e.young_pods_tried == 1);
+  CHECK(e.unplaced == std::vector<std::string>{"batch/young-1"});
   // More parked pods than pending ones: every young pod counts, no more.
   const auto all = detectCapacityShortfall(twoNodes(), pods, {}, queues(40, 0));
   REQUIRE(all.size() == 1);
-  CHECK(all[0].evidence["pending_pods"] == 4);
-  CHECK(all[0].evidence["young_pods_tried"] == 2);
+  CHECK(all[0].evidenceAs<analysis::CapacityShortfallEvidence>().pending_pods == 4);
+  CHECK(all[0].evidenceAs<analysis::CapacityShortfallEvidence>().young_pods_tried == 2);
 }

@@ -26,11 +26,25 @@ TEST_CASE("an over-requested pod on a full node gets right-sized requests",
   CHECK(f.kind == "over-request");
   CHECK(f.target == "workload/web/ReplicaSet/api-7d9");
   // 0.5 core + 20 % = 600m; 2 GiB + 20 % = 2457.6 MiB, rounded up to 2458 MiB.
-  CHECK(f.evidence["recommended_cpu_millis"] == 600);
-  CHECK(f.evidence["recommended_memory_bytes"] == 2458 * kMi);
-  CHECK(f.evidence["reclaimable_cpu_millis"] == 3'400);
-  CHECK(f.evidence["reclaimable_memory_bytes"] == 8 * 1024 * kMi - 2458 * kMi);
-  CHECK(f.evidence["pods"][0]["pod"] == "api-1");
+  const auto& e = f.evidenceAs<analysis::OverRequestEvidence>();
+  CHECK(e.recommended.cpu_millis == 600);
+  CHECK(e.recommended.memory_bytes == 2458 * kMi);
+  CHECK(e.reclaimable.cpu_millis == 3'400);
+  CHECK(e.reclaimable.memory_bytes == 8 * 1024 * kMi - 2458 * kMi);
+  REQUIRE(e.pods.size() == 1);
+  CHECK(e.pods[0].pod == "api-1");
+  // The API renders the same numbers under the documented keys.
+  const auto json = f.evidenceJson();
+  CHECK(json["owner_kind"] == "ReplicaSet");
+  CHECK(json["requested_cpu_millis"] == 4'000);
+  CHECK(json["recommended_cpu_millis"] == 600);
+  CHECK(json["recommended_memory_bytes"] == 2458 * kMi);
+  CHECK(json["reclaimable_cpu_millis"] == 3'400);
+  CHECK(json["reclaimable_memory_bytes"] == 8 * 1024 * kMi - 2458 * kMi);
+  CHECK(json["pod_count"] == 1);
+  CHECK(json["headroom"].get<double>() == Approx(0.2));
+  CHECK(json["pods"][0]["pod"] == "api-1");
+  CHECK(json["pods"][0]["cpu_used_millis"].get<double>() == Approx(500));
   CHECK(f.impact == Approx(3.4));
 }
 
@@ -58,7 +72,8 @@ TEST_CASE("over-request thresholds hold at their edges", "[detector][over-reques
   params.max_usage_share = 0.125;
   const auto cpu_only = detectOverRequest(fx, config);
   REQUIRE(cpu_only.size() == 1);
-  CHECK(cpu_only[0].evidence["recommended_memory_bytes"] == 8 * 1024 * kMi);
+  CHECK(cpu_only[0].evidenceAs<analysis::OverRequestEvidence>().recommended.memory_bytes ==
+        8 * 1024 * kMi);
 }
 
 TEST_CASE("over-request stays silent on a healthy cluster", "[detector][over-request]") {
@@ -83,8 +98,9 @@ TEST_CASE("over-request gives one finding per owner, in owner order, pods summed
   REQUIRE(findings.size() == 2);
   CHECK(findings[0].target == "workload/batch/Pod/solo");
   CHECK(findings[1].target == "workload/web/ReplicaSet/api-7d9");
-  CHECK(findings[1].evidence["pod_count"] == 2);
-  CHECK(findings[1].evidence["pods"].size() == 2);
+  const auto& api = findings[1].evidenceAs<analysis::OverRequestEvidence>();
+  CHECK(api.pod_count == 2);
+  CHECK(api.pods.size() == 2);
   // api-1 gives back 3,400m (4,000 − 600), api-2 3,700m (4,000 − 300).
-  CHECK(findings[1].evidence["reclaimable_cpu_millis"] == 7'100);
+  CHECK(api.reclaimable.cpu_millis == 7'100);
 }

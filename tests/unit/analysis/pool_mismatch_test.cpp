@@ -24,14 +24,31 @@ TEST_CASE("a memory-heavy pod on a compute node is sent to the inferred memory p
   CHECK(f.kind == "pool-mismatch");
   CHECK(f.target == "workload/web/ReplicaSet/cache-5f6");
   CHECK(f.impact == 1);
-  CHECK(f.evidence["pod_role"] == "memory-optimized");
-  CHECK(f.evidence["pods"][0]["pod"] == "cache-1");
-  CHECK(f.evidence["pods"][0]["node"] == "c1");
-  CHECK(f.evidence["pods"][0]["node_pool"] == "compute-optimized");
-  const auto& pool = f.evidence["suggested_pool"];
-  CHECK(pool["name"] == "memory-optimized");
-  CHECK(pool["labelled"] == false);
-  CHECK(pool["nodes"] == nlohmann::json::array({"m1"}));
+  const auto& e = f.evidenceAs<analysis::PoolMismatchEvidence>();
+  CHECK(e.namespace_ == "web");
+  CHECK(e.owner_kind == "ReplicaSet");
+  CHECK(e.owner_name == "cache-5f6");
+  CHECK(e.pod_role == "memory-optimized");
+  REQUIRE(e.pods.size() == 1);
+  CHECK(e.pods[0].pod == "cache-1");
+  CHECK(e.pods[0].node == "c1");
+  CHECK(e.pods[0].node_pool == "compute-optimized");
+  const analysis::SuggestedPool& pool = e.suggested_pool;
+  CHECK(pool.name == "memory-optimized");
+  CHECK_FALSE(pool.labelled);
+  CHECK(pool.nodes == std::vector<std::string>{"m1"});
+  CHECK(pool.node_count == 1);
+  // The API renders the same values under the documented keys.
+  const auto json = f.evidenceJson();
+  CHECK(json["pod_role"] == "memory-optimized");
+  CHECK(json["pool_label"] == "node-type");
+  CHECK(json["pods"][0]["pod"] == "cache-1");
+  CHECK(json["pods"][0]["node_pool"] == "compute-optimized");
+  CHECK(json["pods"][0]["node_pool_role"] == "compute-optimized");
+  CHECK(json["suggested_pool"]["name"] == "memory-optimized");
+  CHECK(json["suggested_pool"]["labelled"] == false);
+  CHECK(json["suggested_pool"]["node_count"] == 1);
+  CHECK(json["suggested_pool"]["nodes"] == nlohmann::json::array({"m1"}));
 }
 
 TEST_CASE("labelled pools are named by their label", "[detector][pool-mismatch]") {
@@ -41,9 +58,10 @@ TEST_CASE("labelled pools are named by their label", "[detector][pool-mismatch]"
   fx.nodes[2].labels.set("node-type", "highmem");
   const auto findings = detectPoolMismatch(fx);
   REQUIRE(findings.size() == 1);
-  CHECK(findings[0].evidence["pods"][0]["node_pool"] == "cpu");
-  CHECK(findings[0].evidence["suggested_pool"]["name"] == "highmem");
-  CHECK(findings[0].evidence["suggested_pool"]["labelled"] == true);
+  const auto& e = findings[0].evidenceAs<analysis::PoolMismatchEvidence>();
+  CHECK(e.pods[0].node_pool == "cpu");
+  CHECK(e.suggested_pool.name == "highmem");
+  CHECK(e.suggested_pool.labelled);
 }
 
 TEST_CASE("pool-mismatch thresholds hold at their edges", "[detector][pool-mismatch]") {

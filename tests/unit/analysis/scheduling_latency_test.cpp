@@ -46,12 +46,64 @@ TEST_CASE("latency over the SLO is reported by profile with the rejecting plugin
   CHECK(f.kind == "scheduling-latency");
   CHECK(f.target == "profile/default-scheduler");
   CHECK(f.severity == analysis::Severity::kCritical);
-  CHECK(f.evidence["p95_seconds"] == 8.0);
-  CHECK(f.evidence["p99_seconds"] == 40.0);
-  CHECK(f.evidence["causes"][0]["cause"] == "unschedulable");
-  CHECK(f.evidence["causes"][0]["plugin"] == "NodeResourcesFit");
-  CHECK(f.evidence["causes"][0]["pods"] == 12.0);
+  const auto& e = f.evidenceAs<analysis::SchedulingLatencyEvidence>();
+  CHECK(e.profile == "default-scheduler");
+  CHECK(e.source == "scheduler_pod_scheduling_sli_duration_seconds");
+  CHECK(e.p95_seconds == 8.0);
+  CHECK(e.p99_seconds == 40.0);
+  CHECK(e.pods_per_second == 2.0);
+  CHECK_FALSE(e.pods);
+  REQUIRE(e.causes.size() == 2);
+  CHECK(e.causes[0].kind == analysis::SchedulingCause::Kind::kUnschedulable);
+  CHECK(e.causes[0].subject == "NodeResourcesFit");
+  CHECK(e.causes[0].value == 12.0);
+  CHECK(e.causes[1].kind == analysis::SchedulingCause::Kind::kQueue);
+  CHECK(e.causes[1].subject == "unschedulable");
+  CHECK(e.causes[1].value == 15.0);
+  // The API renders the same numbers under the documented keys.
+  const auto json = f.evidenceJson();
+  CHECK(json["p95_seconds"] == 8.0);
+  CHECK(json["p99_seconds"] == 40.0);
+  CHECK(json["p95_slo_seconds"] == e.p95_slo_seconds);
+  CHECK(json["pods_per_second"] == 2.0);
+  CHECK_FALSE(json.contains("pods"));
+  CHECK(json["causes"][0]["cause"] == "unschedulable");
+  CHECK(json["causes"][0]["plugin"] == "NodeResourcesFit");
+  CHECK(json["causes"][0]["pods"] == 12.0);
+  CHECK(json["causes"][1] ==
+        nlohmann::json{{"cause", "queue"}, {"queue", "unschedulable"}, {"pods", 15.0}});
   CHECK(f.impact == Approx(10));  // p99 40 s against a 30 s SLO
+}
+
+TEST_CASE("every cause the scheduler's metrics name is listed, most telling first",
+          "[detector][scheduling-latency]") {
+  model::ClusterSnapshot cluster(5000, {testing::makeNode("n1", 16, 64)}, {});
+  model::SchedulerStats stats = slowScheduler();
+  stats.attempts_per_second = {{"scheduled", 1}, {"unschedulable", 3}, {"error", 0.5}};
+  stats.extension_point_p99 = {{"Filter", 0.25}, {"Score", 0.05}};
+  stats.preemption_attempts_per_second = 0.1;
+  cluster.setScheduler(stats);
+  const auto findings = detectSchedulingLatency(cluster);
+  REQUIRE(findings.size() == 1);
+  using Kind = analysis::SchedulingCause::Kind;
+  const auto& causes = findings[0].evidenceAs<analysis::SchedulingLatencyEvidence>().causes;
+  REQUIRE(causes.size() == 6);
+  CHECK(causes[0].kind == Kind::kUnschedulable);
+  CHECK(causes[1].kind == Kind::kFailedAttempts);
+  CHECK(causes[1].value == Approx(3 / 4.5));
+  CHECK(causes[2].kind == Kind::kSchedulerErrors);
+  CHECK(causes[3].kind == Kind::kSlowExtensionPoint);
+  CHECK(causes[3].subject == "Filter");
+  CHECK(causes[4].kind == Kind::kPreemption);
+  CHECK(causes[5].kind == Kind::kQueue);
+  const auto json = findings[0].evidenceJson()["causes"];
+  CHECK(json[1]["cause"] == "failed_attempts");
+  CHECK(json[1]["share"].get<double>() == Approx(3 / 4.5));
+  CHECK(json[2] == nlohmann::json{{"cause", "scheduler_errors"}, {"per_second", 0.5}});
+  CHECK(json[3] == nlohmann::json{{"cause", "slow_extension_point"},
+                                  {"extension_point", "Filter"},
+                                  {"p99", 0.25}});
+  CHECK(json[4] == nlohmann::json{{"cause", "preemption"}, {"per_second", 0.1}});
 }
 
 TEST_CASE("the SLOs hold at their edges", "[detector][scheduling-latency]") {
@@ -81,11 +133,17 @@ TEST_CASE("without scheduler metrics, per-pod times are used", "[detector][sched
   const auto findings = detectSchedulingLatency(cluster);
   REQUIRE(findings.size() == 1);
   CHECK(findings[0].target == "cluster/default");
-  CHECK(findings[0].evidence["source"] == "pod_times");
-  CHECK(findings[0].evidence["pods"] == 20);
+  const auto& e = findings[0].evidenceAs<analysis::SchedulingLatencyEvidence>();
+  CHECK(e.source == "pod_times");
+  CHECK(e.pods == 20);
+  CHECK(e.causes.empty());
   // Linear interpolation over 1 … 20: p95 at rank 18.05 → 19.05 s, p99 at 18.81 → 19.81 s.
-  CHECK(findings[0].evidence["p95_seconds"].get<double>() == Approx(19.05));
-  CHECK(findings[0].evidence["p99_seconds"].get<double>() == Approx(19.81));
+  CHECK(e.p95_seconds == Approx(19.05));
+  CHECK(e.p99_seconds == Approx(19.81));
+  const auto json = findings[0].evidenceJson();
+  CHECK(json["source"] == "pod_times");
+  CHECK(json["pods"] == 20);
+  CHECK_FALSE(json.contains("pods_per_second"));
   config::Config config;
   config.detectors.scheduling_latency.min_pods = 21;
   CHECK(detectSchedulingLatency(cluster, config).empty());

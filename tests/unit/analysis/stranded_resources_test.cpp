@@ -12,20 +12,32 @@ using testing::makePod;
 
 namespace {
 
+using analysis::ClusterFragmentation;
+using analysis::StrandedNode;
+using analysis::StrandedResourcesEvidence;
+
 std::vector<analysis::Finding> detectStrandedResources(const model::ClusterSnapshot& cluster,
                                                        const config::Config& config = {}) {
   return testing::findingsOf(analysis::StrandedResources(), cluster, {}, config);
 }
 
-std::vector<analysis::Finding> ofScope(const std::vector<analysis::Finding>& all,
-                                       const std::string& scope) {
+std::vector<analysis::Finding> clusterScope(const std::vector<analysis::Finding>& all) {
   std::vector<analysis::Finding> out;
   for (const auto& f : all) {
-    if (f.evidence.value("scope", "") == scope) {
+    if (std::holds_alternative<ClusterFragmentation>(
+            f.evidenceAs<StrandedResourcesEvidence>().scope)) {
       out.push_back(f);
     }
   }
   return out;
+}
+
+const StrandedNode& nodeOf(const analysis::Finding& f) {
+  return std::get<StrandedNode>(f.evidenceAs<StrandedResourcesEvidence>().scope);
+}
+
+const ClusterFragmentation& fragmentationOf(const analysis::Finding& f) {
+  return std::get<ClusterFragmentation>(f.evidenceAs<StrandedResourcesEvidence>().scope);
 }
 
 }  // namespace
@@ -41,11 +53,24 @@ TEST_CASE("GPUs and memory stranded on a node whose CPU is used up",
   CHECK(f.kind == "stranded-resources");
   CHECK(f.target == "node/gpu-1");
   CHECK(f.severity == analysis::Severity::kWarning);  // GPUs among the stranded
-  CHECK(f.evidence["exhausted"] == nlohmann::json::array({"cpu"}));
-  CHECK(f.evidence["stranded"]["free_gpus"] == 4);
-  CHECK(f.evidence["stranded"]["free_memory_bytes"] == 56 * kGiB);
-  CHECK_FALSE(f.evidence["stranded"].contains("free_cpu_millis"));
-  CHECK(f.evidence["stranded_node_units"].get<double>() == Approx(1.0 + 56.0 / 64));
+  const StrandedNode& e = nodeOf(f);
+  CHECK(e.node == "gpu-1");
+  CHECK(e.exhausted == std::vector<std::string>{"cpu"});
+  CHECK(e.stranded_gpus == 4);
+  CHECK(e.stranded_memory_bytes == 56 * kGiB);
+  CHECK_FALSE(e.stranded_cpu_millis);
+  CHECK(e.stranded_node_units == Approx(1.0 + 56.0 / 64));
+  CHECK(e.free_share.cpu == Approx(0.0));
+  CHECK(e.free_share.gpu == Approx(1.0));
+  // The API renders the same numbers under the documented keys.
+  const auto json = f.evidenceJson();
+  CHECK(json["scope"] == "node");
+  CHECK(json["exhausted"] == nlohmann::json::array({"cpu"}));
+  CHECK(json["stranded"]["free_gpus"] == 4);
+  CHECK(json["stranded"]["free_memory_bytes"] == 56 * kGiB);
+  CHECK_FALSE(json["stranded"].contains("free_cpu_millis"));
+  CHECK(json["stranded_node_units"].get<double>() == Approx(1.875));
+  CHECK(json["free_share"]["memory"].get<double>() == Approx(56.0 / 64));
   CHECK(f.impact == Approx(1.875));
 }
 
@@ -57,7 +82,7 @@ TEST_CASE("the exhausted threshold holds at its edge", "[detector][stranded-reso
   const auto at_edge = detectStrandedResources(cluster(19));  // 1 of 20 cores free = 0.05
   REQUIRE(at_edge.size() == 1);
   CHECK(at_edge[0].severity == analysis::Severity::kInfo);
-  CHECK(at_edge[0].evidence["stranded"]["free_memory_bytes"] == 56 * kGiB);
+  CHECK(nodeOf(at_edge[0]).stranded_memory_bytes == 56 * kGiB);
   CHECK(detectStrandedResources(cluster(18.9)).empty());  // 0.055 free: not exhausted
 }
 
@@ -106,23 +131,34 @@ TEST_CASE("a pending pod that fits the pooled free capacity but no node is fragm
                                   makePod("ml", "big", "", 6, 8), makePod("ml", "huge", "", 10, 8),
                                   makePod("ml", "empty", "", 0, 0)};
   const auto findings =
-      ofScope(detectStrandedResources(model::ClusterSnapshot(5000, nodes, pods)), "cluster");
+      clusterScope(detectStrandedResources(model::ClusterSnapshot(5000, nodes, pods)));
   REQUIRE(findings.size() == 1);
   const analysis::Finding& f = findings[0];
   CHECK(f.target == "cluster/default");
   CHECK(f.severity == analysis::Severity::kWarning);
-  CHECK(f.evidence["fragmentation_blocked_pods"] == 1);
-  CHECK(f.evidence["capacity_blocked_pods"] == 1);  // 10 cores > 8 pooled
-  CHECK(f.evidence["fragmentation_index"].get<double>() == Approx(1.0));
-  REQUIRE(f.evidence["shapes"].size() == 2);  // the request-less pod is no shape
-  const auto& big = f.evidence["shapes"][1];  // largest shape first: 10 cores, then 6
-  CHECK(big["cpu_millis"] == 6000);
-  CHECK(big["fit"] == 0);
-  CHECK(big["pooled"] == 1);
-  CHECK(big["blocked_by"] == "fragmentation");
-  CHECK(f.evidence["shapes"][0]["cpu_millis"] == 10000);
-  CHECK(f.evidence["shapes"][0]["blocked_by"] == "capacity");
-  CHECK(f.evidence["shapes"][0]["fragmentation_index"].is_null());
+  const ClusterFragmentation& e = fragmentationOf(f);
+  CHECK(e.fragmentation_blocked_pods == 1);
+  CHECK(e.capacity_blocked_pods == 1);  // 10 cores > 8 pooled
+  CHECK(e.fragmentation_index == Approx(1.0));
+  REQUIRE(e.shapes.size() == 2);  // the request-less pod is no shape
+  const auto& big = e.shapes[1];  // largest shape first: 10 cores, then 6
+  CHECK(big.requests.cpu_millis == 6000);
+  CHECK(big.fit == 0);
+  CHECK(big.pooled == 1);
+  CHECK(big.blockedBy() == "fragmentation");
+  CHECK(e.shapes[0].requests.cpu_millis == 10000);
+  CHECK(e.shapes[0].blockedBy() == "capacity");
+  CHECK_FALSE(e.shapes[0].fragmentation_index);
+  // The API renders the same numbers under the documented keys.
+  const auto json = f.evidenceJson();
+  CHECK(json["scope"] == "cluster");
+  CHECK(json["fragmentation_blocked_pods"] == 1);
+  CHECK(json["capacity_blocked_pods"] == 1);
+  CHECK(json["fragmentation_index"].get<double>() == Approx(1.0));
+  CHECK(json["shapes"][1]["cpu_millis"] == 6000);
+  CHECK(json["shapes"][1]["pending_pods"] == 1);
+  CHECK(json["shapes"][1]["blocked_by"] == "fragmentation");
+  CHECK(json["shapes"][0]["fragmentation_index"].is_null());
   CHECK(f.impact == 1);
 }
 
@@ -136,8 +172,7 @@ TEST_CASE("pending pods that fit a node, or no capacity at all, are not fragment
   SECTION("a 10-core pod exceeds even the pooled capacity") {
     pods.push_back(makePod("ml", "huge", "", 10, 8));
   }
-  CHECK(ofScope(detectStrandedResources(model::ClusterSnapshot(5000, nodes, pods)), "cluster")
-            .empty());
+  CHECK(clusterScope(detectStrandedResources(model::ClusterSnapshot(5000, nodes, pods))).empty());
 }
 
 TEST_CASE("min_fragmentation_blocked_pods holds at its edge", "[detector][stranded-resources]") {
@@ -150,9 +185,9 @@ TEST_CASE("min_fragmentation_blocked_pods holds at its edge", "[detector][strand
   model::ClusterSnapshot cluster(5000, nodes, pods);
   config::Config config;
   config.detectors.stranded_resources.min_fragmentation_blocked_pods = 2;
-  CHECK(ofScope(detectStrandedResources(cluster, config), "cluster").size() == 1);
+  CHECK(clusterScope(detectStrandedResources(cluster, config)).size() == 1);
   config.detectors.stranded_resources.min_fragmentation_blocked_pods = 3;
-  CHECK(ofScope(detectStrandedResources(cluster, config), "cluster").empty());
+  CHECK(clusterScope(detectStrandedResources(cluster, config)).empty());
 }
 
 TEST_CASE("pods beyond the pooled capacity are capacity-blocked, not fragmentation",
@@ -164,21 +199,22 @@ TEST_CASE("pods beyond the pooled capacity are capacity-blocked, not fragmentati
                                   makePod("ml", "big-2", "", 6, 8)};
   SECTION("one of the two is fragmentation-blocked") {
     const auto findings =
-        ofScope(detectStrandedResources(model::ClusterSnapshot(5000, nodes, pods)), "cluster");
+        clusterScope(detectStrandedResources(model::ClusterSnapshot(5000, nodes, pods)));
     REQUIRE(findings.size() == 1);
-    CHECK(findings[0].evidence["fragmentation_blocked_pods"] == 1);
-    CHECK(findings[0].evidence["capacity_blocked_pods"] == 1);
-    CHECK(findings[0].evidence["shapes"][0]["fragmentation_blocked_pods"] == 1);
-    CHECK(findings[0].evidence["shapes"][0]["capacity_blocked_pods"] == 1);
+    const ClusterFragmentation& e = fragmentationOf(findings[0]);
+    CHECK(e.fragmentation_blocked_pods == 1);
+    CHECK(e.capacity_blocked_pods == 1);
+    CHECK(e.shapes[0].fragmentation_blocked_pods == 1);
+    CHECK(e.shapes[0].capacity_blocked_pods == 1);
     CHECK(findings[0].impact == 1);
   }
   SECTION("a larger pending shape claims the pool first: nothing left for the smaller") {
     pods.push_back(makePod("ml", "wide", "", 7, 8));  // 7 of the 8 pooled cores
     const auto cluster =
-        ofScope(detectStrandedResources(model::ClusterSnapshot(5000, nodes, pods)), "cluster");
+        clusterScope(detectStrandedResources(model::ClusterSnapshot(5000, nodes, pods)));
     REQUIRE(cluster.size() == 1);
-    CHECK(cluster[0].evidence["fragmentation_blocked_pods"] == 1);  // the 7-core pod
-    CHECK(cluster[0].evidence["capacity_blocked_pods"] == 2);
+    CHECK(fragmentationOf(cluster[0]).fragmentation_blocked_pods == 1);  // the 7-core pod
+    CHECK(fragmentationOf(cluster[0]).capacity_blocked_pods == 2);
   }
 }
 
@@ -212,22 +248,22 @@ TEST_CASE("the remainder no repacking can join is capacity, not fragmentation",
     for (const char* node : {"a", "b", "c"}) {
       pods.push_back(makePod("batch", std::string("s3-") + node, node, 4, 8));
     }
-    CHECK(ofScope(detectStrandedResources(model::ClusterSnapshot(5000, nodes, pods)), "cluster")
-              .empty());
+    CHECK(clusterScope(detectStrandedResources(model::ClusterSnapshot(5000, nodes, pods))).empty());
   }
   SECTION("one slot holds a 4.5-core pod: one pending pod could take it after a repacking") {
     pods.push_back(makePod("batch", "s3-a", "a", 4, 8));
     pods.push_back(makePod("batch", "s3-b", "b", 4, 8));
     pods.push_back(makePod("batch", "wide-c", "c", 4.5, 8));
     const auto cluster =
-        ofScope(detectStrandedResources(model::ClusterSnapshot(5000, nodes, pods)), "cluster");
+        clusterScope(detectStrandedResources(model::ClusterSnapshot(5000, nodes, pods)));
     REQUIRE(cluster.size() == 1);
-    const auto& shape = cluster[0].evidence["shapes"][0];
-    CHECK(shape["fit"] == 0);
-    CHECK(shape["pooled"] == 2);
-    CHECK(shape["node_slots"] == 9);
-    CHECK(shape["bound_pods"] == 8);
-    CHECK(cluster[0].evidence["fragmentation_blocked_pods"] == 1);
-    CHECK(cluster[0].evidence["capacity_blocked_pods"] == 1);
+    const ClusterFragmentation& e = fragmentationOf(cluster[0]);
+    const auto& shape = e.shapes[0];
+    CHECK(shape.fit == 0);
+    CHECK(shape.pooled == 2);
+    CHECK(shape.node_slots == 9);
+    CHECK(shape.bound_pods == 8);
+    CHECK(e.fragmentation_blocked_pods == 1);
+    CHECK(e.capacity_blocked_pods == 1);
   }
 }

@@ -5,14 +5,6 @@
 
 namespace dagadvisor::advice {
 
-std::map<std::string, FindingList> groupByDag(const FindingList& findings) {
-  std::map<std::string, FindingList> out;
-  for (const analysis::Finding* f : findings) {
-    out[f->evidence.value("namespace", "") + "/" + f->evidence.value("dag", "")].push_back(f);
-  }
-  return out;
-}
-
 FindingList byImpact(const FindingList& findings) {
   FindingList ranked = findings;
   std::stable_sort(ranked.begin(), ranked.end(),

@@ -27,10 +27,6 @@ std::map<std::string, FindingList> groupByDag(const FindingList& findings) {
   return out;
 }
 
-/// The same for kinds whose evidence is still untyped JSON ("namespace", "dag" keys): until the
-/// last of them moves to a typed struct.
-std::map<std::string, FindingList> groupByDag(const FindingList& findings);
-
 /// `findings`, largest impact first (stable): the order cover() lists their evidence in.
 FindingList byImpact(const FindingList& findings);
 

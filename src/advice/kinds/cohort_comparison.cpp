@@ -1,20 +1,21 @@
 #include "advice/kinds/cohort_comparison.h"
 
 #include "advice/kinds/finding_groups.h"
+#include "analysis/detectors/cohort_comparison.h"
 
 namespace dagadvisor::advice {
 namespace {
 
-using nlohmann::json;
+using analysis::CohortComparisonEvidence;
 
-std::string actionFor(const std::string& verdict, const json& e) {
-  const std::string cohort = e.value("label", "") + "=" + e.value("cohort", "");
-  if (verdict == "slower") {
-    return "Roll back " + cohort + ": it is significantly slower than " + e.value("baseline", "") +
+std::string actionFor(const CohortComparisonEvidence& e) {
+  const std::string cohort = e.label + "=" + e.cohort;
+  if (e.verdict == "slower") {
+    return "Roll back " + cohort + ": it is significantly slower than " + e.baseline +
            " (evidence: medians, Mann-Whitney p-values and sample sizes).";
   }
-  if (verdict == "faster") {
-    return "Keep " + cohort + ": it is significantly faster than " + e.value("baseline", "") +
+  if (e.verdict == "faster") {
+    return "Keep " + cohort + ": it is significantly faster than " + e.baseline +
            "; roll it out further.";
   }
   return "No verdict yet for " + cohort +
@@ -28,12 +29,11 @@ std::vector<Recommendation> adviseCohortComparison(const FindingList& findings,
   std::vector<Recommendation> out;
   for (const analysis::Finding* f : findings) {
     Recommendation rec;
-    rec.kind = "cohort-comparison";
+    rec.kind = std::string(CohortComparisonEvidence::kKind);
     rec.target = f->target;
     rec.evidence = cover(rec, {f}).front();
-    const std::string verdict = f->evidence.value("verdict", "");
     rec.title = f->summary;
-    rec.action = actionFor(verdict, f->evidence);
+    rec.action = actionFor(f->evidenceAs<CohortComparisonEvidence>());
     rec.impact_score = f->impact;
     rec.impact = "median run makespan differs by " + formatSeconds(f->impact);
     out.push_back(std::move(rec));

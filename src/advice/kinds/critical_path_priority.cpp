@@ -4,9 +4,11 @@
 
 #include "advice/kinds/finding_groups.h"
 #include "advice/patch_yaml.h"
+#include "analysis/detectors/critical_path_priority.h"
 
 namespace dagadvisor::advice {
 
+using analysis::CriticalPathPriorityEvidence;
 using nlohmann::json;
 
 // One root cause for the whole cluster: nothing raises critical-path tasks above the rest.
@@ -17,15 +19,16 @@ std::vector<Recommendation> adviseCriticalPathPriority(const FindingList& findin
   }
   const auto& params = config.detectors.critical_path_priority;
   Recommendation rec;
-  rec.kind = "critical-path-priority";
+  rec.kind = std::string(CriticalPathPriorityEvidence::kKind);
   rec.target = "cluster/" + config.analysis.cluster;
   const json runs = cover(rec, findings);
   std::set<std::string> pods;
   double waiting = 0;
-  for (const json& run : runs) {
-    waiting += run.value("critical_waiting_seconds", 0.0);
-    for (const json& task : run.value("critical_tasks", json::array())) {
-      pods.insert(task.value("namespace", "") + "/" + task.value("pod", ""));
+  for (const analysis::Finding* f : byImpact(findings)) {  // cover's order: the same sum
+    const auto& evidence = f->evidenceAs<CriticalPathPriorityEvidence>();
+    waiting += evidence.critical_waiting_seconds;
+    for (const analysis::PendingPathTask& task : evidence.critical_tasks) {
+      pods.insert(task.namespace_ + "/" + task.pod);
     }
   }
   rec.title = std::to_string(pods.size()) + " critical-path task(s) in " +

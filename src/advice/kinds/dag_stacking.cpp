@@ -6,10 +6,12 @@
 
 #include "advice/kinds/finding_groups.h"
 #include "advice/patch_yaml.h"
+#include "analysis/detectors/dag_stacking.h"
 
 namespace dagadvisor::advice {
 namespace {
 
+using analysis::DagStackingEvidence;
 using nlohmann::json;
 
 constexpr const char* kHostnameKey = "kubernetes.io/hostname";
@@ -21,14 +23,14 @@ struct DagTotals {
   std::set<std::string> idle_peers;
 };
 
-void accumulate(const analysis::Finding& f, DagTotals& totals) {
-  totals.stacked_tasks += f.evidence.value("stacked_tasks", std::int64_t{0});
-  for (const json& stack : f.evidence.value("stacked_nodes", json::array())) {
-    totals.nodes.insert(stack.value("node", ""));
+void accumulate(const DagStackingEvidence& evidence, DagTotals& totals) {
+  totals.stacked_tasks += static_cast<std::int64_t>(evidence.stacked_tasks);
+  for (const analysis::StackedNode& stack : evidence.stacked_nodes) {
+    totals.nodes.insert(stack.node);
     totals.max_tasks_on_node =
-        std::max(totals.max_tasks_on_node, stack.value("tasks", std::int64_t{0}));
-    for (const json& peer : stack.value("idle_peers", json::array())) {
-      totals.idle_peers.insert(peer.value("node", ""));
+        std::max(totals.max_tasks_on_node, static_cast<std::int64_t>(stack.tasks()));
+    for (const analysis::StackIdlePeer& peer : stack.idle_peers) {
+      totals.idle_peers.insert(peer.node);
     }
   }
 }
@@ -47,22 +49,22 @@ Recommendation adviseDag(const std::string& dag, const FindingList& findings,
                          const config::Config& config) {
   DagTotals totals;
   for (const analysis::Finding* f : findings) {
-    accumulate(*f, totals);
+    accumulate(f->evidenceAs<DagStackingEvidence>(), totals);
   }
   Recommendation rec;
-  rec.kind = "dag-stacking";
+  rec.kind = std::string(DagStackingEvidence::kKind);
   rec.target = "dag/" + dag;
   json runs = cover(rec, findings);
   PodAffinitySpec spec;
   // Every run of the DAG where its engine marks the DAG on the pods, else the run's own pods.
-  const analysis::Finding& latest = *findings.back();
-  spec.match_labels = labelsOf(latest, "dag_selector");
-  const bool per_run = spec.match_labels.empty() && !labelsOf(latest, "selector").empty();
+  const analysis::RunScope& latest = findings.back()->evidenceAs<DagStackingEvidence>().scope;
+  spec.match_labels = labelsOf(latest.dag_selector);
+  const bool per_run = spec.match_labels.empty() && !latest.selector.empty();
   if (per_run) {
-    spec.match_labels = labelsOf(latest, "selector");
+    spec.match_labels = labelsOf(latest.selector);
   }
   if (spec.match_labels.empty()) {
-    spec.match_labels = {{config.workflow_labels.dag_label, latest.evidence.value("dag", "")}};
+    spec.match_labels = {{config.workflow_labels.dag_label, latest.dag}};
   }
   spec.topology_key = kHostnameKey;
   spec.anti = true;
@@ -91,7 +93,7 @@ Recommendation adviseDag(const std::string& dag, const FindingList& findings,
 std::vector<Recommendation> adviseDagStacking(const std::vector<const analysis::Finding*>& findings,
                                               const config::Config& config) {
   std::vector<Recommendation> out;
-  for (const auto& [dag, runs] : groupByDag(findings)) {
+  for (const auto& [dag, runs] : groupByDag<DagStackingEvidence>(findings)) {
     out.push_back(adviseDag(dag, runs, config));
   }
   return out;

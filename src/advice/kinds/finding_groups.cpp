@@ -5,12 +5,11 @@
 
 namespace dagadvisor::advice {
 
-std::map<std::string, FindingList> groupByDag(const FindingList& findings) {
-  std::map<std::string, FindingList> out;
-  for (const analysis::Finding* f : findings) {
-    out[f->evidence.value("namespace", "") + "/" + f->evidence.value("dag", "")].push_back(f);
-  }
-  return out;
+FindingList byImpact(const FindingList& findings) {
+  FindingList ranked = findings;
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto* a, const auto* b) { return a->impact > b->impact; });
+  return ranked;
 }
 
 nlohmann::json cover(Recommendation& rec, const FindingList& findings) {
@@ -19,27 +18,19 @@ nlohmann::json cover(Recommendation& rec, const FindingList& findings) {
     rec.instances.push_back(f->target);
   }
   // Largest impact first: when the recommender bounds the list, what it keeps is what matters.
-  FindingList ranked = findings;
-  std::stable_sort(ranked.begin(), ranked.end(),
-                   [](const auto* a, const auto* b) { return a->impact > b->impact; });
   nlohmann::json evidence = nlohmann::json::array();
-  for (const analysis::Finding* f : ranked) {
+  for (const analysis::Finding* f : byImpact(findings)) {
     evidence.push_back(f->evidenceJson());
   }
   return evidence;
 }
 
-Labels labelsOf(const analysis::Finding& finding, const std::string& field) {
-  Labels out;
-  const auto labels = finding.evidence.find(field);
-  if (labels != finding.evidence.end() && labels->is_object()) {
-    for (const auto& [key, value] : labels->items()) {
-      if (value.is_string()) {
-        out.emplace_back(key, value.get<std::string>());
-      }
-    }
+Labels labelsOf(const analysis::LabelPairs& selector) {
+  std::map<std::string, std::string> sorted;
+  for (const auto& [key, value] : selector) {
+    sorted[key] = value;
   }
-  return out;
+  return {sorted.begin(), sorted.end()};
 }
 
 std::string listKeys(const Labels& labels) {

@@ -3,10 +3,10 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "advice/recommendation.h"
+#include "analysis/evidence.h"
 #include "analysis/finding.h"
 #include "config/config.h"
 
@@ -14,21 +14,32 @@ namespace dagadvisor::advice {
 
 using FindingList = std::vector<const analysis::Finding*>;
 
-/// Findings grouped by "<namespace>/<dag>" of their evidence, in key order: run-level kinds
-/// give one recommendation per DAG, since every run of a DAG shares its pod templates.
-std::map<std::string, FindingList> groupByDag(const FindingList& findings);
+/// Findings of the run-level kind `E` grouped by "<namespace>/<dag>" of their evidence's
+/// RunScope, in key order: run-level kinds give one recommendation per DAG, since every run of
+/// a DAG shares its pod templates.
+template <typename E>
+std::map<std::string, FindingList> groupByDag(const FindingList& findings) {
+  std::map<std::string, FindingList> out;
+  for (const analysis::Finding* f : findings) {
+    const analysis::RunScope& scope = f->evidenceAs<E>().scope;
+    out[scope.namespace_ + "/" + scope.dag].push_back(f);
+  }
+  return out;
+}
+
+/// `findings`, largest impact first (stable): the order cover() lists their evidence in.
+FindingList byImpact(const FindingList& findings);
 
 /// Makes `rec` cover `findings`: the highest severity, one instance per finding target. Returns
 /// the findings' evidence as an array, largest impact first, for the recommendation's own
 /// evidence.
 nlohmann::json cover(Recommendation& rec, const FindingList& findings);
 
-using Labels = std::vector<std::pair<std::string, std::string>>;
+using Labels = analysis::LabelPairs;
 
-/// The pod labels in a run-level finding's evidence[`field`]: "selector" selects the run's pods,
-/// "dag_selector" every run's pods of its DAG, as the engine's adapter found them on the pods.
-/// Empty when the evidence has none.
-Labels labelsOf(const analysis::Finding& finding, const std::string& field);
+/// A RunScope's selector (or dag_selector) as a patch's matchLabels: sorted by key, one value
+/// per key (the last given), the order the advice text lists the keys in.
+Labels labelsOf(const analysis::LabelPairs& selector);
 
 /// "a", "a and b", "a, b and c": label keys as the advice text lists them.
 std::string listKeys(const Labels& labels);

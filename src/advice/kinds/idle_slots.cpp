@@ -3,26 +3,28 @@
 #include <algorithm>
 
 #include "advice/kinds/finding_groups.h"
+#include "analysis/detectors/idle_slots.h"
 
 namespace dagadvisor::advice {
 namespace {
 
+using analysis::IdleSlotsEvidence;
 using nlohmann::json;
 
 Recommendation adviseDag(const std::string& dag, const FindingList& findings) {
   Recommendation rec;
-  rec.kind = "idle-slots";
+  rec.kind = std::string(IdleSlotsEvidence::kKind);
   rec.target = "dag/" + dag;
   const json runs = cover(rec, findings);
   double lost = 0;
   double whatif_gain = 0;
   std::size_t tasks = 0;
-  for (const json& run : runs) {
-    lost += run.value("lost_slot_seconds", 0.0);
-    tasks += run.value("ready_tasks", json::array()).size();
-    if (run.contains("whatif_makespan_seconds")) {
-      whatif_gain = std::max(whatif_gain, run.value("makespan_seconds", 0.0) -
-                                              run.value("whatif_makespan_seconds", 0.0));
+  for (const analysis::Finding* f : byImpact(findings)) {  // cover's order: the same sum
+    const auto& run = f->evidenceAs<IdleSlotsEvidence>();
+    lost += run.lost_slot_seconds;
+    tasks += run.ready_tasks.size();
+    if (run.whatif_makespan_seconds) {
+      whatif_gain = std::max(whatif_gain, run.makespan_seconds - *run.whatif_makespan_seconds);
     }
   }
   rec.title = dag + ": " + std::to_string(tasks) + " ready task(s) pending while nodes have room";
@@ -47,7 +49,7 @@ Recommendation adviseDag(const std::string& dag, const FindingList& findings) {
 std::vector<Recommendation> adviseIdleSlots(const FindingList& findings,
                                             const config::Config& /*config*/) {
   std::vector<Recommendation> out;
-  for (const auto& [dag, runs] : groupByDag(findings)) {
+  for (const auto& [dag, runs] : groupByDag<IdleSlotsEvidence>(findings)) {
     out.push_back(adviseDag(dag, runs));
   }
   return out;

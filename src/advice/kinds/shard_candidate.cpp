@@ -1,6 +1,7 @@
 #include "advice/kinds/shard_candidate.h"
 
 #include "advice/kinds/finding_groups.h"
+#include "analysis/detectors/shard_candidate.h"
 
 namespace dagadvisor::advice {
 
@@ -8,11 +9,11 @@ std::vector<Recommendation> adviseShardCandidate(const FindingList& findings,
                                                  const config::Config& /*config*/) {
   std::vector<Recommendation> out;
   for (const analysis::Finding* f : findings) {
-    const nlohmann::json& e = f->evidence;
-    const std::string task = e.value("task", "");
-    const std::string chunks = std::to_string(e.value("chunks", 0));
+    const auto& e = f->evidenceAs<analysis::ShardCandidateEvidence>();
+    const std::string& task = e.task;
+    const std::string chunks = std::to_string(e.chunks);
     Recommendation rec;
-    rec.kind = "shard-candidate";
+    rec.kind = std::string(analysis::ShardCandidateEvidence::kKind);
     rec.target = f->target;
     rec.evidence = cover(rec, {f}).front();
     rec.title = f->summary;
@@ -22,8 +23,8 @@ std::vector<Recommendation> adviseShardCandidate(const FindingList& findings,
                  "to the DAG's definition.";
     rec.impact_score = f->impact;
     rec.impact = "about " + formatSeconds(f->impact) + " less makespan per run (expected " +
-                 formatSeconds(e.value("expected_makespan_seconds", 0.0)) + " instead of " +
-                 formatSeconds(e.value("median_makespan_seconds", 0.0)) + ")";
+                 formatSeconds(e.expectedMakespanSeconds()) + " instead of " +
+                 formatSeconds(e.median_makespan_seconds) + ")";
     out.push_back(std::move(rec));
   }
   return out;

@@ -7,10 +7,12 @@
 
 #include "advice/kinds/finding_groups.h"
 #include "advice/patch_yaml.h"
+#include "analysis/detectors/split_dependencies.h"
 
 namespace dagadvisor::advice {
 namespace {
 
+using analysis::SplitDependenciesEvidence;
 using nlohmann::json;
 
 struct DagTotals {
@@ -34,28 +36,29 @@ std::string actionText(const std::string& dag, const std::string& keys,
 DagTotals sum(const FindingList& runs) {
   DagTotals totals;
   for (const analysis::Finding* f : runs) {
-    totals.split_edges += f->evidence.value("split_node_edges", std::int64_t{0});
-    totals.cross_zone_edges += f->evidence.value("cross_zone_edges", std::int64_t{0});
-    totals.transfer_seconds += f->evidence.value("estimated_transfer_seconds", 0.0);
-    totals.worst_critical_seconds = std::max(
-        totals.worst_critical_seconds, f->evidence.value("critical_path_transfer_seconds", 0.0));
+    const auto& e = f->evidenceAs<SplitDependenciesEvidence>();
+    totals.split_edges += static_cast<std::int64_t>(e.splitNodeEdges());
+    totals.cross_zone_edges += static_cast<std::int64_t>(e.cross_zone_edges);
+    totals.transfer_seconds += e.estimated_transfer_seconds;
+    totals.worst_critical_seconds =
+        std::max(totals.worst_critical_seconds, e.critical_path_transfer_seconds);
   }
   return totals;
 }
 
 Recommendation adviseDag(const std::string& dag, const FindingList& findings,
                          const config::Config& config) {
-  const analysis::Finding& latest = *findings.back();
+  const analysis::RunScope& latest = findings.back()->evidenceAs<SplitDependenciesEvidence>().scope;
   const DagTotals totals = sum(findings);
   Recommendation rec;
-  rec.kind = "split-dependencies";
+  rec.kind = std::string(SplitDependenciesEvidence::kKind);
   rec.target = "dag/" + dag;
   json runs = cover(rec, findings);
   PodAffinitySpec spec;
-  spec.match_labels = labelsOf(latest, "selector");
+  spec.match_labels = labelsOf(latest.selector);
   if (spec.match_labels.empty()) {
-    spec.match_labels = {{config.workflow_labels.dag_label, latest.evidence.value("dag", "")},
-                         {config.workflow_labels.run_label, latest.evidence.value("run", "")}};
+    spec.match_labels = {{config.workflow_labels.dag_label, latest.dag},
+                         {config.workflow_labels.run_label, latest.run}};
   }
   spec.topology_key = config.cluster_labels.zone;
   const std::string keys = listKeys(spec.match_labels);
@@ -84,7 +87,7 @@ Recommendation adviseDag(const std::string& dag, const FindingList& findings,
 std::vector<Recommendation> adviseSplitDependencies(
     const std::vector<const analysis::Finding*>& findings, const config::Config& config) {
   std::vector<Recommendation> out;
-  for (const auto& [dag, runs] : groupByDag(findings)) {
+  for (const auto& [dag, runs] : groupByDag<SplitDependenciesEvidence>(findings)) {
     out.push_back(adviseDag(dag, runs, config));
   }
   return out;

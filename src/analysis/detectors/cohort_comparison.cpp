@@ -58,28 +58,39 @@ Test mannWhitney(const std::vector<double>& a, const std::vector<double>& b) {
   return t;
 }
 
-json compare(std::vector<double> base, std::vector<double> other,
-             const config::CohortComparison& params) {
-  json out = {{"baseline_samples", base.size()}, {"samples", other.size()}};
+CohortMeasure compare(std::vector<double> base, std::vector<double> other,
+                      const config::CohortComparison& params) {
+  CohortMeasure out;
+  out.baseline_samples = base.size();
+  out.samples = other.size();
   if (base.empty() || other.empty()) {
-    out["verdict"] = "no_data";
+    out.verdict = "no_data";
     return out;
   }
   const Test test = mannWhitney(base, other);
   const double base_median = quantile(base, 0.5);
   const double median = quantile(other, 0.5);
-  out.update({{"baseline_median_seconds", base_median},
-              {"median_seconds", median},
-              {"difference_seconds", median - base_median},
-              {"u", test.u},
-              {"p_value", test.p}});
+  out.medians = CohortMedians{base_median, median, test.u, test.p};
   const auto min = static_cast<std::size_t>(params.min_samples);
   if (base.size() < min || other.size() < min) {
-    out["verdict"] = "too_few_samples";
+    out.verdict = "too_few_samples";
   } else if (test.p > params.max_p_value) {
-    out["verdict"] = "no_significant_difference";
+    out.verdict = "no_significant_difference";
   } else {
-    out["verdict"] = median > base_median ? "slower" : "faster";
+    out.verdict = median > base_median ? "slower" : "faster";
+  }
+  return out;
+}
+
+json measureJson(const CohortMeasure& m) {
+  json out = {
+      {"baseline_samples", m.baseline_samples}, {"samples", m.samples}, {"verdict", m.verdict}};
+  if (m.medians) {
+    out.update({{"baseline_median_seconds", m.medians->baseline_median_seconds},
+                {"median_seconds", m.medians->median_seconds},
+                {"difference_seconds", m.medians->differenceSeconds()},
+                {"u", m.medians->u},
+                {"p_value", m.medians->p_value}});
   }
   return out;
 }
@@ -117,9 +128,19 @@ Cohorts cohorts(const AnalysisInput& input, const std::string& raw_label) {
 
 }  // namespace
 
+json CohortComparisonEvidence::toJson() const {
+  return {{"label", label},
+          {"baseline", baseline},
+          {"cohort", cohort},
+          {"verdict", verdict},
+          {"test", "mann-whitney-u"},
+          {"latency", measureJson(latency)},
+          {"makespan", measureJson(makespan)}};
+}
+
 const DetectorInfo& CohortComparison::info() const {
   static const DetectorInfo kInfo{
-      "cohort-comparison",
+      CohortComparisonEvidence::kKind,
       "A/B of scheduling latency and run makespan between cohorts split by a pod label"};
   return kInfo;
 }
@@ -137,28 +158,28 @@ void CohortComparison::analyze(const AnalysisInput& input, FindingSink& out) con
   const auto& [base_name, base] = *groups.begin();
   for (auto it = std::next(groups.begin()); it != groups.end(); ++it) {
     const auto& [name, cohort] = *it;
-    json latency = compare(base.latency, cohort.latency, params);
-    json makespan = compare(base.makespan, cohort.makespan, params);
-    const bool slower = latency["verdict"] == "slower" || makespan["verdict"] == "slower";
-    const bool faster = latency["verdict"] == "faster" || makespan["verdict"] == "faster";
-    Finding finding;
-    finding.kind = std::string(info().kind);
+    CohortComparisonEvidence evidence;
+    evidence.label = params.cohort_label;
+    evidence.baseline = base_name;
+    evidence.cohort = name;
+    evidence.latency = compare(base.latency, cohort.latency, params);
+    evidence.makespan = compare(base.makespan, cohort.makespan, params);
+    const bool slower =
+        evidence.latency.verdict == "slower" || evidence.makespan.verdict == "slower";
+    const bool faster =
+        evidence.latency.verdict == "faster" || evidence.makespan.verdict == "faster";
+    evidence.verdict = slower ? "slower" : faster ? "faster" : "no verdict";
+    const std::string summary = formatText(
+        "%s=%s vs %s: %s (latency p=%.3g on %zu/%zu pods, makespan p=%.3g on %zu/%zu runs)",
+        params.cohort_label.c_str(), name.c_str(), base_name.c_str(), evidence.verdict.c_str(),
+        evidence.latency.pValue(), base.latency.size(), cohort.latency.size(),
+        evidence.makespan.pValue(), base.makespan.size(), cohort.makespan.size());
+    const double impact = std::abs(evidence.makespan.differenceSeconds());
+    Finding finding = findingOf(std::move(evidence));
     finding.severity = slower ? Severity::kWarning : Severity::kInfo;
     finding.target = "cohort/" + params.cohort_label + "=" + name;
-    const std::string verdict = slower ? "slower" : faster ? "faster" : "no verdict";
-    finding.summary = formatText(
-        "%s=%s vs %s: %s (latency p=%.3g on %zu/%zu pods, makespan p=%.3g on %zu/%zu runs)",
-        params.cohort_label.c_str(), name.c_str(), base_name.c_str(), verdict.c_str(),
-        latency.value("p_value", 1.0), base.latency.size(), cohort.latency.size(),
-        makespan.value("p_value", 1.0), base.makespan.size(), cohort.makespan.size());
-    finding.impact = std::abs(makespan.value("difference_seconds", 0.0));
-    finding.evidence = {{"label", params.cohort_label},
-                        {"baseline", base_name},
-                        {"cohort", name},
-                        {"verdict", verdict},
-                        {"test", "mann-whitney-u"},
-                        {"latency", std::move(latency)},
-                        {"makespan", std::move(makespan)}};
+    finding.summary = summary;
+    finding.impact = impact;
     out.emit(std::move(finding));
   }
 }

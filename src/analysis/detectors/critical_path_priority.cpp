@@ -5,6 +5,7 @@
 #include <set>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "analysis/detectors/detector_util.h"
 #include "graph/critical_path.h"
@@ -86,19 +87,43 @@ std::optional<std::vector<double>> remainingWork(const graph::RunGraph& rg,
   return any ? std::optional(std::move(work)) : std::nullopt;
 }
 
-json taskJson(const PendingTask& p, UnixSeconds at) {
-  json entry = {{"run", p.rg->run->id()},
-                {"task", p.rg->run->tasks[p.task].id},
-                {"namespace", p.pod->namespace_},
-                {"pod", p.pod->name},
-                {"owner_kind", p.pod->owner_kind},
-                {"owner_name", p.pod->owner_name},
-                {"priority_class", p.pod->priority_class},
-                {"slack_seconds", p.slack}};
+PendingPathTask pathTask(const PendingTask& p, UnixSeconds at) {
+  PendingPathTask entry;
+  entry.run = p.rg->run->id();
+  entry.task = p.rg->run->tasks[p.task].id;
+  entry.namespace_ = p.pod->namespace_;
+  entry.pod = p.pod->name;
+  entry.owner_kind = p.pod->owner_kind;
+  entry.owner_name = p.pod->owner_name;
+  entry.priority_class = p.pod->priority_class;
+  entry.slack_seconds = p.slack;
   if (p.pod->created) {
-    entry["waiting_seconds"] = std::max(0.0, at - *p.pod->created);
+    entry.waiting_seconds = std::max(0.0, at - *p.pod->created);
   }
   return entry;
+}
+
+json taskJson(const PendingPathTask& t) {
+  json entry = {{"run", t.run},
+                {"task", t.task},
+                {"namespace", t.namespace_},
+                {"pod", t.pod},
+                {"owner_kind", t.owner_kind},
+                {"owner_name", t.owner_name},
+                {"priority_class", t.priority_class},
+                {"slack_seconds", t.slack_seconds}};
+  if (t.waiting_seconds) {
+    entry["waiting_seconds"] = *t.waiting_seconds;
+  }
+  return entry;
+}
+
+json tasksJson(const std::vector<PendingPathTask>& tasks) {
+  json out = json::array();
+  for (const PendingPathTask& t : tasks) {
+    out.push_back(taskJson(t));
+  }
+  return out;
 }
 
 bool hasPendingTask(const graph::RunGraph& rg, const model::ClusterSnapshot& cluster) {
@@ -155,9 +180,18 @@ Classified classify(const std::vector<graph::RunGraph>& runs, const model::Clust
 
 }  // namespace
 
+json CriticalPathPriorityEvidence::toJson() const {
+  json out = {{"critical_tasks", tasksJson(critical_tasks)},
+              {"critical_waiting_seconds", critical_waiting_seconds},
+              {"slack_rich_pending", slack_rich_pending},
+              {"slack_rich_examples", tasksJson(slack_rich_examples)}};
+  scope.writeJson(out);
+  return out;
+}
+
 const DetectorInfo& CriticalPathPriority::info() const {
   static const DetectorInfo kInfo{
-      "critical-path-priority",
+      CriticalPathPriorityEvidence::kKind,
       "Pending critical-path tasks queued at no higher priority than slack-rich pending work"};
   return kInfo;
 }
@@ -179,10 +213,7 @@ void CriticalPathPriority::analyze(const AnalysisInput& input, FindingSink& out)
   const auto& critical_by_run = classified.critical_by_run;
   const auto& rich_by_class = classified.rich_by_class;
   for (const auto& critical : critical_by_run) {
-    json tasks = json::array();
-    json competitors = json::array();
-    std::size_t competitor_count = 0;
-    double waiting = 0;
+    CriticalPathPriorityEvidence evidence;
     std::set<std::string> classes;
     for (const PendingTask& p : critical) {
       // Pods of different classes cannot be ordered without the classes' values, which the
@@ -191,35 +222,32 @@ void CriticalPathPriority::analyze(const AnalysisInput& input, FindingSink& out)
       if (p.pod->priority_class == params.priority_class || rich == rich_by_class.end()) {
         continue;
       }
-      tasks.push_back(taskJson(p, cluster.at()));
-      waiting += tasks.back().value("waiting_seconds", 0.0);
+      evidence.critical_tasks.push_back(pathTask(p, cluster.at()));
+      evidence.critical_waiting_seconds +=
+          evidence.critical_tasks.back().waiting_seconds.value_or(0.0);
       if (!classes.insert(p.pod->priority_class).second) {
         continue;
       }
-      competitor_count += rich->second.size();
-      for (std::size_t i = 0; i < rich->second.size() && competitors.size() < kMaxListed; ++i) {
-        competitors.push_back(taskJson(rich->second[i], cluster.at()));
+      evidence.slack_rich_pending += rich->second.size();
+      for (std::size_t i = 0;
+           i < rich->second.size() && evidence.slack_rich_examples.size() < kMaxListed; ++i) {
+        evidence.slack_rich_examples.push_back(pathTask(rich->second[i], cluster.at()));
       }
     }
-    if (tasks.empty()) {
+    if (evidence.critical_tasks.empty()) {
       continue;
     }
     const model::WorkflowRun& run = *critical.front().rg->run;
-    Finding finding;
-    finding.kind = std::string(info().kind);
+    evidence.scope = runScope(run);
+    const std::string summary = formatText(
+        "%s: %zu critical-path task(s) pending at the same priority as %zu slack-rich task(s)",
+        run.id().c_str(), evidence.critical_tasks.size(), evidence.slack_rich_pending);
+    const double waiting = evidence.critical_waiting_seconds;
+    Finding finding = findingOf(std::move(evidence));
     finding.severity = Severity::kWarning;
     finding.target = "run/" + run.id();
-    finding.summary = formatText(
-        "%s: %zu critical-path task(s) pending at the same priority as %zu slack-rich task(s)",
-        run.id().c_str(), tasks.size(), competitor_count);
+    finding.summary = summary;
     finding.impact = waiting;
-    finding.evidence = {{"namespace", run.namespace_},
-                        {"dag", run.dag},
-                        {"run", run.run},
-                        {"critical_tasks", std::move(tasks)},
-                        {"critical_waiting_seconds", waiting},
-                        {"slack_rich_pending", competitor_count},
-                        {"slack_rich_examples", std::move(competitors)}};
     out.emit(std::move(finding));
   }
 }

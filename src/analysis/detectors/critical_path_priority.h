@@ -1,8 +1,41 @@
 #pragma once
 
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
 #include "analysis/detector.h"
+#include "analysis/evidence.h"
 
 namespace dagadvisor::analysis {
+
+/// A pending task of a run, with its pod and its slack on the run's remaining work.
+struct PendingPathTask {
+  std::string run;  // the run's id, "<namespace>/<dag>/<run>"
+  std::string task;
+  std::string namespace_;
+  std::string pod;
+  std::string owner_kind;
+  std::string owner_name;
+  std::string priority_class;  // "" when the pod has none
+  double slack_seconds = 0;
+  std::optional<double> waiting_seconds;  // since the pod was created, when known
+};
+
+/// Evidence of one run whose critical pending tasks queue at the priority of slack-rich work.
+struct CriticalPathPriorityEvidence {
+  static constexpr std::string_view kKind = "critical-path-priority";
+  RunScope scope;
+  std::vector<PendingPathTask> critical_tasks;
+  double critical_waiting_seconds = 0;  // the critical tasks' waiting_seconds, summed
+  std::size_t slack_rich_pending = 0;   // slack-rich pending tasks of the critical tasks' classes
+  std::vector<PendingPathTask> slack_rich_examples;  // the first few of them
+
+  nlohmann::json toJson() const;
+};
 
 /// critical-path-priority (seed §1, §2.3): pending tasks on the critical path of their run's
 /// remaining work that wait with no higher PriorityClass than pending tasks with plenty of slack.

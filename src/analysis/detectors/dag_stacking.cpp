@@ -5,6 +5,8 @@
 #include <map>
 #include <optional>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "analysis/detectors/detector_util.h"
 
@@ -65,8 +67,9 @@ bool eligiblePeer(const Node& node, const Node& peer, const std::string& pool_la
   });
 }
 
-json idlePeers(const ClusterSnapshot& cluster, NodeId stacked, const config::DagStacking& params,
-               const std::string& pool_label) {
+std::vector<StackIdlePeer> idlePeers(const ClusterSnapshot& cluster, NodeId stacked,
+                                     const config::DagStacking& params,
+                                     const std::string& pool_label) {
   std::vector<std::pair<double, NodeId>> peers;
   for (NodeId id = 0; id < cluster.nodes().size(); ++id) {
     if (id == stacked || !eligiblePeer(cluster.node(stacked), cluster.node(id), pool_label)) {
@@ -80,50 +83,78 @@ json idlePeers(const ClusterSnapshot& cluster, NodeId stacked, const config::Dag
   }
   std::stable_sort(peers.begin(), peers.end(),
                    [](const auto& a, const auto& b) { return a.first > b.first; });
-  json out = json::array();
+  std::vector<StackIdlePeer> out;
   for (const auto& [free_share, id] : peers) {
-    out.push_back({{"node", cluster.node(id).name},
-                   {"free_cpu_millis", cluster.freeOn(id).cpu_millis},
-                   {"free_cpu_share", free_share}});
+    out.push_back({cluster.node(id).name, cluster.freeOn(id).cpu_millis, free_share});
   }
   return out;
 }
 
-json stackJson(const Node& node, const Stack& stack, double node_share,
-               const std::string& pool_label, json peers) {
+StackedNode stackedNode(const Node& node, const Stack& stack, double node_share,
+                        const std::string& pool_label, std::vector<StackIdlePeer> peers) {
   const auto pool = node.labels.get(pool_label);
-  const std::size_t peer_count = peers.size();
+  StackedNode out;
+  out.node = node.name;
+  out.pool = pool ? std::optional(std::string(*pool)) : std::nullopt;
+  out.task_ids = stack.task_ids;
+  out.run_cpu_millis = stack.run_cpu_millis;
+  out.node_cpu_requested_share = node_share;
+  out.idle_peer_count = peers.size();
   if (peers.size() > kMaxListedPeers) {
     peers.erase(peers.begin() + kMaxListedPeers, peers.end());
   }
-  return {{"node", node.name},
-          {"pool", pool ? json(std::string(*pool)) : json(nullptr)},
-          {"tasks", stack.task_ids.size()},
+  out.idle_peers = std::move(peers);
+  return out;
+}
+
+json peerJson(const StackIdlePeer& peer) {
+  return {{"node", peer.node},
+          {"free_cpu_millis", peer.free_cpu_millis},
+          {"free_cpu_share", peer.free_cpu_share}};
+}
+
+json stackJson(const StackedNode& stack) {
+  json peers = json::array();
+  for (const StackIdlePeer& peer : stack.idle_peers) {
+    peers.push_back(peerJson(peer));
+  }
+  return {{"node", stack.node},
+          {"pool", stack.pool ? json(*stack.pool) : json(nullptr)},
+          {"tasks", stack.tasks()},
           {"task_ids", stack.task_ids},
           {"run_cpu_millis", stack.run_cpu_millis},
-          {"node_cpu_requested_share", node_share},
-          {"idle_peer_count", peer_count},
+          {"node_cpu_requested_share", stack.node_cpu_requested_share},
+          {"idle_peer_count", stack.idle_peer_count},
           {"idle_peers", std::move(peers)}};
 }
 
-std::string summaryLine(const model::WorkflowRun& run, const json& stacks) {
-  const json& top = stacks.front();
+std::string summaryLine(const model::WorkflowRun& run, const std::vector<StackedNode>& stacks) {
+  const StackedNode& top = stacks.front();
   char buf[320];
   std::snprintf(buf, sizeof buf,
                 "%s: %zu tasks running together on %s (%.0f%% of its CPU requested) while %zu "
                 "node(s) of its pool have CPU free; %zu node(s) stacked",
-                run.id().c_str(), top["tasks"].get<std::size_t>(),
-                top["node"].get<std::string>().c_str(),
-                top["node_cpu_requested_share"].get<double>() * 100,
-                top["idle_peer_count"].get<std::size_t>(), stacks.size());
+                run.id().c_str(), top.tasks(), top.node.c_str(), top.node_cpu_requested_share * 100,
+                top.idle_peer_count, stacks.size());
   return buf;
 }
 
 }  // namespace
 
+json DagStackingEvidence::toJson() const {
+  json stacks = json::array();
+  for (const StackedNode& stack : stacked_nodes) {
+    stacks.push_back(stackJson(stack));
+  }
+  json out = {{"engine", engine}, {"stacked_tasks", stacked_tasks}, {"stacked_nodes", stacks}};
+  scope.writeJson(out);
+  return out;
+}
+
 const DetectorInfo& DagStacking::info() const {
   static const DetectorInfo kInfo{
-      "dag-stacking", "Many running tasks of one DAG run on one busy node while peers idle"};
+      DagStackingEvidence::kKind,
+      "Many running tasks of one DAG run on one busy node while peers idle"};
   return kInfo;
 }
 
@@ -139,7 +170,7 @@ void DagStacking::analyze(const AnalysisInput& input, FindingSink& out) const {
     if (rg.run == nullptr) {
       continue;
     }
-    json stacks = json::array();
+    std::vector<StackedNode> stacks;
     std::size_t stacked_tasks = 0;
     for (const auto& [node_id, stack] : runningByNode(rg, cluster)) {
       const Node& node = cluster.node(node_id);
@@ -148,35 +179,33 @@ void DagStacking::analyze(const AnalysisInput& input, FindingSink& out) const {
           node_share < params.min_node_cpu_share) {
         continue;
       }
-      json peers = idlePeers(cluster, node_id, params, input.config.cluster_labels.pool);
+      std::vector<StackIdlePeer> peers =
+          idlePeers(cluster, node_id, params, input.config.cluster_labels.pool);
       if (peers.empty()) {
         continue;
       }
       stacked_tasks += stack.task_ids.size();
       stacks.push_back(
-          stackJson(node, stack, node_share, input.config.cluster_labels.pool, std::move(peers)));
+          stackedNode(node, stack, node_share, input.config.cluster_labels.pool, std::move(peers)));
     }
     if (stacks.empty()) {
       continue;
     }
-    std::stable_sort(stacks.begin(), stacks.end(), [](const json& a, const json& b) {
-      return a["tasks"].get<std::size_t>() > b["tasks"].get<std::size_t>();
+    std::stable_sort(stacks.begin(), stacks.end(), [](const StackedNode& a, const StackedNode& b) {
+      return a.tasks() > b.tasks();
     });
     const model::WorkflowRun& run = *rg.run;
-    Finding finding;
-    finding.kind = std::string(info().kind);
+    const std::string summary = summaryLine(run, stacks);
+    DagStackingEvidence evidence;
+    evidence.scope = runScope(run);
+    evidence.engine = run.engine;
+    evidence.stacked_tasks = stacked_tasks;
+    evidence.stacked_nodes = std::move(stacks);
+    Finding finding = findingOf(std::move(evidence));
     finding.severity = Severity::kWarning;
     finding.target = "run/" + run.id();
-    finding.summary = summaryLine(run, stacks);
+    finding.summary = summary;
     finding.impact = static_cast<double>(stacked_tasks);
-    finding.evidence = {{"namespace", run.namespace_},
-                        {"dag", run.dag},
-                        {"run", run.run},
-                        {"engine", run.engine},
-                        {"selector", labelsJson(run.selector)},
-                        {"dag_selector", labelsJson(run.dag_selector)},
-                        {"stacked_tasks", stacked_tasks},
-                        {"stacked_nodes", std::move(stacks)}};
     out.emit(std::move(finding));
   }
 }

@@ -1,8 +1,48 @@
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
 #include "analysis/detector.h"
+#include "analysis/evidence.h"
 
 namespace dagadvisor::analysis {
+
+/// A node of the stacked node's pool with CPU to spare, that could take some of its tasks.
+struct StackIdlePeer {
+  std::string node;
+  std::int64_t free_cpu_millis = 0;
+  double free_cpu_share = 0;
+};
+
+/// A nearly full node running several tasks of the run at once.
+struct StackedNode {
+  std::string node;
+  std::optional<std::string> pool;    // none when the node has no pool label
+  std::vector<std::string> task_ids;  // the run's tasks holding resources on it
+  std::int64_t run_cpu_millis = 0;    // CPU those tasks request
+  double node_cpu_requested_share = 0;
+  std::size_t idle_peer_count = 0;        // every idle peer, listed or not
+  std::vector<StackIdlePeer> idle_peers;  // the first few, most free CPU first
+
+  std::size_t tasks() const { return task_ids.size(); }
+};
+
+/// Evidence of one run with tasks stacked on busy nodes while peers idle.
+struct DagStackingEvidence {
+  static constexpr std::string_view kKind = "dag-stacking";
+  RunScope scope;
+  std::string engine;
+  std::size_t stacked_tasks = 0;
+  std::vector<StackedNode> stacked_nodes;  // most tasks first
+
+  nlohmann::json toJson() const;
+};
 
 /// dag-stacking (seed §2.2): many tasks of one run running on one node at the analysis time,
 /// that node nearly full, while another node of the same pool has CPU to spare. The tasks then

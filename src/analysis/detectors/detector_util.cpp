@@ -54,6 +54,10 @@ const model::Pod* taskPod(const graph::RunGraph& rg, model::TaskIndex t,
   return id < cluster.pods().size() ? &cluster.pod(id) : nullptr;
 }
 
+RunScope runScope(const model::WorkflowRun& run) {
+  return {run.namespace_, run.dag, run.run, run.selector, run.dag_selector};
+}
+
 bool noRunsToJudge(const AnalysisInput& input, FindingSink& out) {
   if (!input.runs.empty()) {
     return false;

@@ -10,6 +10,7 @@
 
 #include "analysis/analysis_input.h"
 #include "analysis/detector.h"
+#include "analysis/evidence.h"
 #include "config/config.h"
 #include "graph/run_graph.h"
 #include "model/cluster.h"
@@ -63,6 +64,10 @@ TaskKey taskKey(const model::WorkflowRun& run, model::TaskIndex t);
 /// recurring DAG is expected to take. The keys point into `runs`, which must outlive the map.
 std::unordered_map<TaskKey, double, TaskKeyHash> typicalTaskSeconds(
     const std::vector<graph::RunGraph>& runs, const model::ClusterSnapshot& cluster);
+
+/// Which run `run` is and the labels that select its pods (and its DAG's): the scope of
+/// run-level evidence.
+RunScope runScope(const model::WorkflowRun& run);
 
 /// True, after telling `out` why (FindingSink::noAdvice), when the input holds no workflow run:
 /// the run-level detectors then have nothing to judge.

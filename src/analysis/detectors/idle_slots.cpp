@@ -1,5 +1,8 @@
 #include "analysis/detectors/idle_slots.h"
 
+#include <string>
+#include <vector>
+
 #include "analysis/detectors/detector_util.h"
 
 namespace dagadvisor::analysis {
@@ -31,8 +34,9 @@ std::optional<UnixSeconds> readySince(const graph::RunGraph& rg, TaskIndex t, co
 }
 
 // The first few nodes with room; stopping early keeps the scan short on large clusters.
-json nodesWithRoom(const ClusterSnapshot& cluster, const model::ResourceVector& demand) {
-  json names = json::array();
+std::vector<std::string> nodesWithRoom(const ClusterSnapshot& cluster,
+                                       const model::ResourceVector& demand) {
+  std::vector<std::string> names;
   for (model::NodeId id = 0; id < cluster.nodes().size() && names.size() < kMaxListedNodes; ++id) {
     if (openToAll(cluster.node(id)) && cluster.freeOn(id).fits(demand)) {
       names.push_back(cluster.node(id).name);
@@ -41,10 +45,36 @@ json nodesWithRoom(const ClusterSnapshot& cluster, const model::ResourceVector& 
   return names;
 }
 
+json taskJson(const IdleReadyTask& t) {
+  return {{"task", t.task},
+          {"namespace", t.namespace_},
+          {"pod", t.pod},
+          {"ready_wait_seconds", t.ready_wait_seconds},
+          {"cpu_millis", t.requests.cpu_millis},
+          {"memory_bytes", t.requests.memory_bytes},
+          {"gpus", t.requests.gpus},
+          {"nodes_with_room", t.nodes_with_room}};
+}
+
 }  // namespace
 
+json IdleSlotsEvidence::toJson() const {
+  json tasks = json::array();
+  for (const IdleReadyTask& t : ready_tasks) {
+    tasks.push_back(taskJson(t));
+  }
+  json out = {{"ready_tasks", std::move(tasks)},
+              {"lost_slot_seconds", lost_slot_seconds},
+              {"makespan_seconds", makespan_seconds}};
+  if (whatif_makespan_seconds) {
+    out["whatif_makespan_seconds"] = *whatif_makespan_seconds;
+  }
+  scope.writeJson(out);
+  return out;
+}
+
 const DetectorInfo& IdleSlots::info() const {
-  static const DetectorInfo kInfo{"idle-slots",
+  static const DetectorInfo kInfo{IdleSlotsEvidence::kKind,
                                   "Ready tasks pending while a node has room for them"};
   return kInfo;
 }
@@ -59,8 +89,7 @@ void IdleSlots::analyze(const AnalysisInput& input, FindingSink& out) const {
     if (rg.run == nullptr || rg.graph.size() != rg.run->tasks.size()) {
       continue;
     }
-    json tasks = json::array();
-    double lost = 0;
+    IdleSlotsEvidence evidence;
     for (TaskIndex t = 0; t < rg.run->tasks.size(); ++t) {
       const Pod* pod = taskPod(rg, t, cluster);
       if (pod == nullptr || !pod->isPendingUnscheduled()) {
@@ -71,41 +100,30 @@ void IdleSlots::analyze(const AnalysisInput& input, FindingSink& out) const {
       if (!ready || wait < params.min_ready_wait.count()) {
         continue;
       }
-      json nodes = nodesWithRoom(cluster, pod->requests);
+      std::vector<std::string> nodes = nodesWithRoom(cluster, pod->requests);
       if (nodes.empty()) {
         continue;
       }
-      lost += wait;
-      tasks.push_back({{"task", rg.run->tasks[t].id},
-                       {"namespace", pod->namespace_},
-                       {"pod", pod->name},
-                       {"ready_wait_seconds", wait},
-                       {"cpu_millis", pod->requests.cpu_millis},
-                       {"memory_bytes", pod->requests.memory_bytes},
-                       {"gpus", pod->requests.gpus},
-                       {"nodes_with_room", std::move(nodes)}});
+      evidence.lost_slot_seconds += wait;
+      evidence.ready_tasks.push_back(
+          {rg.run->tasks[t].id, pod->namespace_, pod->name, wait, pod->requests, std::move(nodes)});
     }
-    if (tasks.empty()) {
+    if (evidence.ready_tasks.empty()) {
       continue;
     }
     const model::WorkflowRun& run = *rg.run;
-    Finding finding;
-    finding.kind = std::string(info().kind);
+    evidence.scope = runScope(run);
+    evidence.makespan_seconds = rg.makespan;
+    evidence.whatif_makespan_seconds = rg.whatif_makespan;
+    const double lost = evidence.lost_slot_seconds;
+    const std::string summary =
+        formatText("%s: %zu ready task(s) pending %.0f s in all while nodes have room for them",
+                   run.id().c_str(), evidence.ready_tasks.size(), lost);
+    Finding finding = findingOf(std::move(evidence));
     finding.severity = Severity::kWarning;
     finding.target = "run/" + run.id();
-    finding.summary =
-        formatText("%s: %zu ready task(s) pending %.0f s in all while nodes have room for them",
-                   run.id().c_str(), tasks.size(), lost);
+    finding.summary = summary;
     finding.impact = lost;
-    finding.evidence = {{"namespace", run.namespace_},
-                        {"dag", run.dag},
-                        {"run", run.run},
-                        {"ready_tasks", std::move(tasks)},
-                        {"lost_slot_seconds", lost},
-                        {"makespan_seconds", rg.makespan}};
-    if (rg.whatif_makespan) {
-      finding.evidence["whatif_makespan_seconds"] = *rg.whatif_makespan;
-    }
     out.emit(std::move(finding));
   }
 }

@@ -1,8 +1,38 @@
 #pragma once
 
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
 #include "analysis/detector.h"
+#include "analysis/evidence.h"
+#include "model/cluster.h"
 
 namespace dagadvisor::analysis {
+
+/// A ready task (every parent finished) pending while nodes have room for it.
+struct IdleReadyTask {
+  std::string task;
+  std::string namespace_;
+  std::string pod;
+  double ready_wait_seconds = 0;  // since its last parent finished (or it was created)
+  model::ResourceVector requests;
+  std::vector<std::string> nodes_with_room;  // the first few schedulable nodes it fits on
+};
+
+/// Evidence of one run with ready tasks pending beside free room.
+struct IdleSlotsEvidence {
+  static constexpr std::string_view kKind = "idle-slots";
+  RunScope scope;
+  std::vector<IdleReadyTask> ready_tasks;
+  double lost_slot_seconds = 0;  // the ready tasks' waits, summed
+  double makespan_seconds = 0;
+  std::optional<double> whatif_makespan_seconds;  // the HEFT what-if's, when computed
+
+  nlohmann::json toJson() const;
+};
 
 /// idle-slots (seed §2.3, HEFT insertion): ready tasks (all parents finished) pending while a
 /// schedulable node has room for them now. One finding per run, with the time lost.

@@ -55,9 +55,23 @@ std::optional<std::vector<Dominant>> sameDominant(const std::vector<Dominant>& r
 
 }  // namespace
 
+json ShardCandidateEvidence::toJson() const {
+  return {{"namespace", namespace_},
+          {"dag", dag},
+          {"task", task},
+          {"runs", runs},
+          {"median_task_seconds", median_task_seconds},
+          {"median_critical_share", median_critical_share},
+          {"median_makespan_seconds", median_makespan_seconds},
+          {"idle_nodes", idle_nodes},
+          {"chunks", chunks},
+          {"expected_saving_seconds", expected_saving_seconds},
+          {"expected_makespan_seconds", expectedMakespanSeconds()}};
+}
+
 const DetectorInfo& ShardCandidate::info() const {
   static const DetectorInfo kInfo{
-      "shard-candidate",
+      ShardCandidateEvidence::kKind,
       "One task dominating the critical path of recurring runs while nodes idle"};
   return kInfo;
 }
@@ -112,8 +126,18 @@ void ShardCandidate::analyze(const AnalysisInput& input, FindingSink& out) const
     const double task_seconds = quantile(seconds, 0.5);
     const double saving = task_seconds * (1 - 1.0 / static_cast<double>(chunks));
     const double makespan = quantile(makespans, 0.5);
-    Finding finding;
-    finding.kind = std::string(info().kind);
+    ShardCandidateEvidence evidence;
+    evidence.namespace_ = latest.rg->run->namespace_;
+    evidence.dag = latest.rg->run->dag;
+    evidence.task = latest.task;
+    evidence.runs = dominant->size();
+    evidence.median_task_seconds = task_seconds;
+    evidence.median_critical_share = quantile(shares, 0.5);
+    evidence.median_makespan_seconds = makespan;
+    evidence.idle_nodes = idle;
+    evidence.chunks = chunks;
+    evidence.expected_saving_seconds = saving;
+    Finding finding = findingOf(std::move(evidence));
     finding.severity = Severity::kInfo;
     finding.target = "dag/" + dag;
     finding.summary = formatText(
@@ -122,17 +146,6 @@ void ShardCandidate::analyze(const AnalysisInput& input, FindingSink& out) const
         dag.c_str(), latest.task.c_str(), quantile(shares, 0.5) * 100, dominant->size(), chunks,
         saving, makespan);
     finding.impact = saving;
-    finding.evidence = {{"namespace", latest.rg->run->namespace_},
-                        {"dag", latest.rg->run->dag},
-                        {"task", latest.task},
-                        {"runs", dominant->size()},
-                        {"median_task_seconds", task_seconds},
-                        {"median_critical_share", quantile(shares, 0.5)},
-                        {"median_makespan_seconds", makespan},
-                        {"idle_nodes", idle},
-                        {"chunks", chunks},
-                        {"expected_saving_seconds", saving},
-                        {"expected_makespan_seconds", makespan - saving}};
     out.emit(std::move(finding));
   }
 }

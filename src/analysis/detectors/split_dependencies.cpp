@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <limits>
+#include <optional>
+#include <string>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "analysis/detectors/detector_util.h"
 
@@ -200,13 +203,15 @@ bool worthReporting(const Tally& tally, double share, const config::SplitDepende
          tally.transfer_seconds >= params.min_run_transfer.count();
 }
 
-json zoneJson(const ZoneIndex& zones, int zone) {
-  return zone == kNoZone ? json(nullptr) : json(zones.names[static_cast<std::size_t>(zone)]);
+std::optional<std::string> zoneName(const ZoneIndex& zones, int zone) {
+  return zone == kNoZone ? std::nullopt
+                         : std::optional(zones.names[static_cast<std::size_t>(zone)]);
 }
 
-// JSON for the costliest few only: most split runs split many edges.
-json listedEdges(const model::WorkflowRun& run, std::vector<SplitEdge> edges,
-                 const Scratch& scratch, const ZoneIndex& zones) {
+// The costliest few only: most split runs split many edges.
+std::vector<ListedSplitEdge> listedEdges(const model::WorkflowRun& run,
+                                         std::vector<SplitEdge> edges, const Scratch& scratch,
+                                         const ZoneIndex& zones) {
   const std::size_t listed = std::min(edges.size(), kMaxListedEdges);
   std::partial_sort(edges.begin(), edges.begin() + static_cast<std::ptrdiff_t>(listed), edges.end(),
                     [](const SplitEdge& x, const SplitEdge& y) {
@@ -214,21 +219,31 @@ json listedEdges(const model::WorkflowRun& run, std::vector<SplitEdge> edges,
                                  ? x.seconds > y.seconds
                                  : std::pair(x.parent, x.child) < std::pair(y.parent, y.child);
                     });
-  json out = json::array();
+  std::vector<ListedSplitEdge> out;
   for (std::size_t i = 0; i < listed; ++i) {
     const SplitEdge& e = edges[i];
     const Where& a = scratch.where[e.parent];
     const Where& b = scratch.where[e.child];
-    out.push_back({{"parent", run.tasks[e.parent].id},
-                   {"child", run.tasks[e.child].id},
-                   {"parent_node", a.pod->node_name},
-                   {"child_node", b.pod->node_name},
-                   {"parent_zone", zoneJson(zones, a.zone)},
-                   {"child_zone", zoneJson(zones, b.zone)},
-                   {"transfer_seconds", e.seconds},
-                   {"critical", e.critical}});
+    out.push_back({run.tasks[e.parent].id, run.tasks[e.child].id, a.pod->node_name,
+                   b.pod->node_name, zoneName(zones, a.zone), zoneName(zones, b.zone), e.seconds,
+                   e.critical});
   }
   return out;
+}
+
+json optionalString(const std::optional<std::string>& value) {
+  return value ? json(*value) : json(nullptr);
+}
+
+json edgeJson(const ListedSplitEdge& e) {
+  return {{"parent", e.parent},
+          {"child", e.child},
+          {"parent_node", e.parent_node},
+          {"child_node", e.child_node},
+          {"parent_zone", optionalString(e.parent_zone)},
+          {"child_zone", optionalString(e.child_zone)},
+          {"transfer_seconds", e.transfer_seconds},
+          {"critical", e.critical}};
 }
 
 std::string summaryLine(const std::string& run_id, const Tally& tally, double share) {
@@ -239,41 +254,64 @@ std::string summaryLine(const std::string& run_id, const Tally& tally, double sh
       tally.transfer_seconds, tally.critical_transfer_seconds);
 }
 
-Finding makeFinding(const std::string& kind, const model::WorkflowRun& run, const Tally& tally,
-                    double share, json split_edges) {
-  Finding finding;
-  finding.kind = kind;
+SplitDependenciesEvidence evidenceOf(const model::WorkflowRun& run, const Tally& tally,
+                                     double share, std::vector<ListedSplitEdge> split_edges) {
+  SplitDependenciesEvidence e;
+  e.scope = runScope(run);
+  e.engine = run.engine;
+  e.edges = tally.edges;
+  e.unplaced_edges = tally.unplaced;
+  e.same_node_edges = tally.same_node;
+  e.same_zone_split_edges = tally.same_zone;
+  e.cross_zone_edges = tally.cross_zone;
+  e.zone_unknown_edges = tally.zone_unknown;
+  e.split_share = share;
+  e.estimated_transfer_seconds = tally.transfer_seconds;
+  e.critical_path_split_edges = tally.critical_split;
+  e.critical_path_transfer_seconds = tally.critical_transfer_seconds;
+  e.split_edges = std::move(split_edges);
+  return e;
+}
+
+Finding makeFinding(const model::WorkflowRun& run, const Tally& tally, double share,
+                    std::vector<ListedSplitEdge> split_edges) {
+  Finding finding = findingOf(evidenceOf(run, tally, share, std::move(split_edges)));
   finding.severity = tally.cross_zone > 0 ? Severity::kWarning : Severity::kInfo;
   const std::string run_id = run.id();
   finding.target = "run/" + run_id;
   finding.summary = summaryLine(run_id, tally, share);
   finding.impact = tally.transfer_seconds;
-  finding.evidence = {{"namespace", run.namespace_},
-                      {"dag", run.dag},
-                      {"run", run.run},
-                      {"engine", run.engine},
-                      {"selector", labelsJson(run.selector)},
-                      {"edges", tally.edges},
-                      {"placed_edges", tally.placed()},
-                      {"unplaced_edges", tally.unplaced},
-                      {"same_node_edges", tally.same_node},
-                      {"split_node_edges", tally.split()},
-                      {"same_zone_split_edges", tally.same_zone},
-                      {"cross_zone_edges", tally.cross_zone},
-                      {"zone_unknown_edges", tally.zone_unknown},
-                      {"split_share", share},
-                      {"estimated_transfer_seconds", tally.transfer_seconds},
-                      {"critical_path_split_edges", tally.critical_split},
-                      {"critical_path_transfer_seconds", tally.critical_transfer_seconds},
-                      {"split_edges", std::move(split_edges)}};
   return finding;
 }
 
 }  // namespace
 
+json SplitDependenciesEvidence::toJson() const {
+  json edges_json = json::array();
+  for (const ListedSplitEdge& e : split_edges) {
+    edges_json.push_back(edgeJson(e));
+  }
+  json out = {{"engine", engine},
+              {"edges", edges},
+              {"placed_edges", placedEdges()},
+              {"unplaced_edges", unplaced_edges},
+              {"same_node_edges", same_node_edges},
+              {"split_node_edges", splitNodeEdges()},
+              {"same_zone_split_edges", same_zone_split_edges},
+              {"cross_zone_edges", cross_zone_edges},
+              {"zone_unknown_edges", zone_unknown_edges},
+              {"split_share", split_share},
+              {"estimated_transfer_seconds", estimated_transfer_seconds},
+              {"critical_path_split_edges", critical_path_split_edges},
+              {"critical_path_transfer_seconds", critical_path_transfer_seconds},
+              {"split_edges", std::move(edges_json)}};
+  scope.writeJson(out);
+  return out;
+}
+
 const DetectorInfo& SplitDependencies::info() const {
   static const DetectorInfo kInfo{
-      "split-dependencies",
+      SplitDependenciesEvidence::kKind,
       "DAG runs whose parent and child tasks ran on different nodes or zones"};
   return kInfo;
 }
@@ -284,7 +322,6 @@ void SplitDependencies::analyze(const AnalysisInput& input, FindingSink& out) co
   }
   const auto& params = input.config.detectors.split_dependencies;
   const ZoneIndex zones = indexZones(input.cluster, input.config.cluster_labels.zone);
-  const std::string kind(info().kind);
   Scratch scratch;
   std::size_t placed_edges = 0;
   for (const graph::RunGraph& rg : input.runs) {
@@ -298,8 +335,8 @@ void SplitDependencies::analyze(const AnalysisInput& input, FindingSink& out) co
     }
     const double share = static_cast<double>(tally.split()) / static_cast<double>(tally.placed());
     if (worthReporting(tally, share, params)) {
-      json listed = listedEdges(*rg.run, std::move(tally.split_edges), scratch, zones);
-      out.emit(makeFinding(kind, *rg.run, tally, share, std::move(listed)));
+      auto listed = listedEdges(*rg.run, std::move(tally.split_edges), scratch, zones);
+      out.emit(makeFinding(*rg.run, tally, share, std::move(listed)));
     }
   }
   if (placed_edges == 0) {

@@ -1,8 +1,54 @@
 #pragma once
 
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
 #include "analysis/detector.h"
+#include "analysis/evidence.h"
 
 namespace dagadvisor::analysis {
+
+/// A parent → child edge whose pods ran on different nodes: one of the costliest few of a run.
+struct ListedSplitEdge {
+  std::string parent;  // task ids
+  std::string child;
+  std::string parent_node;
+  std::string child_node;
+  std::optional<std::string> parent_zone;  // none when the node carries no zone label
+  std::optional<std::string> child_zone;
+  double transfer_seconds = 0;
+  bool critical = false;  // the edge is a step of the run's critical path
+};
+
+/// Evidence of one run whose dependency edges are split across nodes or zones.
+struct SplitDependenciesEvidence {
+  static constexpr std::string_view kKind = "split-dependencies";
+  RunScope scope;
+  std::string engine;
+  std::size_t edges = 0;
+  std::size_t unplaced_edges = 0;  // a pod of the edge has no node
+  std::size_t same_node_edges = 0;
+  std::size_t same_zone_split_edges = 0;  // different nodes, same zone
+  std::size_t cross_zone_edges = 0;
+  std::size_t zone_unknown_edges = 0;  // different nodes, a zone not known
+  double split_share = 0;              // split_node_edges / placed_edges
+  double estimated_transfer_seconds = 0;
+  std::size_t critical_path_split_edges = 0;
+  double critical_path_transfer_seconds = 0;
+  std::vector<ListedSplitEdge> split_edges;  // the costliest few, costliest first
+
+  std::size_t placedEdges() const { return edges - unplaced_edges; }
+  /// Edges whose pods ran on different nodes, whatever their zones.
+  std::size_t splitNodeEdges() const {
+    return same_zone_split_edges + cross_zone_edges + zone_unknown_edges;
+  }
+
+  nlohmann::json toJson() const;
+};
 
 /// split-dependencies (seed §1, §2.2): parent → child edges of a run whose pods ran on different
 /// nodes, and above all in different zones, so the child must fetch the parent's output over the

@@ -1,3 +1,5 @@
+#include "analysis/detectors/dag_stacking.h"
+
 #include <yaml-cpp/yaml.h>
 
 #include <catch2/catch.hpp>
@@ -10,24 +12,26 @@ using nlohmann::json;
 namespace {
 
 analysis::Finding stackingFinding(const std::string& run, int tasks, const std::string& node,
-                                  const std::vector<std::string>& peers) {
-  json peer_list = json::array();
-  for (const std::string& p : peers) {
-    peer_list.push_back({{"node", p}, {"free_cpu_millis", 16000}, {"free_cpu_share", 1.0}});
+                                  const std::vector<std::string>& peers,
+                                  analysis::LabelPairs selector = {},
+                                  analysis::LabelPairs dag_selector = {}) {
+  analysis::StackedNode stack;
+  stack.node = node;
+  for (int i = 0; i < tasks; ++i) {
+    stack.task_ids.push_back("t" + std::to_string(i));
   }
-  analysis::Finding f;
-  f.kind = "dag-stacking";
+  stack.idle_peer_count = peers.size();
+  for (const std::string& p : peers) {
+    stack.idle_peers.push_back({p, 16000, 1.0});
+  }
+  analysis::DagStackingEvidence evidence;
+  evidence.scope = {"etl", "daily", run, std::move(selector), std::move(dag_selector)};
+  evidence.stacked_tasks = static_cast<std::size_t>(tasks);
+  evidence.stacked_nodes = {stack};
+  analysis::Finding f = analysis::findingOf(std::move(evidence));
   f.severity = analysis::Severity::kWarning;
   f.target = "run/etl/daily/" + run;
   f.impact = tasks;
-  f.evidence = {{"namespace", "etl"},
-                {"dag", "daily"},
-                {"run", run},
-                {"stacked_tasks", tasks},
-                {"stacked_nodes", json::array({{{"node", node},
-                                                {"tasks", tasks},
-                                                {"idle_peer_count", peers.size()},
-                                                {"idle_peers", peer_list}}})}};
   return f;
 }
 
@@ -72,9 +76,9 @@ TEST_CASE("dag-stacking spreads by the engine's DAG label, else by the run's own
                             ["podAffinityTerm"]["labelSelector"]["matchLabels"];
   };
   SECTION("Tekton marks the pipeline on every pod: every run of it is spread") {
-    analysis::Finding f = stackingFinding("pr-1", 5, "w1", {"w2"});
-    f.evidence["selector"] = {{"tekton.dev/pipelineRun", "pr-1"}};
-    f.evidence["dag_selector"] = {{"tekton.dev/pipeline", "daily"}};
+    const analysis::Finding f =
+        stackingFinding("pr-1", 5, "w1", {"w2"}, {{"tekton.dev/pipelineRun", "pr-1"}},
+                        {{"tekton.dev/pipeline", "daily"}});
     const auto recs = advice::recommend({f}, config);
     REQUIRE(recs.size() == 1);
     const auto labels = labelsOfPatch(recs[0].patch_yaml);
@@ -83,9 +87,8 @@ TEST_CASE("dag-stacking spreads by the engine's DAG label, else by the run's own
     CHECK_THAT(recs[0].patch_yaml, !Catch::Contains("per run"));
   }
   SECTION("Argo marks only the workflow: the run's own tasks are spread") {
-    analysis::Finding f = stackingFinding("daily-abcde", 5, "w1", {"w2"});
-    f.evidence["selector"] = {{"workflows.argoproj.io/workflow", "daily-abcde"}};
-    f.evidence["dag_selector"] = json::object();
+    const analysis::Finding f = stackingFinding(
+        "daily-abcde", 5, "w1", {"w2"}, {{"workflows.argoproj.io/workflow", "daily-abcde"}});
     const auto recs = advice::recommend({f}, config);
     REQUIRE(recs.size() == 1);
     const auto labels = labelsOfPatch(recs[0].patch_yaml);

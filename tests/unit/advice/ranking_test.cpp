@@ -2,22 +2,11 @@
 
 #include "advice/recommender.h"
 #include "analysis/detectors/gpu_node_hoarding.h"
+#include "analysis/detectors/split_dependencies.h"
 
 using namespace dagadvisor;
-using nlohmann::json;
 
 namespace {
-
-analysis::Finding finding(std::string kind, analysis::Severity severity, std::string target,
-                          double impact, json evidence) {
-  analysis::Finding f;
-  f.kind = std::move(kind);
-  f.severity = severity;
-  f.target = std::move(target);
-  f.impact = impact;
-  f.evidence = std::move(evidence);
-  return f;
-}
 
 analysis::Finding hoarding(analysis::Severity severity, int free_gpus) {
   analysis::GpuNodeHoardingEvidence evidence;
@@ -31,14 +20,17 @@ analysis::Finding hoarding(analysis::Severity severity, int free_gpus) {
 }
 
 analysis::Finding split(analysis::Severity severity, double seconds) {
-  return finding("split-dependencies", severity, "run/ml/etl/r1", seconds,
-                 {{"namespace", "ml"},
-                  {"dag", "etl"},
-                  {"run", "r1"},
-                  {"split_node_edges", 3},
-                  {"cross_zone_edges", 2},
-                  {"estimated_transfer_seconds", seconds},
-                  {"critical_path_transfer_seconds", seconds}});
+  analysis::SplitDependenciesEvidence evidence;
+  evidence.scope = {"ml", "etl", "r1", {}, {}};
+  evidence.same_zone_split_edges = 1;
+  evidence.cross_zone_edges = 2;
+  evidence.estimated_transfer_seconds = seconds;
+  evidence.critical_path_transfer_seconds = seconds;
+  analysis::Finding f = analysis::findingOf(std::move(evidence));
+  f.severity = severity;
+  f.target = "run/ml/etl/r1";
+  f.impact = seconds;
+  return f;
 }
 
 std::vector<std::string> kinds(const std::vector<advice::Recommendation>& recs) {

@@ -1,3 +1,5 @@
+#include "analysis/detectors/split_dependencies.h"
+
 #include <yaml-cpp/yaml.h>
 
 #include <catch2/catch.hpp>
@@ -10,19 +12,18 @@ using nlohmann::json;
 namespace {
 
 analysis::Finding splitFinding(const std::string& dag, const std::string& run, int split, int cross,
-                               double seconds, double critical_seconds) {
-  analysis::Finding f;
-  f.kind = "split-dependencies";
+                               double seconds, double critical_seconds,
+                               analysis::LabelPairs selector = {}) {
+  analysis::SplitDependenciesEvidence evidence;
+  evidence.scope = {"science", dag, run, std::move(selector), {}};
+  evidence.cross_zone_edges = static_cast<std::size_t>(cross);
+  evidence.same_zone_split_edges = static_cast<std::size_t>(split - cross);
+  evidence.estimated_transfer_seconds = seconds;
+  evidence.critical_path_transfer_seconds = critical_seconds;
+  analysis::Finding f = analysis::findingOf(std::move(evidence));
   f.severity = cross > 0 ? analysis::Severity::kWarning : analysis::Severity::kInfo;
   f.target = "run/science/" + dag + "/" + run;
   f.impact = seconds;
-  f.evidence = {{"namespace", "science"},
-                {"dag", dag},
-                {"run", run},
-                {"split_node_edges", split},
-                {"cross_zone_edges", cross},
-                {"estimated_transfer_seconds", seconds},
-                {"critical_path_transfer_seconds", critical_seconds}};
   return f;
 }
 
@@ -116,8 +117,8 @@ TEST_CASE("split-dependencies patches select the run by its engine's own labels"
           "[advice][split-dependencies]") {
   // An Argo run: its pods carry workflows.argoproj.io/workflow, never dag-id/dag-run.
   config::Config config;
-  analysis::Finding f = splitFinding("etl", "etl-x7k2p", 2, 1, 40, 30);
-  f.evidence["selector"] = {{"workflows.argoproj.io/workflow", "etl-x7k2p"}};
+  const analysis::Finding f = splitFinding("etl", "etl-x7k2p", 2, 1, 40, 30,
+                                           {{"workflows.argoproj.io/workflow", "etl-x7k2p"}});
   const auto recs = advice::recommend({f}, config);
   REQUIRE(recs.size() == 1);
   const auto doc = YAML::Load(recs[0].patch_yaml);

@@ -39,15 +39,31 @@ TEST_CASE("a slower cohort is called slower with its test and sample sizes",
   CHECK(f.kind == "cohort-comparison");
   CHECK(f.target == "cohort/scheduler-version=v2");
   CHECK(f.severity == analysis::Severity::kWarning);
-  CHECK(f.evidence["verdict"] == "slower");
-  const auto& latency = f.evidence["latency"];
-  CHECK(latency["baseline_samples"] == 20);
-  CHECK(latency["samples"] == 20);
-  CHECK(latency["difference_seconds"].get<double>() == Approx(100));
+  const auto& e = f.evidenceAs<analysis::CohortComparisonEvidence>();
+  CHECK(e.label == "scheduler-version");
+  CHECK(e.baseline == "v1");
+  CHECK(e.cohort == "v2");
+  CHECK(e.verdict == "slower");
+  const analysis::CohortMeasure& latency = e.latency;
+  CHECK(latency.verdict == "slower");
+  CHECK(latency.baseline_samples == 20);
+  CHECK(latency.samples == 20);
+  REQUIRE(latency.medians);
+  CHECK(latency.differenceSeconds() == Approx(100));
   // U = 0 (no v1 pod slower than a v2 pod): z = −200 / sqrt(20·20·41/12) = −5.41.
-  CHECK(latency["u"].get<double>() == Approx(0));
-  CHECK(latency["p_value"].get<double>() < 1e-6);
-  CHECK(f.evidence["makespan"]["verdict"] == "no_data");
+  CHECK(latency.medians->u == Approx(0));
+  CHECK(latency.pValue() < 1e-6);
+  CHECK(e.makespan.verdict == "no_data");
+  CHECK_FALSE(e.makespan.medians);
+  // The API renders the same numbers under the documented keys.
+  const auto json = f.evidenceJson();
+  CHECK(json["verdict"] == "slower");
+  CHECK(json["test"] == "mann-whitney-u");
+  CHECK(json["latency"]["baseline_samples"] == 20);
+  CHECK(json["latency"]["difference_seconds"].get<double>() == Approx(100));
+  CHECK(json["latency"]["p_value"].get<double>() < 1e-6);
+  CHECK(json["makespan"] ==
+        nlohmann::json{{"baseline_samples", 0}, {"samples", 0}, {"verdict", "no_data"}});
 }
 
 TEST_CASE("no verdict below the minimum sample", "[detector][cohort-comparison]") {
@@ -56,12 +72,15 @@ TEST_CASE("no verdict below the minimum sample", "[detector][cohort-comparison]"
   addCohort(pods, "v2", 19, 101);
   const auto findings = detectCohortComparison(pods);
   REQUIRE(findings.size() == 1);
-  CHECK(findings[0].evidence["latency"]["verdict"] == "too_few_samples");
-  CHECK(findings[0].evidence["verdict"] == "no verdict");
+  const auto& e = findings[0].evidenceAs<analysis::CohortComparisonEvidence>();
+  CHECK(e.latency.verdict == "too_few_samples");
+  CHECK(e.verdict == "no verdict");
   CHECK(findings[0].severity == analysis::Severity::kInfo);
   config::Config config;
   config.detectors.cohort_comparison.min_samples = 19;
-  CHECK(detectCohortComparison(pods, config)[0].evidence["verdict"] == "slower");
+  CHECK(detectCohortComparison(pods, config)[0]
+            .evidenceAs<analysis::CohortComparisonEvidence>()
+            .verdict == "slower");
 }
 
 TEST_CASE("equal cohorts show no significant difference", "[detector][cohort-comparison]") {
@@ -70,8 +89,9 @@ TEST_CASE("equal cohorts show no significant difference", "[detector][cohort-com
   addCohort(pods, "v2", 25, 1);
   const auto findings = detectCohortComparison(pods);
   REQUIRE(findings.size() == 1);
-  CHECK(findings[0].evidence["latency"]["verdict"] == "no_significant_difference");
-  CHECK(findings[0].evidence["latency"]["p_value"].get<double>() == Approx(1.0));
+  const auto& latency = findings[0].evidenceAs<analysis::CohortComparisonEvidence>().latency;
+  CHECK(latency.verdict == "no_significant_difference");
+  CHECK(latency.pValue() == Approx(1.0));
 }
 
 TEST_CASE("one cohort, or none, is no comparison", "[detector][cohort-comparison]") {

@@ -25,18 +25,32 @@ TEST_CASE("pending critical-path tasks at the priority of slack-rich work are re
   CHECK(f.target == "run/etl/train/r1");
   CHECK(f.severity == analysis::Severity::kWarning);
   // Remaining work b (1000 s) → d (50 s) is critical; c (10 s) has 1050 − 60 = 990 s of slack.
-  const auto& tasks = f.evidence["critical_tasks"];
+  const auto& e = f.evidenceAs<analysis::CriticalPathPriorityEvidence>();
+  CHECK(e.scope.namespace_ == "etl");
+  CHECK(e.scope.dag == "train");
+  CHECK(e.scope.run == "r1");
+  const auto& tasks = e.critical_tasks;
   REQUIRE(tasks.size() == 2);
-  CHECK(tasks[0]["task"] == "b");
-  CHECK(tasks[1]["task"] == "d");
-  CHECK(tasks[0]["slack_seconds"].get<double>() == Approx(0));
-  CHECK(tasks[0]["waiting_seconds"].get<double>() == Approx(10'000));
-  CHECK(f.evidence["critical_waiting_seconds"].get<double>() == Approx(20'000));
+  CHECK(tasks[0].task == "b");
+  CHECK(tasks[1].task == "d");
+  CHECK(tasks[0].run == "etl/train/r1");
+  CHECK(tasks[0].slack_seconds == Approx(0));
+  REQUIRE(tasks[0].waiting_seconds);
+  CHECK(*tasks[0].waiting_seconds == Approx(10'000));
+  CHECK(e.critical_waiting_seconds == Approx(20'000));
   CHECK(f.impact == Approx(20'000));
-  CHECK(f.evidence["slack_rich_pending"] == 1);
-  REQUIRE(f.evidence["slack_rich_examples"].size() == 1);
-  CHECK(f.evidence["slack_rich_examples"][0]["task"] == "c");
-  CHECK(f.evidence["slack_rich_examples"][0]["slack_seconds"].get<double>() == Approx(990));
+  CHECK(e.slack_rich_pending == 1);
+  REQUIRE(e.slack_rich_examples.size() == 1);
+  CHECK(e.slack_rich_examples[0].task == "c");
+  CHECK(e.slack_rich_examples[0].slack_seconds == Approx(990));
+  // The API renders the same numbers under the documented keys.
+  const auto json = f.evidenceJson();
+  CHECK(json["run"] == "r1");
+  CHECK(json["critical_tasks"][0]["task"] == "b");
+  CHECK(json["critical_tasks"][0]["waiting_seconds"].get<double>() == Approx(10'000));
+  CHECK(json["critical_waiting_seconds"].get<double>() == Approx(20'000));
+  CHECK(json["slack_rich_pending"] == 1);
+  CHECK(json["slack_rich_examples"][0]["slack_seconds"].get<double>() == Approx(990));
 }
 
 TEST_CASE("min_rich_slack holds at its edge", "[detector][critical-path-priority]") {
@@ -98,12 +112,12 @@ TEST_CASE("a copy of a pipeline under another DAG id borrows the durations of it
   const auto findings = detectCriticalPathPriority(fx);
   REQUIRE(findings.size() == 1);
   CHECK(findings[0].target == "run/etl/train_eu/r1");
-  const auto& tasks = findings[0].evidence["critical_tasks"];
-  REQUIRE(tasks.size() == 2);
-  CHECK(tasks[0]["task"] == "b");
-  CHECK(tasks[1]["task"] == "d");
-  CHECK(findings[0].evidence["slack_rich_examples"][0]["slack_seconds"].get<double>() ==
-        Approx(990));
+  const auto& e = findings[0].evidenceAs<analysis::CriticalPathPriorityEvidence>();
+  REQUIRE(e.critical_tasks.size() == 2);
+  CHECK(e.critical_tasks[0].task == "b");
+  CHECK(e.critical_tasks[1].task == "d");
+  REQUIRE_FALSE(e.slack_rich_examples.empty());
+  CHECK(e.slack_rich_examples[0].slack_seconds == Approx(990));
 }
 
 TEST_CASE("durations are not borrowed across namespaces", "[detector][critical-path-priority]") {
@@ -121,8 +135,11 @@ TEST_CASE("the DAG's own history wins over the namespace's", "[detector][critica
       {{0, 1}, {0, 2}, {1, 3}, {2, 3}});
   const auto findings = detectCriticalPathPriority(fx);
   REQUIRE(findings.size() == 1);
-  CHECK(findings[0].evidence["critical_tasks"][0]["task"] == "b");
-  CHECK(findings[0].evidence["slack_rich_examples"][0]["task"] == "c");
+  const auto& e = findings[0].evidenceAs<analysis::CriticalPathPriorityEvidence>();
+  REQUIRE_FALSE(e.critical_tasks.empty());
+  REQUIRE_FALSE(e.slack_rich_examples.empty());
+  CHECK(e.critical_tasks[0].task == "b");
+  CHECK(e.slack_rich_examples[0].task == "c");
 }
 
 namespace {

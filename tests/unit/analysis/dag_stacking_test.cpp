@@ -54,17 +54,29 @@ TEST_CASE("tasks of one run piled on a busy node beside an idle peer are reporte
   CHECK(f.target == "run/etl/daily/r1");
   CHECK(f.severity == analysis::Severity::kWarning);
   CHECK(f.impact == 5);
-  CHECK(f.evidence["stacked_tasks"] == 5);
-  REQUIRE(f.evidence["stacked_nodes"].size() == 1);
-  const auto& s = f.evidence["stacked_nodes"][0];
-  CHECK(s["node"] == "w1");
-  CHECK(s["pool"] == "compute");
-  CHECK(s["tasks"] == 5);
-  CHECK(s["run_cpu_millis"] == 15'000);
-  CHECK(s["node_cpu_requested_share"].get<double>() == Approx(15.0 / 16));
-  CHECK(s["idle_peer_count"] == 1);
-  CHECK(s["idle_peers"][0]["node"] == "w2");
-  CHECK(s["idle_peers"][0]["free_cpu_share"].get<double>() == Approx(1.0));
+  const auto& e = f.evidenceAs<analysis::DagStackingEvidence>();
+  CHECK(e.scope.dag == "daily");
+  CHECK(e.scope.run == "r1");
+  CHECK(e.stacked_tasks == 5);
+  REQUIRE(e.stacked_nodes.size() == 1);
+  const analysis::StackedNode& s = e.stacked_nodes[0];
+  CHECK(s.node == "w1");
+  CHECK(s.pool == "compute");
+  CHECK(s.tasks() == 5);
+  CHECK(s.run_cpu_millis == 15'000);
+  CHECK(s.node_cpu_requested_share == Approx(15.0 / 16));
+  CHECK(s.idle_peer_count == 1);
+  REQUIRE(s.idle_peers.size() == 1);
+  CHECK(s.idle_peers[0].node == "w2");
+  CHECK(s.idle_peers[0].free_cpu_share == Approx(1.0));
+  // The API renders the same numbers under the documented keys.
+  const auto json = f.evidenceJson();
+  CHECK(json["stacked_tasks"] == 5);
+  CHECK(json["stacked_nodes"][0]["pool"] == "compute");
+  CHECK(json["stacked_nodes"][0]["tasks"] == 5);
+  CHECK(json["stacked_nodes"][0]["task_ids"].size() == 5);
+  CHECK(json["stacked_nodes"][0]["idle_peer_count"] == 1);
+  CHECK(json["stacked_nodes"][0]["idle_peers"][0]["node"] == "w2");
 }
 
 TEST_CASE("min_tasks_per_node holds at its edge", "[detector][dag-stacking]") {

@@ -22,12 +22,24 @@ TEST_CASE("a ready task pending while a node has room is reported", "[detector][
   const analysis::Finding& f = findings[0];
   CHECK(f.kind == "idle-slots");
   CHECK(f.target == "run/etl/daily/r1");
-  const auto& task = f.evidence["ready_tasks"][0];
-  CHECK(task["task"] == "b");
-  CHECK(task["ready_wait_seconds"].get<double>() == Approx(10'000 - 200));
-  CHECK(task["nodes_with_room"] == nlohmann::json::array({"w1"}));
-  CHECK(f.evidence["lost_slot_seconds"].get<double>() == Approx(9'800));
+  const auto& e = f.evidenceAs<analysis::IdleSlotsEvidence>();
+  CHECK(e.scope.dag == "daily");
+  CHECK(e.scope.run == "r1");
+  REQUIRE(e.ready_tasks.size() == 1);
+  const analysis::IdleReadyTask& task = e.ready_tasks[0];
+  CHECK(task.task == "b");
+  CHECK(task.ready_wait_seconds == Approx(10'000 - 200));
+  CHECK(task.nodes_with_room == std::vector<std::string>{"w1"});
+  CHECK(e.lost_slot_seconds == Approx(9'800));
   CHECK(f.impact == Approx(9'800));
+  // The API renders the same numbers under the documented keys.
+  const auto json = f.evidenceJson();
+  CHECK(json["ready_tasks"][0]["task"] == "b");
+  CHECK(json["ready_tasks"][0]["nodes_with_room"] == nlohmann::json::array({"w1"}));
+  CHECK(json["ready_tasks"][0]["cpu_millis"] == task.requests.cpu_millis);
+  CHECK(json["lost_slot_seconds"].get<double>() == Approx(9'800));
+  CHECK(json.contains("makespan_seconds"));
+  CHECK(json.contains("whatif_makespan_seconds") == e.whatif_makespan_seconds.has_value());
 }
 
 TEST_CASE("min_ready_wait holds at its edge", "[detector][idle-slots]") {

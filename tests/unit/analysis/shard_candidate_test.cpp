@@ -23,15 +23,27 @@ TEST_CASE("a task dominating every run's critical path is a shard candidate",
   const analysis::Finding& f = findings[0];
   CHECK(f.kind == "shard-candidate");
   CHECK(f.target == "dag/etl/daily");
-  CHECK(f.evidence["task"] == "big");
-  CHECK(f.evidence["runs"] == 3);
-  CHECK(f.evidence["median_critical_share"].get<double>() == Approx(1000.0 / 1200));
-  CHECK(f.evidence["idle_nodes"] == 3);
-  CHECK(f.evidence["chunks"] == 4);
+  const auto& e = f.evidenceAs<analysis::ShardCandidateEvidence>();
+  CHECK(e.namespace_ == "etl");
+  CHECK(e.dag == "daily");
+  CHECK(e.task == "big");
+  CHECK(e.runs == 3);
+  CHECK(e.median_critical_share == Approx(1000.0 / 1200));
+  CHECK(e.idle_nodes == 3);
+  CHECK(e.chunks == 4);
   // 1000 s in 4 chunks saves 750 s of the 1200 s makespan.
-  CHECK(f.evidence["expected_saving_seconds"].get<double>() == Approx(750));
-  CHECK(f.evidence["expected_makespan_seconds"].get<double>() == Approx(450));
+  CHECK(e.expected_saving_seconds == Approx(750));
+  CHECK(e.expectedMakespanSeconds() == Approx(450));
   CHECK(f.impact == Approx(750));
+  // The API renders the same numbers under the documented keys.
+  const auto json = f.evidenceJson();
+  CHECK(json["namespace"] == "etl");
+  CHECK(json["dag"] == "daily");
+  CHECK_FALSE(json.contains("run"));
+  CHECK(json["task"] == "big");
+  CHECK(json["chunks"] == 4);
+  CHECK(json["median_makespan_seconds"].get<double>() == Approx(1200));
+  CHECK(json["expected_makespan_seconds"].get<double>() == Approx(450));
 }
 
 TEST_CASE("shard-candidate thresholds hold at their edges", "[detector][shard-candidate]") {

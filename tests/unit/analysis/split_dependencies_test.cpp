@@ -54,22 +54,34 @@ TEST_CASE("a run spread over zones is reported with its edges and transfer estim
   CHECK(f.kind == "split-dependencies");
   CHECK(f.target == "run/science/genome/r1");
   CHECK(f.severity == analysis::Severity::kWarning);
-  const auto& e = f.evidence;
-  CHECK(e["edges"] == 5);
-  CHECK(e["placed_edges"] == 5);
-  CHECK(e["same_node_edges"] == 2);
-  CHECK(e["split_node_edges"] == 3);
-  CHECK(e["cross_zone_edges"] == 3);
-  CHECK(e["same_zone_split_edges"] == 0);
-  CHECK(e["split_share"].get<double>() == Approx(0.6));
-  CHECK(e["estimated_transfer_seconds"].get<double>() == Approx(90));  // 3 × 30 s
-  CHECK(e["critical_path_split_edges"] == 2);  // fetch→split, align-1→merge
-  CHECK(e["critical_path_transfer_seconds"].get<double>() == Approx(60));
-  REQUIRE(e["split_edges"].size() == 3);
-  CHECK(e["split_edges"][0]["parent"] == "fetch");
-  CHECK(e["split_edges"][0]["parent_zone"] == "zone-a");
-  CHECK(e["split_edges"][0]["child_zone"] == "zone-b");
+  const auto& e = f.evidenceAs<analysis::SplitDependenciesEvidence>();
+  CHECK(e.scope.namespace_ == "science");
+  CHECK(e.scope.dag == "genome");
+  CHECK(e.scope.run == "r1");
+  CHECK(e.edges == 5);
+  CHECK(e.placedEdges() == 5);
+  CHECK(e.same_node_edges == 2);
+  CHECK(e.splitNodeEdges() == 3);
+  CHECK(e.cross_zone_edges == 3);
+  CHECK(e.same_zone_split_edges == 0);
+  CHECK(e.split_share == Approx(0.6));
+  CHECK(e.estimated_transfer_seconds == Approx(90));  // 3 × 30 s
+  CHECK(e.critical_path_split_edges == 2);            // fetch→split, align-1→merge
+  CHECK(e.critical_path_transfer_seconds == Approx(60));
+  REQUIRE(e.split_edges.size() == 3);
+  CHECK(e.split_edges[0].parent == "fetch");
+  CHECK(e.split_edges[0].parent_zone == "zone-a");
+  CHECK(e.split_edges[0].child_zone == "zone-b");
   CHECK(f.impact == Approx(90));
+  // The API renders the same numbers under the documented keys.
+  const auto json = f.evidenceJson();
+  CHECK(json["namespace"] == "science");
+  CHECK(json["run"] == "r1");
+  CHECK(json["placed_edges"] == 5);
+  CHECK(json["split_node_edges"] == 3);
+  CHECK(json["estimated_transfer_seconds"].get<double>() == Approx(90));
+  CHECK(json["split_edges"][0]["parent"] == "fetch");
+  CHECK(json["split_edges"][0]["child_zone"] == "zone-b");
 }
 
 TEST_CASE("the cost model comes from the configuration", "[detector][split-dependencies]") {
@@ -79,7 +91,8 @@ TEST_CASE("the cost model comes from the configuration", "[detector][split-depen
   config.analysis.transfer.same_node = config::Seconds(1);
   const auto findings = detectSplitDependencies(fx, config);
   REQUIRE(findings.size() == 1);
-  CHECK(findings[0].evidence["estimated_transfer_seconds"].get<double>() == Approx(302));
+  CHECK(findings[0].evidenceAs<analysis::SplitDependenciesEvidence>().estimated_transfer_seconds ==
+        Approx(302));
 }
 
 TEST_CASE("a run on one node, or one that is not placed yet, stays silent",
@@ -109,8 +122,9 @@ TEST_CASE("the split-share threshold and min_split_edges hold at their edges",
   const auto findings = detectSplitDependencies(fx, config);
   REQUIRE(findings.size() == 1);
   CHECK(findings[0].severity == analysis::Severity::kInfo);  // no zone crossed
-  CHECK(findings[0].evidence["same_zone_split_edges"] == 2);
-  CHECK(findings[0].evidence["estimated_transfer_seconds"].get<double>() == Approx(10));
+  const auto& e = findings[0].evidenceAs<analysis::SplitDependenciesEvidence>();
+  CHECK(e.same_zone_split_edges == 2);
+  CHECK(e.estimated_transfer_seconds == Approx(10));
   config.detectors.split_dependencies.min_split_edges = 3;
   CHECK(detectSplitDependencies(fx, config).empty());
 }
@@ -122,7 +136,7 @@ TEST_CASE("enough cross-zone edges fire below the share threshold, edge included
   REQUIRE(config.detectors.split_dependencies.min_cross_zone_edges == 2);
   const auto findings = detectSplitDependencies(fx, config);
   REQUIRE(findings.size() == 1);
-  CHECK(findings[0].evidence["cross_zone_edges"] == 2);
+  CHECK(findings[0].evidenceAs<analysis::SplitDependenciesEvidence>().cross_zone_edges == 2);
   config.detectors.split_dependencies.min_cross_zone_edges = 3;
   CHECK(detectSplitDependencies(fx, config).empty());
 }
@@ -133,20 +147,22 @@ TEST_CASE("partial placement: unplaced edges are left out, unknown zones are not
     RunFixture fx = diamond({"a1", "b1", "b1", "a2", ""});
     const auto findings = detectSplitDependencies(fx);
     REQUIRE(findings.size() == 1);
-    CHECK(findings[0].evidence["placed_edges"] == 3);
-    CHECK(findings[0].evidence["unplaced_edges"] == 2);
-    CHECK(findings[0].evidence["split_share"].get<double>() == Approx(2.0 / 3));
+    const auto& e = findings[0].evidenceAs<analysis::SplitDependenciesEvidence>();
+    CHECK(e.placedEdges() == 3);
+    CHECK(e.unplaced_edges == 2);
+    CHECK(e.split_share == Approx(2.0 / 3));
   }
   SECTION("an unzoned node and a node gone from the snapshot") {
     RunFixture fx = diamond({"x", "ghost", "ghost", "x", "x"});
     const auto findings = detectSplitDependencies(fx);
     REQUIRE(findings.size() == 1);
-    const auto& e = findings[0].evidence;
-    CHECK(e["zone_unknown_edges"] == 3);  // ghost → ghost is one node, whatever its zone
-    CHECK(e["cross_zone_edges"] == 0);
+    const auto& e = findings[0].evidenceAs<analysis::SplitDependenciesEvidence>();
+    CHECK(e.zone_unknown_edges == 3);  // ghost → ghost is one node, whatever its zone
+    CHECK(e.cross_zone_edges == 0);
     CHECK(findings[0].severity == analysis::Severity::kInfo);
-    CHECK(e["estimated_transfer_seconds"].get<double>() == Approx(15));  // costed as same zone
-    CHECK(e["split_edges"][0]["child_zone"].is_null());
+    CHECK(e.estimated_transfer_seconds == Approx(15));  // costed as same zone
+    CHECK_FALSE(e.split_edges[0].child_zone);
+    CHECK(findings[0].evidenceJson()["split_edges"][0]["child_zone"].is_null());
   }
 }
 
@@ -157,7 +173,7 @@ TEST_CASE("a task pointing at no pod is skipped, not a crash", "[detector][split
   analysis::FindingSink sink;
   analysis::SplitDependencies().analyze({*fx.cluster, fx.graphs, noFloor()}, sink);
   REQUIRE(sink.findings().size() == 1);
-  CHECK(sink.findings()[0].evidence["unplaced_edges"] == 2);
+  CHECK(sink.findings()[0].evidenceAs<analysis::SplitDependenciesEvidence>().unplaced_edges == 2);
 }
 
 TEST_CASE("the transfer-cost floor: a run is reported only from min_run_transfer on",
@@ -202,13 +218,13 @@ TEST_CASE("a run with many split edges lists the five costliest, cross-zone firs
   fx.addRun("etl", "fan", "r1", tasks, edges);
   const auto findings = detectSplitDependencies(fx);
   REQUIRE(findings.size() == 1);
-  const auto& e = findings[0].evidence;
-  CHECK(e["split_node_edges"] == 12);
-  CHECK(e["cross_zone_edges"] == 3);
-  CHECK(e["estimated_transfer_seconds"].get<double>() == Approx(3 * 30 + 9 * 5));
-  REQUIRE(e["split_edges"].size() == 5);
+  const auto& e = findings[0].evidenceAs<analysis::SplitDependenciesEvidence>();
+  CHECK(e.splitNodeEdges() == 12);
+  CHECK(e.cross_zone_edges == 3);
+  CHECK(e.estimated_transfer_seconds == Approx(3 * 30 + 9 * 5));
+  REQUIRE(e.split_edges.size() == 5);
   for (std::size_t i = 0; i < 3; ++i) {
-    CHECK(e["split_edges"][i]["child_zone"] == "zone-b");
+    CHECK(e.split_edges[i].child_zone == "zone-b");
   }
-  CHECK(e["split_edges"][3]["child_zone"] == "zone-a");
+  CHECK(e.split_edges[3].child_zone == "zone-a");
 }

@@ -18,14 +18,6 @@ struct TargetPool {
   std::vector<std::string> workloads;
 };
 
-// The findings in the order cover() lists their evidence: largest impact first.
-FindingList byImpact(const FindingList& findings) {
-  FindingList ranked = findings;
-  std::stable_sort(ranked.begin(), ranked.end(),
-                   [](const auto* a, const auto* b) { return a->impact > b->impact; });
-  return ranked;
-}
-
 std::vector<std::pair<std::string, std::string>> patches(
     const std::map<std::string, TargetPool>& pools, const std::string& label) {
   std::vector<std::pair<std::string, std::string>> docs;

@@ -68,7 +68,7 @@ class Engine {
       : in_(in),
         profile_(profile),
         states_(in.nodes.size()),
-        queue_(in.pods.size(), profile.backoff),
+        queue_(in.pods.size(), profile.backoff, profile.queue_order),
         parents_left_(in.pods.size()),
         last_parent_(in.pods.size(), -kForever),
         generation_(in.pods.size()),
@@ -186,6 +186,12 @@ class Engine {
   void attempt(ReplayPodId id, UnixSeconds now) {
     ++out_.attempts;
     const ReplayPod& pod = in_.pods[id];
+    if (profile_.prefer_observed_node && pod.observed_node &&
+        filterNode(pod, in_.nodes[*pod.observed_node], states_[*pod.observed_node]) ==
+            FilterResult::kFits) {
+      bind(id, *pod.observed_node, now);
+      return;
+    }
     feasible_.clear();
     bool resolvable_rejection = false;
     for (ReplayNodeId n = 0; n < in_.nodes.size(); ++n) {
@@ -251,6 +257,7 @@ class Engine {
     ++o.evictions;
     o.node.reset();
     o.bound = o.started = kForever;
+    queue_.recreate(id);
     queue_.activate(id, in_.pods[id].priority, now);
   }
 

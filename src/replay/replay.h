@@ -15,7 +15,14 @@ namespace dagadvisor::replay {
 struct SchedulerProfile {
   ScoreWeights weights;
   BackoffPolicy backoff;
+  QueueOrder queue_order = QueueOrder::kQueueTimestamp;
   bool preemption = true;  // DefaultPreemption
+  /// A pod whose observed node passes the filters when it is attempted goes back there, without
+  /// scoring. The observed choice stands in for what the model cannot see of the real decision
+  /// (score plugins on images, topology spread and pod affinity; kube-scheduler's random pick
+  /// among equal scores); pods a change forces off their node, and pods never placed, are
+  /// scored. Off: every placement is the emulated scheduler's own.
+  bool prefer_observed_node = true;
 };
 
 /// What happened to one pod in the replay. Times are kForever for what never happened.
@@ -54,9 +61,9 @@ struct ReplayResult {
 /// created, every other task `handoff` after its last parent finished; the queue, filters,
 /// scores and preemption of `profile` place them; a bound pod starts `start_delay` later and
 /// holds its requests for `run_seconds` (an unknown run time holds them to the window's end).
-/// Among equally scored nodes the pod's observed node wins, so that a replay without change
-/// keeps the observed placement where the scheduler was indifferent; other ties go to a hash
-/// of pod and node (a deterministic stand-in for kube-scheduler's random pick).
+/// Among equally scored nodes the pod's observed node wins (whatever prefer_observed_node says);
+/// other ties go to a hash of pod and node (a deterministic stand-in for kube-scheduler's
+/// random pick).
 /// Fails on an input whose references are out of range.
 Result<ReplayResult> replay(const ReplayInput& input, const SchedulerProfile& profile = {});
 

@@ -14,8 +14,14 @@ double BackoffPolicy::after(std::uint32_t attempts) const {
 }
 
 void SchedulingQueue::activate(ReplayPodId pod, std::int64_t priority, UnixSeconds now) {
-  entries_[pod].parked = false;
-  active_.emplace(-priority, now, pod);
+  Entry& e = entries_[pod];
+  e.parked = false;
+  if (e.attempts == 0) {
+    e.first_stamp = now;
+  }
+  const UnixSeconds stamp =
+      e.attempts == 0 ? now : (order_ == QueueOrder::kArrival ? e.first_stamp : e.last_attempt);
+  active_.emplace(-priority, stamp, pod);
 }
 
 std::optional<ReplayPodId> SchedulingQueue::pop() {

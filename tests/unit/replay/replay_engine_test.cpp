@@ -165,7 +165,7 @@ TEST_CASE("replays are deterministic and keep the observed node where the scores
   }
 }
 
-TEST_CASE("the scheduler spreads onto the less allocated node") {
+TEST_CASE("scored, a pod goes to the less allocated node; by default back to its observed one") {
   replay::ReplayInput in;
   in.window_end = 1000;
   in.nodes = {replayNode("busy", 8, 16), replayNode("idle", 8, 16)};
@@ -175,8 +175,13 @@ TEST_CASE("the scheduler spreads onto the less allocated node") {
   auto pod = replayPod("new", 1, 1, 10, 5);
   pod.observed_node = 0;  // observed there, but the scores do not tie
   in.pods = {resident, pod};
-  const auto r = replayOk(in);
-  CHECK(r.pods[1].node == 1u);
+  replay::SchedulerProfile scored;
+  scored.prefer_observed_node = false;
+  CHECK(replayOk(in, scored).pods[1].node == 1u);
+  CHECK(replayOk(in).pods[1].node == 0u);  // by default it goes back where it was seen
+
+  in.pods[1].requests.cpu_millis = 4000;  // no longer fits beside the resident
+  CHECK(replayOk(in).pods[1].node == 1u);
 }
 
 TEST_CASE("an input referring to a missing node is an error") {

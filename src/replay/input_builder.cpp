@@ -216,6 +216,9 @@ class Builder {
 
   void timeReplayed(const model::Pod& p, model::PodId id, ReplayPod& pod) {
     pod.arrival = p.created.value_or(p.scheduled.value_or(in_.window_start));
+    if (p.created && p.scheduled) {
+      pod.observed_queue_seconds = std::max(0.0, *p.scheduled - *p.created);
+    }
     pod.start_delay =
         p.scheduled && p.started ? std::max(0.0, *p.started - *p.scheduled) : median_start_delay_;
     if (p.started && p.finished) {

@@ -11,7 +11,7 @@
 namespace dagadvisor::replay {
 namespace {
 
-enum class EventKind { kArrive, kFinish, kFixedBind, kFixedRelease, kBackoffDue };
+enum class EventKind { kArrive, kFirstAttempt, kFinish, kFixedBind, kFixedRelease, kBackoffDue };
 
 struct Event {
   UnixSeconds time = 0;
@@ -123,8 +123,13 @@ class Engine {
     switch (e.kind) {
       case EventKind::kArrive:
         out_.pods[e.pod].arrival = std::min(out_.pods[e.pod].arrival, e.time);
-        queue_.activate(e.pod, in_.pods[e.pod].priority, e.time);
+        if (in_.pods[e.pod].queue_latency > 0) {
+          push(e.time + in_.pods[e.pod].queue_latency, EventKind::kFirstAttempt, e.pod);
+        } else {
+          queue_.activate(e.pod, in_.pods[e.pod].priority, e.time);
+        }
         break;
+      case EventKind::kFirstAttempt:
       case EventKind::kBackoffDue:
         queue_.activate(e.pod, in_.pods[e.pod].priority, e.time);
         break;

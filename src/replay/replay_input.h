@@ -75,6 +75,11 @@ struct ReplayPod {
   UnixSeconds arrival = 0;
   double handoff = 0;      // last parent finished → created, as observed (or the median)
   double start_delay = 0;  // bound → container started (image pull, sandbox)
+  /// Arrival → first scheduling attempt: the scheduler's own delay, 0 unless
+  /// estimateSchedulerLatency() measured one for the pod's time of arrival.
+  double queue_latency = 0;
+  /// created → scheduled as observed (waiting for room and the scheduler's own delay alike).
+  std::optional<double> observed_queue_seconds;
   double run_seconds = 0;  // container started → finished
   RunTimeBasis basis = RunTimeBasis::kObserved;
 

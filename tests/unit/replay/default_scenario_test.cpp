@@ -10,6 +10,7 @@
 #include "model/cluster_fetch.h"
 #include "replay/calibration.h"
 #include "replay/input_builder.h"
+#include "replay/scheduler_latency.h"
 #include "sources/snapshot/snapshot_source.h"
 
 using namespace dagadvisor;
@@ -45,6 +46,7 @@ TEST_CASE("an unchanged replay of the default scenario reproduces its finished r
   const DefaultWindow w = loadDefaultScenario();
   auto input = replay::buildReplayInput(*w.cluster, w.graphs);
   REQUIRE(input.ok());
+  REQUIRE(replay::estimateSchedulerLatency(*input).ok());
   auto calibration = replay::calibrate(*input);
   REQUIRE(calibration.ok());
   testing::printCalibration("default (snapshot)", *calibration);

@@ -1,0 +1,192 @@
+// Calibration of dagadvisor's replay (src/replay) on the simulator's scenarios: each scenario is
+// simulated, rebuilt as the daemon's model (nodes with labels and taints, every pod with its
+// times, requests and owner, each run with its true DAG), and replayed without change; the
+// replayed makespan of every run that finished must be close to the simulated one. The
+// simulator is the oracle here: the replay shares no code with it, only what a real cluster
+// would show. The distribution is printed on every run.
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "graph/cluster_whatif.h"
+#include "graph/run_graph.h"
+#include "model/cluster.h"
+#include "model/workflow.h"
+#include "replay/calibration.h"
+#include "replay/input_builder.h"
+#include "replay/scheduler_latency.h"
+#include "sim_test_support.h"
+
+namespace {
+
+namespace sim = dagadvisor::sim;
+namespace model = dagadvisor::model;
+namespace replay = dagadvisor::replay;
+namespace graph = dagadvisor::graph;
+
+model::ResourceVector resourcesOf(const sim::Resources& r) {
+  return {static_cast<std::int64_t>(r.cpu * 1000), static_cast<std::int64_t>(r.memory), r.gpu};
+}
+
+model::Node nodeOf(const sim::Node& n) {
+  model::Node node;
+  node.name = n.name;
+  node.allocatable = resourcesOf(n.allocatable);
+  node.capacity = resourcesOf(n.capacity);
+  node.labels.set("kubernetes.io/hostname", n.name);
+  node.labels.set("node-type", n.nodeType);
+  node.labels.set("topology.kubernetes.io/zone", n.zone);
+  if (!n.accelerator.empty()) {
+    node.labels.set("accelerator", n.accelerator);
+  }
+  for (const sim::Taint& t : n.taints) {
+    node.taints.push_back({t.key, t.value, t.effect});
+  }
+  return node;
+}
+
+std::optional<double> at(double t, double start) {
+  return t == sim::kNever ? std::nullopt : std::optional<double>(start + t);
+}
+
+model::Pod podOf(const sim::History& h, const sim::Pod& p) {
+  const double start = static_cast<double>(h.scenario->start);
+  model::Pod pod;
+  pod.namespace_ = p.ns;
+  pod.name = p.name;
+  pod.uid = p.uid;
+  pod.requests = resourcesOf(p.request);
+  for (const auto& [k, v] : p.labels) {
+    pod.labels.set(k, v);
+  }
+  for (const auto& [k, v] : p.annotations) {
+    pod.annotations.set(k, v);
+  }
+  pod.owner_kind = p.ownerKind;
+  pod.owner_name = p.ownerName;
+  pod.priority_class = p.priorityClass;
+  pod.created = at(p.created, start);
+  pod.scheduled = at(p.scheduled, start);
+  pod.started = at(p.started, start);
+  pod.finished = at(p.finished, start);
+  if (p.scheduled != sim::kNever && p.node >= 0) {
+    pod.node = static_cast<model::NodeId>(p.node);
+    pod.node_name = h.nodes[static_cast<std::size_t>(p.node)].name;
+  }
+  pod.phase = pod.finished ? model::PodPhase::kSucceeded
+                           : (pod.started ? model::PodPhase::kRunning : model::PodPhase::kPending);
+  return pod;
+}
+
+model::WorkflowRun runOf(const sim::History& h, const sim::Run& r) {
+  const auto& spec = h.scenario->workflows[static_cast<std::size_t>(r.workflow)];
+  model::WorkflowRun run{r.ns, spec.name, r.name, "labels", {}, {}, {}};
+  std::vector<int> task_of_spec(spec.tasks.size(), -1);
+  for (std::size_t i = 0; i < r.taskPods.size(); ++i) {
+    if (r.taskPods[i] >= 0) {
+      task_of_spec[i] = static_cast<int>(run.tasks.size());
+      run.tasks.push_back({spec.tasks[i].id, static_cast<model::PodId>(r.taskPods[i]), 1, {}});
+    }
+  }
+  for (std::size_t child = 0; child < spec.tasks.size(); ++child) {
+    for (const std::string& parent_id : spec.tasks[child].parents) {
+      for (std::size_t parent = 0; parent < spec.tasks.size(); ++parent) {
+        if (spec.tasks[parent].id == parent_id && task_of_spec[parent] >= 0 &&
+            task_of_spec[child] >= 0) {
+          run.edges.push_back({static_cast<model::TaskIndex>(task_of_spec[parent]),
+                               static_cast<model::TaskIndex>(task_of_spec[child]), false});
+        }
+      }
+    }
+  }
+  return run;
+}
+
+replay::CalibrationReport calibrateScenario(const std::string& name,
+                                            const replay::SchedulerProfile& profile = {},
+                                            bool with_latency = true) {
+  const sim::Scenario scenario = sim::test::loadShipped(name);
+  const sim::History h = sim::simulate(scenario, sim::Policy::kBaseline);
+  std::vector<model::Node> nodes;
+  for (const sim::Node& n : h.nodes) {
+    nodes.push_back(nodeOf(n));
+  }
+  std::vector<model::Pod> pods;
+  for (const sim::Pod& p : h.pods) {
+    pods.push_back(podOf(h, p));  // pod ids equal the simulator's: runs refer to them
+  }
+  const model::ClusterSnapshot cluster(static_cast<double>(scenario.start) + h.end,
+                                       std::move(nodes), std::move(pods));
+  std::vector<model::WorkflowRun> runs;
+  for (const sim::Run& r : h.runs) {
+    runs.push_back(runOf(h, r));
+  }
+  const auto graphs = graph::buildRunGraphs(runs, cluster, graph::WhatIfTransfer{});
+  auto input = replay::buildReplayInput(cluster, graphs);
+  REQUIRE(input.ok());
+  if (with_latency) {
+    REQUIRE(replay::estimateSchedulerLatency(*input, profile).ok());
+  }
+  auto calibration = replay::calibrate(*input, profile);
+  REQUIRE(calibration.ok());
+  return *calibration;
+}
+
+// The distribution, and with `runs` each finished run more than 10 % off.
+void printCalibration(const std::string& scenario, const replay::CalibrationReport& c,
+                      bool runs = true) {
+  std::printf(
+      "replay calibration, scenario %-36s finished runs %4zu  makespan error median %5.1f %%  "
+      "p90 %5.1f %%  max %5.1f %%\n",
+      scenario.c_str(), c.finished_runs, 100 * c.median_error, 100 * c.p90_error,
+      100 * c.max_error);
+  for (const replay::RunCalibration& r : c.runs) {
+    if (runs && r.observed_finished && r.relative_error > 0.10) {
+      std::printf("  %-50s observed %8.0f s  replayed %8.0f s  (%+.1f %%)\n", r.run.c_str(),
+                  r.observed_makespan, r.replayed_makespan,
+                  100 * (r.replayed_makespan - r.observed_makespan) / r.observed_makespan);
+    }
+  }
+}
+
+const std::vector<std::string> kScenarios = {
+    "seed",          "gpu-hoarding", "split-dependencies", "run-stacking", "dag-stacking",
+    "latency-spike", "mixed-online", "burst-shortfall",    "healthy"};
+
+}  // namespace
+
+TEST_CASE("an unchanged replay reproduces the simulated makespans of finished runs",
+          "[simulator][replay]") {
+  for (const std::string& name : kScenarios) {
+    INFO(name);
+    const replay::CalibrationReport c = calibrateScenario(name);
+    printCalibration(name, c);
+    CHECK(c.finished_runs > 0);
+    CHECK(c.median_error <= 0.10);
+  }
+}
+
+// The same with one part of the emulation changed at a time, to show what each contributes:
+// the simulator's arrival-ordered queue instead of kube-scheduler's refreshed timestamps, every
+// pod placed by the emulated scores alone, and no scheduler latency.
+TEST_CASE("calibration holds for each variant of the emulation", "[simulator][replay]") {
+  replay::SchedulerProfile arrival;
+  arrival.queue_order = replay::QueueOrder::kArrival;
+  replay::SchedulerProfile scored;
+  scored.prefer_observed_node = false;
+  for (const std::string& name : kScenarios) {
+    INFO(name);
+    const auto by_arrival = calibrateScenario(name, arrival);
+    const auto by_score = calibrateScenario(name, scored);
+    const auto no_latency = calibrateScenario(name, {}, false);
+    printCalibration(name + " / arrival order", by_arrival, false);
+    printCalibration(name + " / scores only", by_score, false);
+    printCalibration(name + " / no latency", no_latency, false);
+    CHECK(by_arrival.median_error <= 0.10);
+    CHECK(by_score.median_error <= 0.10);
+    CHECK(no_latency.median_error <= 0.10);
+  }
+}

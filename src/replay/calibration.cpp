@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <tuple>
+#include <utility>
 
 namespace dagadvisor::replay {
 namespace {
@@ -41,6 +44,11 @@ CalibrationReport calibrate(const ReplayInput& input, const ReplayResult& result
   report.median_error = percentile(errors, 0.5);
   report.p90_error = percentile(errors, 0.9);
   report.max_error = errors.empty() ? 0 : errors.back();
+  double sum = 0;
+  for (double e : errors) {
+    sum += e;
+  }
+  report.mean_error = errors.empty() ? 0 : sum / static_cast<double>(errors.size());
   return report;
 }
 
@@ -50,6 +58,24 @@ Result<CalibrationReport> calibrate(const ReplayInput& input, const SchedulerPro
     return result.error();
   }
   return calibrate(input, *result);
+}
+
+Result<FittedProfile> fitQueueOrder(const ReplayInput& input, SchedulerProfile base) {
+  std::optional<FittedProfile> best;
+  for (QueueOrder order : {QueueOrder::kQueueTimestamp, QueueOrder::kArrival}) {
+    base.queue_order = order;
+    auto c = calibrate(input, base);
+    if (!c.ok()) {
+      return c.error();
+    }
+    const auto score = [](const CalibrationReport& r) {
+      return std::make_tuple(r.median_error, r.p90_error, r.mean_error);
+    };
+    if (!best || score(*c) < score(best->calibration)) {
+      best = FittedProfile{base, std::move(*c)};
+    }
+  }
+  return std::move(*best);
 }
 
 }  // namespace dagadvisor::replay

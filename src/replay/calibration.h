@@ -30,6 +30,7 @@ struct CalibrationReport {
   std::size_t finished_runs = 0;     // observed finished and replayed complete: the compared ones
   double median_error = 0;
   double p90_error = 0;
+  double mean_error = 0;
   double max_error = 0;
 };
 
@@ -38,5 +39,18 @@ CalibrationReport calibrate(const ReplayInput& input, const ReplayResult& result
 
 /// Replays `input` without change under `profile` and compares.
 Result<CalibrationReport> calibrate(const ReplayInput& input, const SchedulerProfile& profile = {});
+
+/// A profile fitted to the window, and how well it reproduces it.
+struct FittedProfile {
+  SchedulerProfile profile;
+  CalibrationReport calibration;
+};
+
+/// `base` with the queue order that reproduces the window best (lower median error, then
+/// lower p90, then lower mean; kube-scheduler's own rule on a tie). Two replays. The order decides
+/// who gets room first under contention and is the one choice the observation can settle: a real
+/// kube-scheduler refreshes the queue timestamp of a pod it retries, a simulator or another
+/// scheduler may not.
+Result<FittedProfile> fitQueueOrder(const ReplayInput& input, SchedulerProfile base = {});
 
 }  // namespace dagadvisor::replay

@@ -18,17 +18,20 @@ void SchedulingQueue::activate(ReplayPodId pod, std::int64_t priority, UnixSecon
   e.parked = false;
   if (e.attempts == 0) {
     e.first_stamp = now;
+    e.first_seq = ++seq_;
+    active_.emplace(-priority, now, e.first_seq, pod);
+  } else if (order_ == QueueOrder::kArrival) {
+    active_.emplace(-priority, e.first_stamp, e.first_seq, pod);
+  } else {
+    active_.emplace(-priority, e.last_attempt, e.last_seq, pod);
   }
-  const UnixSeconds stamp =
-      e.attempts == 0 ? now : (order_ == QueueOrder::kArrival ? e.first_stamp : e.last_attempt);
-  active_.emplace(-priority, stamp, pod);
 }
 
 std::optional<ReplayPodId> SchedulingQueue::pop() {
   if (active_.empty()) {
     return std::nullopt;
   }
-  const ReplayPodId pod = std::get<2>(*active_.begin());
+  const ReplayPodId pod = std::get<3>(*active_.begin());
   active_.erase(active_.begin());
   return pod;
 }
@@ -37,6 +40,7 @@ void SchedulingQueue::park(ReplayPodId pod, bool resolvable, UnixSeconds now) {
   Entry& e = entries_[pod];
   ++e.attempts;
   e.last_attempt = now;
+  e.last_seq = ++seq_;
   e.parked = true;
   e.resolvable = resolvable;
   if (resolvable) {

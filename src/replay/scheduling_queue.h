@@ -68,16 +68,21 @@ class SchedulingQueue {
     std::uint32_t attempts = 0;
     UnixSeconds last_attempt = 0;
     UnixSeconds first_stamp = 0;
+    // Order of stamps made at the same instant: kube-scheduler's clock would tell them apart.
+    std::uint64_t last_seq = 0;
+    std::uint64_t first_seq = 0;
     bool parked = false;
     bool resolvable = false;
   };
-  using Key = std::tuple<std::int64_t, UnixSeconds, ReplayPodId>;  // −priority, stamp, pod
+  using Key =
+      std::tuple<std::int64_t, UnixSeconds, std::uint64_t, ReplayPodId>;  // −priority, stamp
 
   std::vector<Entry> entries_;
   std::set<Key> active_;
   std::vector<ReplayPodId> parked_resolvable_;
   BackoffPolicy backoff_;
   QueueOrder order_;
+  std::uint64_t seq_ = 0;
 };
 
 }  // namespace dagadvisor::replay

@@ -191,3 +191,41 @@ TEST_CASE("an input referring to a missing node is an error") {
   in.pods = {p};
   CHECK_FALSE(replay::replay(in).ok());
 }
+
+namespace {
+
+replay::ReplayPod fixedPod(const std::string& name, replay::ReplayNodeId node, double cores,
+                           UnixSeconds from, UnixSeconds to) {
+  auto p = replayPod(name, cores, 1, from, 0);
+  p.role = replay::PodRole::kFixed;
+  p.observed_node = node;
+  p.observed_bound = from;
+  p.observed_released = to;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("queue order: kube's refreshed timestamp lets a younger pod pass, arrival does not") {
+  // n1 is held until 100. Pods leaving n2 (too small for anyone) at 2, 4, 8, 16 and 20 make the
+  // waiting pods retry: `old` (arrived at 1) backs off 1, 2, 4, 8, 10 s, so it sits out the
+  // retry at 20 and tries again at 26; `young` (arrived at 18) retries at 20. At 100 kube's
+  // queue holds young (last tried 20) before old (26); an arrival-ordered queue holds old first.
+  replay::ReplayInput in;
+  in.window_end = 1000;
+  in.nodes = {replayNode("n1", 4, 16), replayNode("n2", 1, 16)};
+  in.pods = {fixedPod("holder", 0, 4, 0, 100), replayPod("old", 4, 1, 1, 10),
+             replayPod("young", 4, 1, 18, 10)};
+  for (double t : {2.0, 4.0, 8.0, 16.0, 20.0}) {
+    in.pods.push_back(fixedPod("leaver", 1, 0.1, 0, t));
+  }
+  const auto kube = replayOk(in);
+  CHECK(kube.pods[2].bound == Approx(100));
+  CHECK(kube.pods[1].bound == Approx(110));
+  CHECK(kube.pods[1].failed_attempts == 7);  // at 1, 2, 4, 8, 16, 26 and 100
+  replay::SchedulerProfile arrival;
+  arrival.queue_order = replay::QueueOrder::kArrival;
+  const auto fifo = replayOk(in, arrival);
+  CHECK(fifo.pods[1].bound == Approx(100));
+  CHECK(fifo.pods[2].bound == Approx(110));
+}

@@ -5,6 +5,7 @@
 // simulator is the oracle here: the replay shares no code with it, only what a real cluster
 // would show. The distribution is printed on every run.
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
@@ -212,4 +213,27 @@ TEST_CASE("what each part of the emulation contributes to the calibration", "[si
     CHECK(by_score.median_error <= 0.10);
     CHECK(no_latency.median_error <= 0.10);
   }
+}
+
+// The reference-size scenario (5,000 nodes, 150,000 pods): hidden, run by hand with
+// `sim_replay_tests "[scale]"`; it prints how long the input, the delay estimate and one replay
+// take (figures for docs/whatif.md, never asserted).
+TEST_CASE("calibration at the reference size", "[.][scale]") {
+  using Clock = std::chrono::steady_clock;
+  const auto seconds = [](Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double>(b - a).count();
+  };
+  const auto t0 = Clock::now();
+  replay::ReplayInput input = windowOf("scale");
+  const auto t1 = Clock::now();
+  REQUIRE(replay::estimateSchedulerLatency(input).ok());
+  const auto t2 = Clock::now();
+  const auto c = calibrated(input, {});
+  const auto t3 = Clock::now();
+  printCalibration("scale", c, false);
+  std::printf(
+      "scale: %zu pods, %zu nodes; simulate + input %.1f s, delay estimate %.1f s, "
+      "replay + calibration %.1f s\n",
+      input.pods.size(), input.nodes.size(), seconds(t0, t1), seconds(t1, t2), seconds(t2, t3));
+  CHECK(c.median_error <= 0.10);
 }

@@ -23,8 +23,8 @@ struct NodeMatch {
 
 /// Which pods a change edits: in `namespace_` (any when empty) and matching `labels`; with an
 /// owner kind or name given, only the pods of that owner (a Deployment's pods are owned by its
-/// ReplicaSets: give the ReplicaSet). Fixed pods are matched too; only what they are bound
-/// by (their requests, for a fixed pod already running) changes for them.
+/// ReplicaSets: give the ReplicaSet). Fixed pods match too but stay where and when they were
+/// observed: of a change, only new requests alter what they take from their node.
 struct PodMatch {
   std::string namespace_;
   LabelSelector labels;

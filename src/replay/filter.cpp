@@ -61,4 +61,18 @@ FilterResult filterNode(const ReplayPod& pod, const ReplayNode& node, const Node
   return filterResources(pod, node, state.requested, state.pods.size());
 }
 
+std::size_t feasibleNodesToFind(std::size_t nodes, int percentage) {
+  constexpr std::size_t kMinFeasibleNodes = 100;
+  constexpr int kMinPercentage = 5;
+  if (nodes < kMinFeasibleNodes || percentage >= 100) {
+    return nodes;
+  }
+  int share = percentage;
+  if (share <= 0) {
+    share = std::max(kMinPercentage, 50 - static_cast<int>(nodes / 125));
+  }
+  const std::size_t found = nodes * static_cast<std::size_t>(share) / 100;
+  return std::max(found, kMinFeasibleNodes);
+}
+
 }  // namespace dagadvisor::replay

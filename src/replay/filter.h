@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstddef>
+
 #include "replay/node_state.h"
 #include "replay/replay_input.h"
 
@@ -33,5 +35,10 @@ FilterResult filterStatic(const ReplayPod& pod, const ReplayNode& node);
 /// NodeResourcesFit alone, against `requested` and `pod_count` on the node.
 FilterResult filterResources(const ReplayPod& pod, const ReplayNode& node,
                              const model::ResourceVector& requested, std::size_t pod_count);
+
+/// How many feasible nodes kube-scheduler looks for before it stops filtering and scores them
+/// (percentageOfNodesToScore), for a cluster of `nodes` and the configured percentage (0:
+/// adaptive). Large clusters are thus never filtered in full for a pod that fits.
+std::size_t feasibleNodesToFind(std::size_t nodes, int percentage);
 
 }  // namespace dagadvisor::replay

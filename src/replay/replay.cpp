@@ -197,16 +197,7 @@ class Engine {
       bind(id, *pod.observed_node, now);
       return;
     }
-    feasible_.clear();
-    bool resolvable_rejection = false;
-    for (ReplayNodeId n = 0; n < in_.nodes.size(); ++n) {
-      const FilterResult r = filterNode(pod, in_.nodes[n], states_[n]);
-      if (r == FilterResult::kFits) {
-        feasible_.push_back(n);
-      } else {
-        resolvable_rejection = resolvable_rejection || resolvable(r);
-      }
-    }
+    const bool resolvable_rejection = findFeasible(pod);
     if (!feasible_.empty()) {
       bind(id, pickNode(pod), now);
       return;
@@ -216,6 +207,28 @@ class Engine {
     }
     ++out_.pods[id].failed_attempts;
     queue_.park(id, resolvable_rejection, now);
+  }
+
+  // kube-scheduler's filtering: from where the last cycle stopped, round the node list until
+  // feasibleNodesToFind() nodes pass (or every node was tried). Returns whether any rejection
+  // was one a pod leaving could lift.
+  bool findFeasible(const ReplayPod& pod) {
+    feasible_.clear();
+    bool resolvable_rejection = false;
+    const std::size_t n = in_.nodes.size();
+    const std::size_t want = feasibleNodesToFind(n, profile_.percentage_of_nodes_to_score);
+    std::size_t tried = 0;
+    for (; tried < n && feasible_.size() < want; ++tried) {
+      const auto node = static_cast<ReplayNodeId>((next_start_ + tried) % n);
+      const FilterResult r = filterNode(pod, in_.nodes[node], states_[node]);
+      if (r == FilterResult::kFits) {
+        feasible_.push_back(node);
+      } else {
+        resolvable_rejection = resolvable_rejection || resolvable(r);
+      }
+    }
+    next_start_ = n > 0 ? (next_start_ + tried) % n : 0;
+    return resolvable_rejection;
   }
 
   ReplayNodeId pickNode(const ReplayPod& pod) const {
@@ -308,6 +321,7 @@ class Engine {
   std::vector<UnixSeconds> bound_at_;
   std::vector<std::uint8_t> evictable_;
   std::vector<ReplayNodeId> feasible_;
+  std::size_t next_start_ = 0;
   ReplayResult out_;
 };
 

@@ -230,10 +230,17 @@ TEST_CASE("calibration at the reference size", "[.][scale]") {
   const auto t2 = Clock::now();
   const auto c = calibrated(input, {});
   const auto t3 = Clock::now();
+  replay::SchedulerProfile scored;
+  scored.prefer_observed_node = false;
+  const auto by_score = calibrated(input, scored);
+  const auto t4 = Clock::now();
   printCalibration("scale", c, false);
+  printCalibration("scale / scores only", by_score, false);
   std::printf(
       "scale: %zu pods, %zu nodes; simulate + input %.1f s, delay estimate %.1f s, "
-      "replay + calibration %.1f s\n",
-      input.pods.size(), input.nodes.size(), seconds(t0, t1), seconds(t1, t2), seconds(t2, t3));
+      "replay + calibration %.1f s, scores only %.1f s\n",
+      input.pods.size(), input.nodes.size(), seconds(t0, t1), seconds(t1, t2), seconds(t2, t3),
+      seconds(t3, t4));
+  CHECK(by_score.median_error <= 0.10);
   CHECK(c.median_error <= 0.10);
 }

@@ -95,3 +95,16 @@ TEST_CASE("scores weigh TaintToleration 3, normalised so fewer PreferNoSchedule 
   CHECK(scores[0] == 50 + 100 + 300);
   CHECK(scores[1] == 50 + 100 + 0);
 }
+
+TEST_CASE("percentageOfNodesToScore: all nodes below 100, then adaptive, at least 100") {
+  CHECK(replay::feasibleNodesToFind(50, 0) == 50);
+  CHECK(replay::feasibleNodesToFind(99, 0) == 99);
+  // 50 % − 1000/125 % = 42 % of 1000.
+  CHECK(replay::feasibleNodesToFind(1000, 0) == 420);
+  // 5,000 nodes: 50 − 40 = 10 % → 500.
+  CHECK(replay::feasibleNodesToFind(5000, 0) == 500);
+  // 10,000 nodes: 50 − 80 < 5, so 5 % → 500.
+  CHECK(replay::feasibleNodesToFind(10000, 0) == 500);
+  CHECK(replay::feasibleNodesToFind(150, 10) == 100);  // never fewer than 100
+  CHECK(replay::feasibleNodesToFind(5000, 100) == 5000);
+}

@@ -229,3 +229,27 @@ TEST_CASE("queue order: kube's refreshed timestamp lets a younger pod pass, arri
   CHECK(fifo.pods[1].bound == Approx(100));
   CHECK(fifo.pods[2].bound == Approx(110));
 }
+
+TEST_CASE("preemption reprieves the victims the preemptor fits beside, most important first") {
+  // n1 (8 cores): a fixed 2-core pod, `small` (2 cores, priority 1), `big` (4 cores, priority
+  // 2). The 4-core preemptor fits once both go; reprieving big first leaves 2 cores, too few,
+  // so big is a victim; reprieving small then still leaves 4: small stays.
+  replay::ReplayInput in;
+  in.window_end = 1000;
+  in.nodes = {replayNode("n1", 8, 64)};
+  auto fixed = replayPod("daemon", 2, 1, 0, 0);
+  fixed.role = replay::PodRole::kFixed;
+  fixed.observed_node = 0;
+  auto small = replayPod("small", 2, 1, 0, 100);
+  small.priority = 1;
+  auto big = replayPod("big", 4, 1, 0, 100);
+  big.priority = 2;
+  auto urgent = replayPod("urgent", 4, 1, 10, 5);
+  urgent.priority = 10;
+  in.pods = {fixed, small, big, urgent};
+  const auto r = replayOk(in);
+  CHECK(r.preemptions == 1);
+  CHECK(r.pods[2].evictions == 1);
+  CHECK(r.pods[1].evictions == 0);
+  CHECK(r.pods[3].bound == Approx(10));
+}

@@ -79,6 +79,27 @@ std::size_t apply(ReplayInput& in, const SetRequests& c) {
   });
 }
 
+std::size_t apply(ReplayInput& in, const RecreatePods& c) {
+  std::size_t n = 0;
+  for (ReplayPod& p : in.pods) {
+    if (p.role != PodRole::kFixed || p.owner_kind == "DaemonSet" || !c.pods.matches(p)) {
+      continue;
+    }
+    ++n;
+    p.role = PodRole::kStandalone;
+    p.arrival = std::max(in.window_start, p.observed_bound);
+    p.start_delay = 0;
+    if (p.observed_released < kForever) {
+      p.run_seconds = std::max(0.0, p.observed_released - p.arrival);
+      p.basis = RunTimeBasis::kObserved;
+    } else {
+      p.run_seconds = 0;
+      p.basis = RunTimeBasis::kUnknown;
+    }
+  }
+  return n;
+}
+
 }  // namespace
 
 bool NodeMatch::matches(const ReplayNode& node) const {

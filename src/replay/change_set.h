@@ -74,8 +74,17 @@ struct SetRequests {
   std::optional<std::int64_t> gpus;
 };
 
+/// The matching fixed pods are deleted and created again when the window opens (a
+/// `kubectl rollout restart`), so that the scheduler places them anew under the other changes
+/// (a NoSchedule taint alone never moves a running pod). Each keeps its observed end, or holds
+/// its new node to the window's end when it never ended. DaemonSet pods are pinned to their node
+/// and never recreated elsewhere; pods the replay schedules anyway are left as they are.
+struct RecreatePods {
+  PodMatch pods;
+};
+
 using Change = std::variant<AddNodeTaint, AddToleration, SetNodeSelector, AddRequiredNodeAffinity,
-                            SetPriority, SetRequests>;
+                            SetPriority, SetRequests, RecreatePods>;
 
 /// The edits a recommendation makes to the replayed cluster, applied in order before replaying.
 struct ChangeSet {

@@ -147,3 +147,36 @@ TEST_CASE("a change matching nothing fails the set and names the change") {
   REQUIRE_FALSE(report.ok());
   CHECK(report.error().field == "changes[1]");
 }
+
+TEST_CASE("RecreatePods moves running pods off newly tainted nodes; a taint alone does not") {
+  replay::ReplayInput in = gpuAndCpu();
+  in.window_start = 50;
+  auto resident = replayPod("web-old", 1, 1, 0, 0);
+  resident.role = replay::PodRole::kFixed;
+  resident.labels.set("app", "web");
+  resident.owner_kind = "ReplicaSet";
+  resident.observed_node = 0;
+  resident.observed_bound = 10;  // before the window: it keeps running
+  auto daemon = resident;
+  daemon.name = "agent";
+  daemon.owner_kind = "DaemonSet";
+  in.pods.push_back(resident);
+  in.pods.push_back(daemon);
+  replay::ChangeSet taint;
+  taint.changes.push_back(replay::AddNodeTaint{{{"gpu-1"}, {}}, kGpuTaint});
+  REQUIRE(replay::applyChanges(in, taint).ok());
+  CHECK(replayed(in).pods[2].node == 0u);  // NoSchedule never evicts
+
+  replay::ChangeSet restart;
+  restart.changes.push_back(replay::RecreatePods{app("web")});
+  const auto report = replay::applyChanges(in, restart);
+  REQUIRE(report.ok());
+  CHECK(report->matched == std::vector<std::size_t>{1});  // not the DaemonSet pod
+  CHECK(in.pods[2].role == replay::PodRole::kStandalone);
+  CHECK(in.pods[2].arrival == Approx(50));
+  CHECK(in.pods[2].basis == replay::RunTimeBasis::kUnknown);
+  const auto r = replayed(in);
+  CHECK(r.pods[2].node == 1u);
+  CHECK(r.pods[2].finished == Approx(in.window_end));
+  CHECK(r.pods[3].node == 0u);
+}

@@ -206,7 +206,7 @@ class Builder {
   bool fixedLifetime(const model::Pod& p, ReplayPod& pod) {
     pod.observed_bound = p.scheduled.value_or(p.started.value_or(p.created.value_or(0)));
     if (p.finished) {
-      pod.observed_released = *p.finished;
+      pod.observed_released = std::max(*p.finished, pod.observed_bound);
     } else if (terminal(p)) {
       in_.notes.push_back("pod " + p.key() + " ended without a finish time: not replayed");
       return false;
@@ -221,12 +221,18 @@ class Builder {
     }
     pod.start_delay =
         p.scheduled && p.started ? std::max(0.0, *p.started - *p.scheduled) : median_start_delay_;
-    if (p.started && p.finished) {
-      pod.run_seconds = std::max(0.0, *p.finished - *p.started);
+    if (p.finished) {
+      // A pod that ended before its container started (an image that never pulled) held its
+      // node from binding: that is its run.
+      const UnixSeconds from = p.started.value_or(p.scheduled.value_or(pod.arrival));
+      pod.run_seconds = std::max(0.0, *p.finished - from);
       pod.basis = RunTimeBasis::kObserved;
       return;
     }
-    const double elapsed = p.started ? std::max(0.0, cluster_.at() - *p.started) : 0;
+    // Ended without a finish time (a gap in the data): no time so far to count, and it must not
+    // hold a node to the window's end either.
+    const bool ended = terminal(p);
+    const double elapsed = p.started && !ended ? std::max(0.0, cluster_.at() - *p.started) : 0;
     std::optional<double> estimate;
     if (task_of_[id]) {
       estimate = estimates_.estimate(runs_[task_of_[id]->run], task_of_[id]->task, cluster_);
@@ -236,7 +242,7 @@ class Builder {
       pod.basis = RunTimeBasis::kEstimated;
     } else {
       pod.run_seconds = elapsed;
-      pod.basis = p.started ? RunTimeBasis::kElapsed : RunTimeBasis::kUnknown;
+      pod.basis = p.started || ended ? RunTimeBasis::kElapsed : RunTimeBasis::kUnknown;
     }
   }
 

@@ -155,3 +155,29 @@ TEST_CASE("an empty snapshot is an error, not an empty replay") {
   const model::ClusterSnapshot empty(0, {}, {});
   CHECK_FALSE(replay::buildReplayInput(empty, {}).ok());
 }
+
+TEST_CASE("a pod that ended before its container started ran from binding to its end") {
+  std::vector<model::Node> nodes = {makeNode("n1", 16, 64)};
+  std::vector<model::Pod> pods = {
+      taskPod("pulled-never", "n1", 100, 110, std::nullopt, 160),
+      makePod("ns", "ended-no-time", "n1", 1, 1, 0,
+              [](model::Pod& p) {
+                p.created = 120;
+                p.scheduled = 121;
+                p.started = 125;
+                p.phase = model::PodPhase::kFailed;
+              }),
+  };
+  pods[0].phase = model::PodPhase::kFailed;
+  const model::ClusterSnapshot cluster(2000, std::move(nodes), std::move(pods));
+  std::deque<model::WorkflowRun> runs;
+  runs.push_back({"etl", "daily", "r1", "labels", {{"a", 0, 1, {}}}, {}, {}});
+  const std::vector<graph::RunGraph> graphs = {graph::buildRunGraph(runs.back(), cluster)};
+  auto in = replay::buildReplayInput(cluster, graphs);
+  REQUIRE(in.ok());
+  REQUIRE(in->pods.size() == 2);
+  CHECK(in->pods[0].basis == replay::RunTimeBasis::kObserved);
+  CHECK(in->pods[0].run_seconds == Approx(50));
+  CHECK(in->pods[1].basis == replay::RunTimeBasis::kElapsed);
+  CHECK(in->pods[1].run_seconds == Approx(0));
+}

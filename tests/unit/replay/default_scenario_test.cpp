@@ -49,6 +49,9 @@ TEST_CASE("an unchanged replay of the default scenario reproduces its finished r
   REQUIRE(replay::estimateSchedulerLatency(*input).ok());
   auto fit = replay::fitQueueOrder(*input);
   REQUIRE(fit.ok());
+  std::printf(
+      "default scenario: queue order fitted: %s\n",
+      fit->profile.queue_order == replay::QueueOrder::kArrival ? "arrival" : "queue timestamp");
   testing::printCalibration("default (snapshot)", fit->calibration);
   REQUIRE(fit->calibration.finished_runs > 0);
   CHECK(fit->calibration.median_error <= 0.10);

@@ -9,6 +9,13 @@
 #include "replay/scheduling_queue.h"
 #include "replay/score.h"
 
+// The replay of an observed window, as a prediction uses it:
+//   auto in = buildReplayInput(cluster, graphs);      // the window, from the model
+//   estimateSchedulerLatency(*in);                     // the scheduler's own delay
+//   auto fit = fitQueueOrder(*in);                     // calibrated: fit->calibration
+//   ReplayInput changed = *in; applyChanges(changed, set);
+//   gain = replay(changed, fit->profile) against replay(*in, fit->profile)
+// (docs/whatif.md, "Replay").
 namespace dagadvisor::replay {
 
 /// The scheduler the replay emulates: the default profile of kube-scheduler.
@@ -61,8 +68,9 @@ struct ReplayResult {
 
 /// Replays `input` as one deterministic discrete-event simulation: fixed pods occupy their
 /// nodes over their observed lifetimes; standalone pods and root tasks arrive when they were
-/// created, every other task `handoff` after its last parent finished; the queue, filters,
-/// scores and preemption of `profile` place them; a bound pod starts `start_delay` later and
+/// created, every other task `handoff` after its last parent finished, each first attempted
+/// `queue_latency` after arriving; the queue, filters, scores and preemption of `profile` place
+/// them; a bound pod starts `start_delay` later and
 /// holds its requests for `run_seconds` (an unknown run time holds them to the window's end).
 /// Among equally scored nodes the pod's observed node wins (whatever prefer_observed_node says);
 /// other ties go to a hash of pod and node (a deterministic stand-in for kube-scheduler's

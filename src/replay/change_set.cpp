@@ -1,0 +1,130 @@
+#include "replay/change_set.h"
+
+#include <algorithm>
+#include <string>
+
+namespace dagadvisor::replay {
+namespace {
+
+template <class Edit>
+std::size_t editPods(ReplayInput& in, const PodMatch& match, Edit edit) {
+  std::size_t n = 0;
+  for (ReplayPod& pod : in.pods) {
+    if (match.matches(pod)) {
+      edit(pod);
+      ++n;
+    }
+  }
+  return n;
+}
+
+std::size_t apply(ReplayInput& in, const AddNodeTaint& c) {
+  std::size_t n = 0;
+  for (ReplayNode& node : in.nodes) {
+    if (!c.nodes.matches(node)) {
+      continue;
+    }
+    ++n;
+    const bool present = std::any_of(node.taints.begin(), node.taints.end(), [&](const auto& t) {
+      return t.key == c.taint.key && t.effect == c.taint.effect;
+    });
+    if (!present) {
+      node.taints.push_back(c.taint);
+    }
+  }
+  return n;
+}
+
+std::size_t apply(ReplayInput& in, const AddToleration& c) {
+  return editPods(in, c.pods, [&](ReplayPod& p) { p.tolerations.push_back(c.toleration); });
+}
+
+std::size_t apply(ReplayInput& in, const SetNodeSelector& c) {
+  return editPods(in, c.pods, [&](ReplayPod& p) {
+    auto it = std::find_if(p.node_selector.begin(), p.node_selector.end(),
+                           [&](const auto& kv) { return kv.first == c.key; });
+    if (it != p.node_selector.end()) {
+      it->second = c.value;
+    } else {
+      p.node_selector.emplace_back(c.key, c.value);
+    }
+  });
+}
+
+std::size_t apply(ReplayInput& in, const AddRequiredNodeAffinity& c) {
+  return editPods(in, c.pods, [&](ReplayPod& p) {
+    if (p.node_affinity.terms.empty()) {
+      p.node_affinity.terms.push_back(c.term);
+      return;
+    }
+    for (LabelSelector& term : p.node_affinity.terms) {
+      term.requirements.insert(term.requirements.end(), c.term.requirements.begin(),
+                               c.term.requirements.end());
+    }
+  });
+}
+
+std::size_t apply(ReplayInput& in, const SetPriority& c) {
+  return editPods(in, c.pods, [&](ReplayPod& p) {
+    p.priority_class = c.priority_class;
+    p.priority = c.priority;
+  });
+}
+
+std::size_t apply(ReplayInput& in, const SetRequests& c) {
+  return editPods(in, c.pods, [&](ReplayPod& p) {
+    p.requests.cpu_millis = c.cpu_millis.value_or(p.requests.cpu_millis);
+    p.requests.memory_bytes = c.memory_bytes.value_or(p.requests.memory_bytes);
+    p.requests.gpus = c.gpus.value_or(p.requests.gpus);
+  });
+}
+
+std::size_t apply(ReplayInput& in, const RecreatePods& c) {
+  std::size_t n = 0;
+  for (ReplayPod& p : in.pods) {
+    if (p.role != PodRole::kFixed || p.owner_kind == "DaemonSet" || !c.pods.matches(p)) {
+      continue;
+    }
+    ++n;
+    p.role = PodRole::kStandalone;
+    p.arrival = std::max(in.window_start, p.observed_bound);
+    p.start_delay = 0;
+    if (p.observed_released < kForever) {
+      p.run_seconds = std::max(0.0, p.observed_released - p.arrival);
+      p.basis = RunTimeBasis::kObserved;
+    } else {
+      p.run_seconds = 0;
+      p.basis = RunTimeBasis::kUnknown;
+    }
+  }
+  return n;
+}
+
+}  // namespace
+
+bool NodeMatch::matches(const ReplayNode& node) const {
+  const bool named =
+      names.empty() || std::find(names.begin(), names.end(), node.name) != names.end();
+  return named && labels.matches(node.labels);
+}
+
+bool PodMatch::matches(const ReplayPod& pod) const {
+  return (namespace_.empty() || pod.namespace_ == namespace_) &&
+         (owner_kind.empty() || pod.owner_kind == owner_kind) &&
+         (owner_name.empty() || pod.owner_name == owner_name) && labels.matches(pod.labels);
+}
+
+Result<ChangeReport> applyChanges(ReplayInput& input, const ChangeSet& changes) {
+  ChangeReport report;
+  for (std::size_t i = 0; i < changes.changes.size(); ++i) {
+    const std::size_t n =
+        std::visit([&](const auto& change) { return apply(input, change); }, changes.changes[i]);
+    if (n == 0) {
+      return makeError("matches no object of the replay", "changes[" + std::to_string(i) + "]");
+    }
+    report.matched.push_back(n);
+  }
+  return report;
+}
+
+}  // namespace dagadvisor::replay

@@ -1,0 +1,337 @@
+#include "replay/replay.h"
+
+#include <algorithm>
+#include <queue>
+#include <string>
+
+#include "replay/filter.h"
+#include "replay/node_state.h"
+#include "replay/preemption.h"
+
+namespace dagadvisor::replay {
+namespace {
+
+enum class EventKind { kArrive, kFirstAttempt, kFinish, kFixedBind, kFixedRelease, kBackoffDue };
+
+struct Event {
+  UnixSeconds time = 0;
+  std::uint64_t seq = 0;  // insertion order: equal times replay in the order they were made
+  EventKind kind = EventKind::kArrive;
+  ReplayPodId pod = 0;
+  std::uint32_t generation = 0;  // kFinish: stale once the pod was evicted
+
+  bool operator>(const Event& o) const { return time != o.time ? time > o.time : seq > o.seq; }
+};
+
+// FNV-1a over pod and node names: the tie-break must not favour low node indices, or every
+// tie would stack pods on the first node.
+std::uint64_t tieHash(const std::string& pod, const std::string& node) {
+  std::uint64_t h = 1469598103934665603ULL;
+  for (const std::string* s : {&pod, &node}) {
+    for (char c : *s) {
+      h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+    }
+    h = (h ^ 0xff) * 1099511628211ULL;
+  }
+  return h;
+}
+
+Result<void> validate(const ReplayInput& in) {
+  for (const ReplayPod& p : in.pods) {
+    if (p.observed_node && *p.observed_node >= in.nodes.size()) {
+      return makeError("observed node out of range", "pod " + p.namespace_ + "/" + p.name);
+    }
+    for (ReplayPodId id : p.parents) {
+      if (id >= in.pods.size()) {
+        return makeError("parent out of range", "pod " + p.namespace_ + "/" + p.name);
+      }
+    }
+    for (ReplayPodId id : p.children) {
+      if (id >= in.pods.size()) {
+        return makeError("child out of range", "pod " + p.namespace_ + "/" + p.name);
+      }
+    }
+  }
+  for (const ReplayRun& r : in.runs) {
+    for (ReplayPodId id : r.tasks) {
+      if (id >= in.pods.size()) {
+        return makeError("task out of range", "run " + r.id);
+      }
+    }
+  }
+  return {};
+}
+
+class Engine {
+ public:
+  Engine(const ReplayInput& in, const SchedulerProfile& profile)
+      : in_(in),
+        profile_(profile),
+        states_(in.nodes.size()),
+        queue_(in.pods.size(), profile.backoff, profile.queue_order),
+        parents_left_(in.pods.size()),
+        last_parent_(in.pods.size(), -kForever),
+        generation_(in.pods.size()),
+        bound_at_(in.pods.size(), kForever),
+        evictable_(in.pods.size()) {
+    out_.pods.resize(in.pods.size());
+  }
+
+  ReplayResult run() {
+    seed();
+    while (!events_.empty()) {
+      const UnixSeconds now = events_.top().time;
+      while (!events_.empty() && events_.top().time == now) {
+        const Event e = events_.top();
+        events_.pop();
+        ++out_.events;
+        handle(e);
+      }
+      scheduleAll(now);
+    }
+    out_.never_scheduled = queue_.parked();
+    summarizeRuns();
+    return std::move(out_);
+  }
+
+ private:
+  void push(UnixSeconds time, EventKind kind, ReplayPodId pod, std::uint32_t generation = 0) {
+    events_.push(Event{time, seq_++, kind, pod, generation});
+  }
+
+  void seed() {
+    for (ReplayPodId id = 0; id < in_.pods.size(); ++id) {
+      const ReplayPod& p = in_.pods[id];
+      if (p.role == PodRole::kFixed) {
+        if (p.observed_node) {
+          push(p.observed_bound, EventKind::kFixedBind, id);
+          if (p.observed_released < kForever) {
+            push(p.observed_released, EventKind::kFixedRelease, id);
+          }
+        }
+        continue;
+      }
+      evictable_[id] = 1;
+      parents_left_[id] = static_cast<std::uint32_t>(p.parents.size());
+      if (p.parents.empty()) {
+        push(p.arrival, EventKind::kArrive, id);
+      }
+    }
+  }
+
+  void handle(const Event& e) {
+    switch (e.kind) {
+      case EventKind::kArrive:
+        out_.pods[e.pod].arrival = std::min(out_.pods[e.pod].arrival, e.time);
+        if (in_.pods[e.pod].queue_latency > 0) {
+          push(e.time + in_.pods[e.pod].queue_latency, EventKind::kFirstAttempt, e.pod);
+        } else {
+          queue_.activate(e.pod, in_.pods[e.pod].priority, e.time);
+        }
+        break;
+      case EventKind::kFirstAttempt:
+      case EventKind::kBackoffDue:
+        queue_.activate(e.pod, in_.pods[e.pod].priority, e.time);
+        break;
+      case EventKind::kFinish:
+        if (e.generation == generation_[e.pod]) {
+          finish(e.pod, e.time);
+        }
+        break;
+      case EventKind::kFixedBind:
+        bindFixed(e.pod, e.time);
+        break;
+      case EventKind::kFixedRelease:
+        states_[*in_.pods[e.pod].observed_node].remove(e.pod, in_.pods[e.pod].requests);
+        out_.pods[e.pod].finished = e.time;
+        resourcesFreed(e.time);
+        break;
+    }
+  }
+
+  void bindFixed(ReplayPodId id, UnixSeconds now) {
+    const ReplayPod& p = in_.pods[id];
+    states_[*p.observed_node].add(id, p.requests);
+    bound_at_[id] = now;
+    PodOutcome& o = out_.pods[id];
+    o.node = p.observed_node;
+    o.arrival = o.bound = o.started = now;
+  }
+
+  void finish(ReplayPodId id, UnixSeconds now) {
+    const ReplayPod& p = in_.pods[id];
+    states_[*out_.pods[id].node].remove(id, p.requests);
+    out_.pods[id].finished = now;
+    for (ReplayPodId child : p.children) {
+      last_parent_[child] = std::max(last_parent_[child], now);
+      if (--parents_left_[child] == 0) {
+        push(last_parent_[child] + in_.pods[child].handoff, EventKind::kArrive, child);
+      }
+    }
+    resourcesFreed(now);
+  }
+
+  // A pod left a node: the pods parked for resources try again once their backoff is over.
+  void resourcesFreed(UnixSeconds now) {
+    for (const auto& [pod, due] : queue_.releaseParked(now)) {
+      if (due <= now) {
+        queue_.activate(pod, in_.pods[pod].priority, now);
+      } else {
+        push(due, EventKind::kBackoffDue, pod);
+      }
+    }
+  }
+
+  void scheduleAll(UnixSeconds now) {
+    while (auto pod = queue_.pop()) {
+      attempt(*pod, now);
+    }
+  }
+
+  void attempt(ReplayPodId id, UnixSeconds now) {
+    ++out_.attempts;
+    const ReplayPod& pod = in_.pods[id];
+    if (profile_.prefer_observed_node && pod.observed_node &&
+        filterNode(pod, in_.nodes[*pod.observed_node], states_[*pod.observed_node]) ==
+            FilterResult::kFits) {
+      bind(id, *pod.observed_node, now);
+      return;
+    }
+    const bool resolvable_rejection = findFeasible(pod);
+    if (!feasible_.empty()) {
+      bind(id, pickNode(pod), now);
+      return;
+    }
+    if (resolvable_rejection && profile_.preemption && preempt(id, now)) {
+      return;
+    }
+    ++out_.pods[id].failed_attempts;
+    queue_.park(id, resolvable_rejection, now);
+  }
+
+  // kube-scheduler's filtering: from where the last cycle stopped, round the node list until
+  // feasibleNodesToFind() nodes pass (or every node was tried). Returns whether any rejection
+  // was one a pod leaving could lift.
+  bool findFeasible(const ReplayPod& pod) {
+    feasible_.clear();
+    bool resolvable_rejection = false;
+    const std::size_t n = in_.nodes.size();
+    const std::size_t want = feasibleNodesToFind(n, profile_.percentage_of_nodes_to_score);
+    std::size_t tried = 0;
+    for (; tried < n && feasible_.size() < want; ++tried) {
+      const auto node = static_cast<ReplayNodeId>((next_start_ + tried) % n);
+      const FilterResult r = filterNode(pod, in_.nodes[node], states_[node]);
+      if (r == FilterResult::kFits) {
+        feasible_.push_back(node);
+      } else {
+        resolvable_rejection = resolvable_rejection || resolvable(r);
+      }
+    }
+    next_start_ = n > 0 ? (next_start_ + tried) % n : 0;
+    return resolvable_rejection;
+  }
+
+  ReplayNodeId pickNode(const ReplayPod& pod) const {
+    const auto scores = scoreNodes(pod, feasible_, in_.nodes, states_, profile_.weights);
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < feasible_.size(); ++i) {
+      if (scores[i] > scores[best] || (scores[i] == scores[best] && preferOnTie(pod, i, best))) {
+        best = i;
+      }
+    }
+    return feasible_[best];
+  }
+
+  bool preferOnTie(const ReplayPod& pod, std::size_t candidate, std::size_t best) const {
+    const ReplayNodeId a = feasible_[candidate];
+    const ReplayNodeId b = feasible_[best];
+    if (pod.observed_node == a || pod.observed_node == b) {
+      return pod.observed_node == a;
+    }
+    return tieHash(pod.name, in_.nodes[a].name) < tieHash(pod.name, in_.nodes[b].name);
+  }
+
+  bool preempt(ReplayPodId id, UnixSeconds now) {
+    const PreemptionView view{in_.pods, in_.nodes, states_, bound_at_, evictable_};
+    const auto plan = planPreemption(in_.pods[id], view);
+    if (!plan) {
+      return false;
+    }
+    for (ReplayPodId victim : plan->victims) {
+      evict(victim, now);
+    }
+    ++out_.preemptions;
+    bind(id, plan->node, now);
+    resourcesFreed(now);
+    return true;
+  }
+
+  // The victim's controller (Job, workflow engine) creates it again: it queues anew and, once
+  // bound, runs its whole run time again.
+  void evict(ReplayPodId id, UnixSeconds now) {
+    PodOutcome& o = out_.pods[id];
+    states_[*o.node].remove(id, in_.pods[id].requests);
+    ++generation_[id];
+    ++o.evictions;
+    o.node.reset();
+    o.bound = o.started = kForever;
+    queue_.recreate(id);
+    queue_.activate(id, in_.pods[id].priority, now);
+  }
+
+  void bind(ReplayPodId id, ReplayNodeId node, UnixSeconds now) {
+    const ReplayPod& p = in_.pods[id];
+    states_[node].add(id, p.requests);
+    bound_at_[id] = now;
+    PodOutcome& o = out_.pods[id];
+    o.node = node;
+    o.bound = now;
+    o.started = now + p.start_delay;
+    const UnixSeconds end = p.basis == RunTimeBasis::kUnknown ? std::max(in_.window_end, o.started)
+                                                              : o.started + p.run_seconds;
+    push(end, EventKind::kFinish, id, generation_[id]);
+  }
+
+  void summarizeRuns() {
+    for (const ReplayRun& r : in_.runs) {
+      RunOutcome o;
+      o.complete = !r.tasks.empty();
+      for (ReplayPodId id : r.tasks) {
+        const PodOutcome& p = out_.pods[id];
+        o.first_arrival = std::min(o.first_arrival, p.arrival);
+        o.complete = o.complete && p.done();
+        if (p.done()) {
+          o.last_finish = std::max(o.last_finish, p.finished);
+        }
+      }
+      o.makespan = o.first_arrival < kForever ? std::max(0.0, o.last_finish - o.first_arrival) : 0;
+      out_.runs.push_back(o);
+    }
+  }
+
+  const ReplayInput& in_;
+  const SchedulerProfile& profile_;
+  std::vector<NodeState> states_;
+  SchedulingQueue queue_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+  std::uint64_t seq_ = 0;
+  std::vector<std::uint32_t> parents_left_;
+  std::vector<UnixSeconds> last_parent_;
+  std::vector<std::uint32_t> generation_;
+  std::vector<UnixSeconds> bound_at_;
+  std::vector<std::uint8_t> evictable_;
+  std::vector<ReplayNodeId> feasible_;
+  std::size_t next_start_ = 0;
+  ReplayResult out_;
+};
+
+}  // namespace
+
+Result<ReplayResult> replay(const ReplayInput& input, const SchedulerProfile& profile) {
+  if (auto valid = validate(input); !valid.ok()) {
+    return valid.error();
+  }
+  return Engine(input, profile).run();
+}
+
+}  // namespace dagadvisor::replay

@@ -1,0 +1,114 @@
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/clock.h"
+#include "model/cluster.h"
+#include "model/resources.h"
+#include "replay/selectors.h"
+
+namespace dagadvisor::replay {
+
+using ReplayPodId = std::uint32_t;
+using ReplayNodeId = std::uint32_t;
+using ReplayRunId = std::uint32_t;
+inline constexpr ReplayRunId kNoRun = std::numeric_limits<ReplayRunId>::max();
+inline constexpr UnixSeconds kForever = std::numeric_limits<double>::infinity();
+
+/// How a replayed pod is placed.
+enum class PodRole {
+  kTask,        // a task of a workflow run: arrives when its parents finished, scheduled anew
+  kStandalone,  // any other pod created inside the window: arrives when observed, scheduled anew
+  /// Bound where and when it was observed, never rescheduled: DaemonSet pods (pinned to their
+  /// node) and pods already running when the window opened (services, long jobs).
+  kFixed,
+};
+
+/// Where a replayed pod's run time comes from.
+enum class RunTimeBasis {
+  kObserved,   // started → finished as observed
+  kEstimated,  // unfinished: the mean run time of finished instances of the task or shape
+  kElapsed,    // still running, no estimate: the time run so far (a lower bound)
+  kUnknown,    // never started, no estimate: it holds its node until the window's end
+};
+
+/// "observed", "estimated", "elapsed" or "unknown".
+std::string_view runTimeBasisName(RunTimeBasis basis);
+
+/// A node as the replay's scheduler sees it.
+struct ReplayNode {
+  std::string name;
+  model::ResourceVector allocatable;
+  std::int64_t max_pods = 110;  // kubelet's default; kube-state-metrics' pod capacity is not read
+  model::LabelSet labels;
+  std::vector<model::Taint> taints;
+  bool unschedulable = false;  // cordoned: no new pod, bound ones stay
+};
+
+/// A pod of the window with everything the scheduler filters and scores on and the times the
+/// replay charges. What the model does not carry (tolerations, node selectors, affinity) is
+/// inferred where the observation implies it (`tolerations_inferred`) and otherwise empty; a
+/// ChangeSet adds to it.
+struct ReplayPod {
+  std::string namespace_;
+  std::string name;
+  model::PodId source = 0;  // the pod in the snapshot
+  PodRole role = PodRole::kStandalone;
+  std::string owner_kind;
+  std::string owner_name;
+  model::LabelSet labels;
+  model::ResourceVector requests;
+  std::string priority_class;
+  std::int64_t priority = 0;
+  std::vector<Toleration> tolerations;
+  bool tolerations_inferred = false;
+  std::vector<std::pair<std::string, std::string>> node_selector;  // nodeSelector: key = value
+  RequiredNodeAffinity node_affinity;
+
+  /// Roots and standalone pods: the observed creation. Tasks with parents arrive `handoff`
+  /// after their last parent finished instead.
+  UnixSeconds arrival = 0;
+  double handoff = 0;      // last parent finished → created, as observed (or the median)
+  double start_delay = 0;  // bound → container started (image pull, sandbox)
+  /// Arrival → first scheduling attempt: the scheduler's own delay, 0 unless
+  /// estimateSchedulerLatency() measured one for the pod's time of arrival.
+  double queue_latency = 0;
+  /// created → scheduled as observed (waiting for room and the scheduler's own delay alike).
+  std::optional<double> observed_queue_seconds;
+  double run_seconds = 0;  // container started → finished
+  RunTimeBasis basis = RunTimeBasis::kObserved;
+
+  ReplayRunId run = kNoRun;
+  std::vector<ReplayPodId> parents;  // DAG parents within the run
+  std::vector<ReplayPodId> children;
+
+  std::optional<ReplayNodeId> observed_node;
+  UnixSeconds observed_bound = 0;            // kFixed: occupies observed_node from here …
+  UnixSeconds observed_released = kForever;  // … to here
+};
+
+/// One workflow run of the window with what was observed of it.
+struct ReplayRun {
+  std::string id;  // namespace/dag/run
+  std::vector<ReplayPodId> tasks;
+  bool observed_finished = false;
+  double observed_makespan = 0;  // first created → last finished (→ window end if unfinished)
+};
+
+/// Everything a replay needs: built from the model by buildReplayInput(), edited by a
+/// ChangeSet, replayed by replay(). Plain data, so a change can copy and edit it.
+struct ReplayInput {
+  UnixSeconds window_start = 0;
+  UnixSeconds window_end = 0;
+  std::vector<ReplayNode> nodes;
+  std::vector<ReplayPod> pods;
+  std::vector<ReplayRun> runs;
+  std::vector<std::string> notes;  // what could not be replayed as observed, and why
+};
+
+}  // namespace dagadvisor::replay

@@ -1,0 +1,182 @@
+#include "replay/change_set.h"
+
+#include <catch2/catch.hpp>
+
+#include "replay/replay.h"
+#include "replay_builders.h"
+
+using namespace dagadvisor;
+using namespace dagadvisor::testing;
+
+namespace {
+
+// One GPU node (observed home of every pod: the scores prefer its larger size) and a CPU node.
+replay::ReplayInput gpuAndCpu() {
+  replay::ReplayInput in;
+  in.window_end = 1000;
+  in.nodes = {replayNode("gpu-1", 32, 128, 4), replayNode("cpu-1", 8, 32)};
+  in.nodes[0].labels.set("node-type", "gpu");
+  in.nodes[1].labels.set("node-type", "cpu");
+  auto web = replayPod("web", 1, 1, 0, 100);
+  web.labels.set("app", "web");
+  web.owner_kind = "ReplicaSet";
+  web.owner_name = "web-5d8";
+  auto train = replayPod("train", 1, 1, 0, 100, 1);
+  train.labels.set("app", "train");
+  in.pods = {web, train};
+  return in;
+}
+
+replay::ReplayResult replayed(const replay::ReplayInput& in) {
+  auto r = replay::replay(in);
+  REQUIRE(r.ok());
+  return *r;
+}
+
+replay::PodMatch app(const std::string& name) {
+  return {"", replay::LabelSelector::equals({{"app", name}}), "", ""};
+}
+
+const model::Taint kGpuTaint{"nvidia.com/gpu", "present", "NoSchedule"};
+
+}  // namespace
+
+TEST_CASE("without change both pods go to the emptier GPU node") {
+  const auto r = replayed(gpuAndCpu());
+  CHECK(r.pods[0].node == 0u);
+  CHECK(r.pods[1].node == 0u);
+}
+
+TEST_CASE("AddNodeTaint keeps untolerating pods off the matching nodes") {
+  replay::ReplayInput in = gpuAndCpu();
+  replay::ChangeSet set;
+  set.changes.push_back(
+      replay::AddNodeTaint{{{}, replay::LabelSelector::equals({{"node-type", "gpu"}})}, kGpuTaint});
+  auto report = replay::applyChanges(in, set);
+  REQUIRE(report.ok());
+  CHECK(report->matched == std::vector<std::size_t>{1});
+  CHECK(in.nodes[0].taints.size() == 1);
+  CHECK(in.nodes[1].taints.empty());
+  const auto r = replayed(in);
+  CHECK(r.pods[0].node == 1u);    // web moved to the CPU node
+  CHECK_FALSE(r.pods[1].done());  // train tolerates nothing either: it needs the next change
+}
+
+TEST_CASE("AddToleration lets the matching pods back onto the tainted nodes") {
+  replay::ReplayInput in = gpuAndCpu();
+  replay::ChangeSet set;
+  set.changes.push_back(replay::AddNodeTaint{{{"gpu-1"}, {}}, kGpuTaint});
+  set.changes.push_back(replay::AddToleration{
+      app("train"), {"nvidia.com/gpu", replay::TolerationOp::kExists, "", "NoSchedule"}});
+  REQUIRE(replay::applyChanges(in, set).ok());
+  CHECK(in.pods[1].tolerations.size() == 1);
+  CHECK(in.pods[0].tolerations.empty());
+  const auto r = replayed(in);
+  CHECK(r.pods[0].node == 1u);
+  CHECK(r.pods[1].node == 0u);
+}
+
+TEST_CASE("SetNodeSelector pins the matching pods to the labelled nodes") {
+  replay::ReplayInput in = gpuAndCpu();
+  replay::ChangeSet set;
+  set.changes.push_back(replay::SetNodeSelector{app("web"), "node-type", "cpu"});
+  set.changes.push_back(replay::SetNodeSelector{app("web"), "node-type", "cpu"});  // replaces
+  REQUIRE(replay::applyChanges(in, set).ok());
+  CHECK(in.pods[0].node_selector.size() == 1);
+  const auto r = replayed(in);
+  CHECK(r.pods[0].node == 1u);
+  CHECK(r.pods[1].node == 0u);
+}
+
+TEST_CASE("AddRequiredNodeAffinity is ANDed into the pods' existing terms") {
+  replay::ReplayInput in = gpuAndCpu();
+  replay::LabelSelector not_gpu;
+  not_gpu.requirements.push_back({"node-type", replay::SelectorOp::kNotIn, {"gpu"}});
+  replay::ChangeSet set;
+  set.changes.push_back(replay::AddRequiredNodeAffinity{app("web"), not_gpu});
+  REQUIRE(replay::applyChanges(in, set).ok());
+  CHECK(replayed(in).pods[0].node == 1u);
+
+  replay::LabelSelector zone;
+  zone.requirements.push_back({"zone", replay::SelectorOp::kExists, {}});
+  set.changes = {replay::AddRequiredNodeAffinity{app("web"), zone}};
+  REQUIRE(replay::applyChanges(in, set).ok());
+  REQUIRE(in.pods[0].node_affinity.terms.size() == 1);
+  CHECK(in.pods[0].node_affinity.terms[0].requirements.size() == 2);
+  CHECK_FALSE(replayed(in).pods[0].done());  // no node has a zone label
+}
+
+TEST_CASE("SetPriority makes the matching pods go first and preempt") {
+  replay::ReplayInput in;
+  in.window_end = 1000;
+  in.nodes = {replayNode("n1", 4, 16)};
+  auto batch = replayPod("batch", 4, 1, 0, 100);
+  auto critical = replayPod("critical", 4, 1, 10, 10);
+  critical.labels.set("tier", "critical");
+  in.pods = {batch, critical};
+  CHECK(replayed(in).pods[1].bound == Approx(100));
+
+  replay::ChangeSet set;
+  set.changes.push_back(replay::SetPriority{
+      {"ns", replay::LabelSelector::equals({{"tier", "critical"}}), "", ""}, "dag-critical", 1000});
+  REQUIRE(replay::applyChanges(in, set).ok());
+  CHECK(in.pods[1].priority_class == "dag-critical");
+  const auto r = replayed(in);
+  CHECK(r.pods[1].bound == Approx(10));
+  CHECK(r.pods[0].evictions == 1);
+}
+
+TEST_CASE("SetRequests resizes the pods of one owner only") {
+  replay::ReplayInput in = gpuAndCpu();
+  replay::ChangeSet set;
+  set.changes.push_back(
+      replay::SetRequests{{"ns", {}, "ReplicaSet", "web-5d8"}, 64000, std::nullopt, std::nullopt});
+  REQUIRE(replay::applyChanges(in, set).ok());
+  CHECK(in.pods[0].requests.cpu_millis == 64000);
+  CHECK(in.pods[0].requests.memory_bytes == kGiB);
+  CHECK(in.pods[1].requests.cpu_millis == 1000);
+  CHECK_FALSE(replayed(in).pods[0].done());  // no node has 64 cores
+}
+
+TEST_CASE("a change matching nothing fails the set and names the change") {
+  replay::ReplayInput in = gpuAndCpu();
+  replay::ChangeSet set;
+  set.changes.push_back(replay::SetNodeSelector{app("web"), "node-type", "cpu"});
+  set.changes.push_back(replay::AddToleration{app("nonexistent"), {}});
+  const auto report = replay::applyChanges(in, set);
+  REQUIRE_FALSE(report.ok());
+  CHECK(report.error().field == "changes[1]");
+}
+
+TEST_CASE("RecreatePods moves running pods off newly tainted nodes; a taint alone does not") {
+  replay::ReplayInput in = gpuAndCpu();
+  in.window_start = 50;
+  auto resident = replayPod("web-old", 1, 1, 0, 0);
+  resident.role = replay::PodRole::kFixed;
+  resident.labels.set("app", "web");
+  resident.owner_kind = "ReplicaSet";
+  resident.observed_node = 0;
+  resident.observed_bound = 10;  // before the window: it keeps running
+  auto daemon = resident;
+  daemon.name = "agent";
+  daemon.owner_kind = "DaemonSet";
+  in.pods.push_back(resident);
+  in.pods.push_back(daemon);
+  replay::ChangeSet taint;
+  taint.changes.push_back(replay::AddNodeTaint{{{"gpu-1"}, {}}, kGpuTaint});
+  REQUIRE(replay::applyChanges(in, taint).ok());
+  CHECK(replayed(in).pods[2].node == 0u);  // NoSchedule never evicts
+
+  replay::ChangeSet restart;
+  restart.changes.push_back(replay::RecreatePods{app("web")});
+  const auto report = replay::applyChanges(in, restart);
+  REQUIRE(report.ok());
+  CHECK(report->matched == std::vector<std::size_t>{1});  // not the DaemonSet pod
+  CHECK(in.pods[2].role == replay::PodRole::kStandalone);
+  CHECK(in.pods[2].arrival == Approx(50));
+  CHECK(in.pods[2].basis == replay::RunTimeBasis::kUnknown);
+  const auto r = replayed(in);
+  CHECK(r.pods[2].node == 1u);
+  CHECK(r.pods[2].finished == Approx(in.window_end));
+  CHECK(r.pods[3].node == 0u);
+}

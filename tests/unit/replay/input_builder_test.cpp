@@ -1,0 +1,183 @@
+#include "replay/input_builder.h"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <deque>
+
+#include "graph/cluster_whatif.h"
+#include "support/builders.h"
+
+using namespace dagadvisor;
+using namespace dagadvisor::testing;
+
+namespace {
+
+// A GPU node (tainted) and a CPU node; a DaemonSet pod and a service that predate the window;
+// run r1 finished a → b; run r2's a still runs and its child b pends.
+struct Window {
+  std::deque<model::WorkflowRun> runs;
+  std::unique_ptr<model::ClusterSnapshot> cluster;
+  std::vector<graph::RunGraph> graphs;
+
+  replay::ReplayInput build(const replay::InputOptions& options = {}) {
+    auto in = replay::buildReplayInput(*cluster, graphs, options);
+    REQUIRE(in.ok());
+    return *in;
+  }
+  const replay::ReplayPod& pod(const replay::ReplayInput& in, const std::string& name) {
+    auto it = std::find_if(in.pods.begin(), in.pods.end(),
+                           [&](const replay::ReplayPod& p) { return p.name == name; });
+    REQUIRE(it != in.pods.end());
+    return *it;
+  }
+};
+
+model::Pod taskPod(const std::string& name, const std::string& node, double created,
+                   std::optional<double> scheduled, std::optional<double> started,
+                   std::optional<double> finished) {
+  return makePod("etl", name, node, 2, 4, 0, [&](model::Pod& p) {
+    p.created = created;
+    p.scheduled = scheduled;
+    p.started = started;
+    p.finished = finished;
+    p.phase = finished ? model::PodPhase::kSucceeded
+                       : (node.empty() ? model::PodPhase::kPending : model::PodPhase::kRunning);
+  });
+}
+
+Window window() {
+  std::vector<model::Node> nodes = {
+      makeNode("gpu-1", 32, 128, 4,
+               [](model::Node& n) {
+                 n.taints.push_back({"nvidia.com/gpu", "present", "NoSchedule"});
+               }),
+      makeNode("cpu-1", 16, 64)};
+  std::vector<model::Pod> pods = {
+      makePod("kube-system", "fluentd-x", "cpu-1", 0.1, 0.2, 0, ownedBy("DaemonSet", "fluentd")),
+      makePod("web", "web-1", "gpu-1", 2, 4, 0, ownedBy("ReplicaSet", "web-5d8")),
+      taskPod("r1-a", "cpu-1", 1000, 1005, 1010, 1100),
+      taskPod("r1-b", "cpu-1", 1103, 1104, 1106, 1200),
+      taskPod("r2-a", "cpu-1", 1500, 1501, 1502, std::nullopt),
+      taskPod("r2-b", "", 1510, std::nullopt, std::nullopt, std::nullopt),
+  };
+  pods[1].created = 10;  // long before the window
+  Window w;
+  w.cluster = std::make_unique<model::ClusterSnapshot>(2000, std::move(nodes), std::move(pods));
+  for (const char* run : {"r1", "r2"}) {
+    const model::PodId first = std::string(run) == "r1" ? 2 : 4;
+    w.runs.push_back({"etl",
+                      "daily",
+                      run,
+                      "labels",
+                      {{"a", first, 1, {}}, {"b", first + 1, 1, {}}},
+                      {{0, 1}},
+                      {}});
+    w.graphs.push_back(graph::buildRunGraph(w.runs.back(), *w.cluster));
+  }
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("the window opens at the first task's creation and closes at the snapshot") {
+  Window w = window();
+  const auto in = w.build();
+  CHECK(in.window_start == 1000);
+  CHECK(in.window_end == 2000);
+  CHECK(in.nodes.size() == 2);
+  CHECK(in.pods.size() == 6);
+  REQUIRE(in.runs.size() == 2);
+  CHECK(in.runs[0].observed_finished);
+  CHECK(in.runs[0].observed_makespan == Approx(200));
+  CHECK_FALSE(in.runs[1].observed_finished);
+}
+
+TEST_CASE("DaemonSet pods and pods older than the window are fixed; tasks are replayed") {
+  Window w = window();
+  const auto in = w.build();
+  CHECK(w.pod(in, "fluentd-x").role == replay::PodRole::kFixed);
+  CHECK(w.pod(in, "web-1").role == replay::PodRole::kFixed);
+  CHECK(w.pod(in, "web-1").observed_released == replay::kForever);
+  CHECK(w.pod(in, "r1-a").role == replay::PodRole::kTask);
+}
+
+TEST_CASE("a pod seen on a tainted node tolerates its taints; GPU pods tolerate the GPU taint") {
+  Window w = window();
+  const auto in = w.build();
+  const auto& web = w.pod(in, "web-1");
+  CHECK(web.tolerations_inferred);
+  REQUIRE(web.tolerations.size() == 1);
+  CHECK(web.tolerations[0].tolerates({"nvidia.com/gpu", "present", "NoSchedule"}));
+  CHECK(w.pod(in, "r1-a").tolerations.empty());
+}
+
+TEST_CASE("observed delays: start delay, hand-off after the last parent, run time") {
+  Window w = window();
+  const auto in = w.build();
+  const auto& a = w.pod(in, "r1-a");
+  const auto& b = w.pod(in, "r1-b");
+  CHECK(a.start_delay == Approx(5));
+  CHECK(a.run_seconds == Approx(90));
+  CHECK(a.basis == replay::RunTimeBasis::kObserved);
+  CHECK(b.handoff == Approx(3));
+  REQUIRE(b.parents.size() == 1);
+  CHECK(in.pods[b.parents[0]].name == "r1-a");
+}
+
+TEST_CASE("unfinished tasks are estimated from finished instances, or marked unknown") {
+  Window w = window();
+  const auto in = w.build();
+  const auto& running = w.pod(in, "r2-a");
+  CHECK(running.basis == replay::RunTimeBasis::kEstimated);
+  CHECK(running.run_seconds == Approx(498));  // estimate 90 s, but it has run 498 s already
+  const auto& pending = w.pod(in, "r2-b");
+  CHECK(pending.basis == replay::RunTimeBasis::kEstimated);
+  CHECK(pending.run_seconds == Approx(94));  // r1-b's run time
+  CHECK(pending.handoff == Approx(3));       // not measured: the median of the measured ones
+}
+
+TEST_CASE("priorities come from the configured classes, with the system classes built in") {
+  Window w = window();
+  replay::InputOptions options;
+  options.priority_values["dag-critical"] = 1000;
+  auto cluster_pods = w.cluster->pods();
+  cluster_pods[2].priority_class = "dag-critical";
+  cluster_pods[0].priority_class = "system-node-critical";
+  model::ClusterSnapshot cluster(2000, w.cluster->nodes(), cluster_pods);
+  auto in = replay::buildReplayInput(cluster, {}, options);
+  REQUIRE(in.ok());
+  CHECK(in->pods[2].priority == 1000);
+  CHECK(in->pods[0].priority == 2000001000);
+  CHECK(in->pods[3].priority == 0);
+}
+
+TEST_CASE("an empty snapshot is an error, not an empty replay") {
+  const model::ClusterSnapshot empty(0, {}, {});
+  CHECK_FALSE(replay::buildReplayInput(empty, {}).ok());
+}
+
+TEST_CASE("a pod that ended before its container started ran from binding to its end") {
+  std::vector<model::Node> nodes = {makeNode("n1", 16, 64)};
+  std::vector<model::Pod> pods = {
+      taskPod("pulled-never", "n1", 100, 110, std::nullopt, 160),
+      makePod("ns", "ended-no-time", "n1", 1, 1, 0,
+              [](model::Pod& p) {
+                p.created = 120;
+                p.scheduled = 121;
+                p.started = 125;
+                p.phase = model::PodPhase::kFailed;
+              }),
+  };
+  pods[0].phase = model::PodPhase::kFailed;
+  const model::ClusterSnapshot cluster(2000, std::move(nodes), std::move(pods));
+  std::deque<model::WorkflowRun> runs;
+  runs.push_back({"etl", "daily", "r1", "labels", {{"a", 0, 1, {}}}, {}, {}});
+  const std::vector<graph::RunGraph> graphs = {graph::buildRunGraph(runs.back(), cluster)};
+  auto in = replay::buildReplayInput(cluster, graphs);
+  REQUIRE(in.ok());
+  REQUIRE(in->pods.size() == 2);
+  CHECK(in->pods[0].basis == replay::RunTimeBasis::kObserved);
+  CHECK(in->pods[0].run_seconds == Approx(50));
+  CHECK(in->pods[1].basis == replay::RunTimeBasis::kElapsed);
+  CHECK(in->pods[1].run_seconds == Approx(0));
+}

@@ -15,7 +15,7 @@ std::string_view severityName(Severity severity) {
 }
 
 nlohmann::json Finding::evidenceJson() const {
-  return typed_evidence.empty() ? evidence : typed_evidence.toJson();
+  return evidence.toJson();
 }
 
 }  // namespace dagadvisor::analysis

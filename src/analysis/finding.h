@@ -19,12 +19,10 @@ std::string_view severityName(Severity severity);
 struct Finding {
   std::string kind;  // the detector's kind, e.g. "gpu-node-hoarding" (SPEC §4)
   Severity severity = Severity::kInfo;
-  std::string target;   // what it is about, as "node/<name>", "run/<ns>/<run>", "pool/<name>"
-  std::string summary;  // one line with the key numbers
-  /// Untyped evidence of the kinds not yet moved to a typed struct; empty for the others.
-  nlohmann::json evidence = nlohmann::json::object();
-  FindingEvidence typed_evidence;  // the kind's evidence struct (see evidence.h)
-  double impact = 0;               // kind-specific magnitude used for ranking (e.g. GPUs blocked)
+  std::string target;        // what it is about, as "node/<name>", "run/<ns>/<run>", "pool/<name>"
+  std::string summary;       // one line with the key numbers
+  FindingEvidence evidence;  // the kind's evidence struct (see evidence.h)
+  double impact = 0;         // kind-specific magnitude used for ranking (e.g. GPUs blocked)
 
   /// The evidence as the API renders it (documented per kind in docs/findings.md).
   nlohmann::json evidenceJson() const;
@@ -33,7 +31,7 @@ struct Finding {
   /// a programming error (an adviser handed a finding of the wrong kind), never a data error.
   template <typename E>
   const E& evidenceAs() const {
-    if (const E* typed = typed_evidence.get<E>()) {
+    if (const E* typed = evidence.get<E>()) {
       return *typed;
     }
     throw std::logic_error("finding of kind '" + kind + "' read as '" + std::string(E::kKind) +
@@ -46,7 +44,7 @@ template <typename E>
 Finding findingOf(E evidence) {
   Finding finding;
   finding.kind = std::string(E::kKind);
-  finding.typed_evidence = FindingEvidence(std::move(evidence));
+  finding.evidence = FindingEvidence(std::move(evidence));
   return finding;
 }
 

@@ -35,8 +35,7 @@ DefaultWindow loadDefaultScenario() {
   DefaultWindow w;
   w.cluster = std::make_unique<model::ClusterSnapshot>(std::move(*cluster));
   w.runs = model::buildRuns(*w.cluster, config.workflow_labels);
-  w.graphs = graph::buildRunGraphs(
-      w.runs, *w.cluster, graph::WhatIfTransfer::fromConfig(config.detectors.split_dependencies));
+  w.graphs = graph::buildRunGraphs(w.runs, *w.cluster, graph::WhatIfTransfer::fromConfig(config));
   return w;
 }
 

@@ -67,14 +67,14 @@ inline advice::RunSummary sampleRun(const char* ns, const char* dag, const char*
   return r;
 }
 
+// A finding without evidence: the report views only render it.
 inline analysis::Finding sampleFinding(const char* kind, analysis::Severity severity,
-                                       const char* target, nlohmann::json evidence) {
+                                       const char* target) {
   analysis::Finding f;
   f.kind = kind;
   f.severity = severity;
   f.target = target;
   f.summary = std::string(kind) + " on " + target;
-  f.evidence = std::move(evidence);
   f.impact = 1;
   return f;
 }
@@ -136,11 +136,10 @@ inline std::shared_ptr<advice::AnalysisReport> sampleReport() {
   report->runs = {sampleRun("etl", "daily", "r1", 600, 450),
                   sampleRun("ml", "train", "2026-11-28", 7200, 3600),
                   sampleRun("etl", "daily", "r2", 900, 450)};
-  report->findings = {
-      sampleHoardingFinding(Severity::kCritical, "gpu-a", 6, 0.82),
-      sampleHoardingFinding(Severity::kWarning, "gpu-b", 2, 0.25),
-      sampleFinding("split-dependencies", Severity::kInfo, "run/etl/daily/r1", {}),
-      sampleFinding("dag-stacking", Severity::kWarning, "run/ml/train/2026-11-28", {})};
+  report->findings = {sampleHoardingFinding(Severity::kCritical, "gpu-a", 6, 0.82),
+                      sampleHoardingFinding(Severity::kWarning, "gpu-b", 2, 0.25),
+                      sampleFinding("split-dependencies", Severity::kInfo, "run/etl/daily/r1"),
+                      sampleFinding("dag-stacking", Severity::kWarning, "run/ml/train/2026-11-28")};
 
   auto hoarding = sampleRecommendation("gpu-node-hoarding-3f9a1c2b", "gpu-node-hoarding",
                                        Severity::kCritical, "cluster/prod-eu");

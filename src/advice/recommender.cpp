@@ -35,7 +35,7 @@ void boundEvidenceLists(nlohmann::json& evidence) {
     }
   }
   for (const auto& [key, total] : totals) {
-    evidence[key] = total;
+    evidence.emplace(key, total);
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <set>
 
 #include "config/config_fields.h"
@@ -59,4 +60,27 @@ TEST_CASE("disabling a detector in config removes it from the enabled list", "[k
   for (const auto& detector : enabled) {
     CHECK(detector->info().kind != "gpu-node-hoarding");
   }
+}
+
+TEST_CASE("no adviser or exporter code reads evidence by key", "[kinds]") {
+  // Advisers and the exporter read the kinds' evidence structs; a JSON key read back would
+  // silently become a default when a detector renames it (the seam typed evidence closed).
+  const std::vector<std::string> kForbidden = {".value(\"", "evidence[", "evidence.find(",
+                                               "evidence.at(", "evidence.contains("};
+  std::size_t files = 0;
+  for (const char* folder : {"/src/advice", "/src/exporter"}) {
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(
+             std::string(DAGADVISOR_SOURCE_DIR) + folder)) {
+      if (!entry.is_regular_file()) {
+        continue;
+      }
+      ++files;
+      const std::string text = testing::readFile(entry.path().string());
+      for (const std::string& pattern : kForbidden) {
+        INFO(entry.path().string() << " contains " << pattern);
+        CHECK(text.find(pattern) == std::string::npos);
+      }
+    }
+  }
+  CHECK(files > 20);  // the folders were found
 }

@@ -38,8 +38,8 @@ class StageTimer {
   std::vector<log::Field> fields_;
 };
 
-advice::ClusterSummary summarize(const model::ClusterSnapshot& cluster) {
-  advice::ClusterSummary s;
+report::ClusterSummary summarize(const model::ClusterSnapshot& cluster) {
+  report::ClusterSummary s;
   s.nodes = cluster.nodes().size();
   s.pods = cluster.pods().size();
   s.pending_pods = cluster.pendingPods().size();
@@ -55,11 +55,11 @@ advice::ClusterSummary summarize(const model::ClusterSnapshot& cluster) {
   return s;
 }
 
-advice::TaskRow taskRow(const graph::RunGraph& g, const model::ClusterSnapshot& cluster,
+report::TaskRow taskRow(const graph::RunGraph& g, const model::ClusterSnapshot& cluster,
                         model::TaskIndex t) {
   const model::Task& task = g.run->tasks[t];
   const model::Pod& pod = cluster.pod(task.pod);
-  advice::TaskRow row;
+  report::TaskRow row;
   row.id = task.id;
   row.pod = pod.name;
   row.node = pod.node_name;
@@ -74,9 +74,9 @@ advice::TaskRow taskRow(const graph::RunGraph& g, const model::ClusterSnapshot& 
   return row;
 }
 
-advice::RunSummary summarizeRun(const graph::RunGraph& g, const model::ClusterSnapshot& cluster) {
+report::RunSummary summarizeRun(const graph::RunGraph& g, const model::ClusterSnapshot& cluster) {
   const model::WorkflowRun& run = *g.run;
-  advice::RunSummary s;
+  report::RunSummary s;
   s.id = run.id();
   s.namespace_ = run.namespace_;
   s.dag = run.dag;
@@ -106,7 +106,7 @@ advice::RunSummary summarizeRun(const graph::RunGraph& g, const model::ClusterSn
 }
 
 // The stranded-resources detector's rule, per node: the largest stranded free share.
-void markStranded(advice::NodeRow& row, const analysis::NodeStranding& stranding) {
+void markStranded(report::NodeRow& row, const analysis::NodeStranding& stranding) {
   if (!stranding.anyStranded()) {
     return;
   }
@@ -115,12 +115,12 @@ void markStranded(advice::NodeRow& row, const analysis::NodeStranding& stranding
   row.stranded_resource = std::string(analysis::resourceName(largest));
 }
 
-std::vector<advice::NodeRow> summarizeNodes(const model::ClusterSnapshot& cluster,
+std::vector<report::NodeRow> summarizeNodes(const model::ClusterSnapshot& cluster,
                                             const config::Config& config) {
-  std::vector<advice::NodeRow> rows;
+  std::vector<report::NodeRow> rows;
   for (model::NodeId id = 0; id < cluster.nodes().size(); ++id) {
     const model::Node& node = cluster.node(id);
-    advice::NodeRow row;
+    report::NodeRow row;
     row.name = node.name;
     row.pool =
         std::string(node.labels.get(config.cluster_labels.pool).value_or(std::string_view{}));
@@ -152,7 +152,7 @@ Result<model::ClusterSnapshot> fetchCluster(sources::MetricsSource& source,
 
 }  // namespace
 
-Result<std::shared_ptr<const advice::AnalysisReport>> runAnalysisCycle(
+Result<std::shared_ptr<const report::AnalysisReport>> runAnalysisCycle(
     sources::MetricsSource& source, const config::Config& config, UnixSeconds at,
     const Clock& clock, advice::RecommendationHistory* history,
     std::span<const model::ObjectSourcePtr> objects) {
@@ -175,7 +175,7 @@ Result<std::shared_ptr<const advice::AnalysisReport>> runAnalysisCycle(
                                           analysis::AnalysisInput{*cluster, graphs, config});
   timer.lap("detectors");
 
-  auto report = std::make_shared<advice::AnalysisReport>();
+  auto report = std::make_shared<report::AnalysisReport>();
   report->cluster = config.analysis.cluster;
   report->source = source.describe();
   report->data_time = at;
@@ -204,7 +204,7 @@ Result<std::shared_ptr<const advice::AnalysisReport>> runAnalysisCycle(
   timer.log();
   report->analysis_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  return std::shared_ptr<const advice::AnalysisReport>(std::move(report));
+  return std::shared_ptr<const report::AnalysisReport>(std::move(report));
 }
 
 }  // namespace dagadvisor::app

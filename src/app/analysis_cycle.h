@@ -3,12 +3,12 @@
 #include <memory>
 #include <span>
 
-#include "advice/analysis_report.h"
 #include "advice/recommender.h"
 #include "common/clock.h"
 #include "common/result.h"
 #include "config/config.h"
 #include "model/adapters/object_source.h"
+#include "report/analysis_report.h"
 #include "sources/metrics_source.h"
 
 namespace dagadvisor::app {
@@ -17,7 +17,7 @@ namespace dagadvisor::app {
 /// edges of the workflow objects `objects` deliver) and their graphs → detectors → advice → an
 /// immutable report. `history` (may be null) stamps first/last seen on recommendations across
 /// cycles. Gaps of the object sources are warnings on the report, never a failed cycle.
-Result<std::shared_ptr<const advice::AnalysisReport>> runAnalysisCycle(
+Result<std::shared_ptr<const report::AnalysisReport>> runAnalysisCycle(
     sources::MetricsSource& source, const config::Config& config, UnixSeconds at,
     const Clock& clock, advice::RecommendationHistory* history,
     std::span<const model::ObjectSourcePtr> objects = {});

@@ -26,7 +26,7 @@ int fail(int code, const std::string& message) {
   return code;
 }
 
-int printReport(const advice::AnalysisReport& report, const std::string& format,
+int printReport(const report::AnalysisReport& report, const std::string& format,
                 const Clock& clock) {
   if (format == "json") {
     std::cout << report::reportJson(report, clock.now(), false).dump(2) << "\n";

@@ -152,7 +152,7 @@ void runCycle(Running& running, const CliOptions& cli, server::SnapshotStore& st
       objectSources(running.config, running.setup.kubernetes.get(), running.setup.airflow.get());
   auto report = at.ok() ? runAnalysisCycle(*running.setup.source, running.config, *at, clock,
                                            &history, objects)
-                        : Result<std::shared_ptr<const advice::AnalysisReport>>(at.error());
+                        : Result<std::shared_ptr<const report::AnalysisReport>>(at.error());
   if (report.ok()) {
     self.recordCycle(**report);
     store.publish(*report);
@@ -196,7 +196,7 @@ int serve(const CliOptions& cli, config::Config initial) {
   metrics.add(registry);
   metrics.add(std::make_shared<exporter::ReportCollector>(
       [&store] {
-        std::vector<std::shared_ptr<const advice::AnalysisReport>> reports;
+        std::vector<std::shared_ptr<const report::AnalysisReport>> reports;
         if (auto current = store.current()) {
           reports.push_back(current->report);
         }

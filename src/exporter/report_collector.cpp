@@ -12,9 +12,9 @@
 namespace dagadvisor::exporter {
 namespace {
 
-using advice::AnalysisReport;
 using prometheus::ClientMetric;
 using prometheus::MetricFamily;
+using report::AnalysisReport;
 
 constexpr std::string_view kNodePrefix = "node/";
 
@@ -99,7 +99,7 @@ void addRecommendations(Families& out, const AnalysisReport& r) {
 
 // Per-run series are bounded to the longest runs: a cluster has thousands of runs per day.
 void addTopRuns(Families& out, const AnalysisReport& r, std::size_t top) {
-  std::vector<const advice::RunSummary*> runs;
+  std::vector<const report::RunSummary*> runs;
   for (const auto& run : r.runs) {
     runs.push_back(&run);
   }

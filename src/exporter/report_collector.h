@@ -8,12 +8,12 @@
 #include <memory>
 #include <vector>
 
-#include "advice/analysis_report.h"
+#include "report/analysis_report.h"
 
 namespace dagadvisor::exporter {
 
 /// The reports to export at scrape time: the current one per cluster (null entries are skipped).
-using ReportsGetter = std::function<std::vector<std::shared_ptr<const advice::AnalysisReport>>()>;
+using ReportsGetter = std::function<std::vector<std::shared_ptr<const report::AnalysisReport>>()>;
 
 /// A prometheus::Collectable that renders the CURRENT analysis at each scrape: cluster sizes,
 /// findings and recommendations by kind/severity, GPU-node hoarding per node and the top runs by

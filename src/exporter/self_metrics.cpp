@@ -60,7 +60,7 @@ SelfMetrics::SelfMetrics(std::shared_ptr<prometheus::Registry> registry, std::st
   reload_ok_.Add(labels(MetricId::kConfigLastReloadSuccessful, {cluster_})).Set(1);
 }
 
-void SelfMetrics::recordCycle(const advice::AnalysisReport& report) {
+void SelfMetrics::recordCycle(const report::AnalysisReport& report) {
   cycles_.Add(labels(MetricId::kCyclesTotal, {cluster_, "success"})).Increment();
   cycle_duration_.Add(labels(MetricId::kCycleDuration, {cluster_}), kCycleBuckets)
       .Observe(report.analysis_seconds);

@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "advice/analysis_report.h"
+#include "report/analysis_report.h"
 
 namespace prometheus {
 class Registry;
@@ -28,7 +28,7 @@ class SelfMetrics {
 
   /// A successful cycle: counts it, observes its duration, stamps the success time, marks the
   /// report's source up and adds its queries and bytes, and sets per-detector duration/success.
-  void recordCycle(const advice::AnalysisReport& report);
+  void recordCycle(const report::AnalysisReport& report);
 
   /// A failed cycle: counts it and marks `source` down. `reason` is never a label (unbounded
   /// values); /readyz and the log carry it.

@@ -18,7 +18,7 @@ struct Bar {
   double start = 0;  // seconds since the chart's origin
   double end = 0;
   double wait_from = 0;
-  const advice::TaskRow* task = nullptr;
+  const report::TaskRow* task = nullptr;
 };
 
 std::string xmlEscaped(std::string_view text) {
@@ -70,10 +70,10 @@ double tickStep(double span) {
 }
 
 // Bars grouped by node name ("" = unscheduled), times relative to the earliest creation/start.
-std::map<std::string, std::vector<Bar>> collectBars(const advice::RunSummary& run,
+std::map<std::string, std::vector<Bar>> collectBars(const report::RunSummary& run,
                                                     std::size_t max_tasks, double& span,
                                                     std::size_t& skipped) {
-  std::vector<const advice::TaskRow*> started;
+  std::vector<const report::TaskRow*> started;
   for (const auto& t : run.task_rows) {
     if (t.started) {
       started.push_back(&t);
@@ -150,7 +150,7 @@ std::string nodeRow(const std::string& node, const std::vector<Bar>& bars, doubl
 
 }  // namespace
 
-std::string renderGanttSvg(const advice::RunSummary& run, std::size_t max_tasks) {
+std::string renderGanttSvg(const report::RunSummary& run, std::size_t max_tasks) {
   double span = 0;
   std::size_t skipped = 0;
   const auto rows = collectBars(run, max_tasks, span, skipped);

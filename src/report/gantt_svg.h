@@ -3,7 +3,7 @@
 #include <cstddef>
 #include <string>
 
-#include "advice/analysis_report.h"
+#include "report/analysis_report.h"
 
 namespace dagadvisor::report {
 
@@ -15,6 +15,6 @@ inline constexpr std::size_t kMaxGanttTasks = 2000;
 /// started + run time; critical-path tasks red), a thin bar for each task's wait before it
 /// started, and each node's idle gaps between its first and last task marked as hatched
 /// `class="idle"` rectangles with their length in a tooltip. Unstarted tasks are not drawn.
-std::string renderGanttSvg(const advice::RunSummary& run, std::size_t max_tasks = kMaxGanttTasks);
+std::string renderGanttSvg(const report::RunSummary& run, std::size_t max_tasks = kMaxGanttTasks);
 
 }  // namespace dagadvisor::report

@@ -55,7 +55,7 @@ std::string fillColour(double queue, double max_queue) {
 }
 
 // Which tasks to draw: all of them, or for big runs the critical path plus the longest waiters.
-std::vector<bool> chooseTasks(const advice::RunSummary& run, std::size_t max_tasks) {
+std::vector<bool> chooseTasks(const report::RunSummary& run, std::size_t max_tasks) {
   const auto& rows = run.task_rows;
   std::vector<bool> keep(rows.size(), rows.size() <= max_tasks);
   if (rows.size() <= max_tasks) {
@@ -85,7 +85,7 @@ std::vector<bool> chooseTasks(const advice::RunSummary& run, std::size_t max_tas
 
 }  // namespace
 
-std::string renderDot(const advice::RunSummary& run, std::size_t max_tasks) {
+std::string renderDot(const report::RunSummary& run, std::size_t max_tasks) {
   const auto& rows = run.task_rows;
   const std::vector<bool> keep = chooseTasks(run, max_tasks);
   double max_queue = 0;

@@ -3,7 +3,7 @@
 #include <cstddef>
 #include <string>
 
-#include "advice/analysis_report.h"
+#include "report/analysis_report.h"
 
 namespace dagadvisor::report {
 
@@ -15,6 +15,6 @@ inline constexpr std::size_t kMaxDrawnTasks = 200;
 /// The run as a Graphviz DOT digraph: one box per task (label: id, node, run and queue time),
 /// filled from white to orange by its queue time relative to the run's longest wait; the critical
 /// path's tasks and the edges between them drawn red and bold.
-std::string renderDot(const advice::RunSummary& run, std::size_t max_tasks = kMaxDrawnTasks);
+std::string renderDot(const report::RunSummary& run, std::size_t max_tasks = kMaxDrawnTasks);
 
 }  // namespace dagadvisor::report

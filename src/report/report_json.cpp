@@ -137,7 +137,7 @@ json recommendationJson(const advice::Recommendation& rec) {
               {"last_seen", formatTimestamp(rec.last_seen)}};
 }
 
-json recommendationsJson(const advice::AnalysisReport& report, const RecommendationFilter& filter) {
+json recommendationsJson(const report::AnalysisReport& report, const RecommendationFilter& filter) {
   json out = json::array();
   for (const auto& rec : report.recommendations) {
     if (matches(rec, filter)) {
@@ -156,7 +156,7 @@ json findingJson(const analysis::Finding& finding) {
               {"impact", finding.impact}};
 }
 
-json findingsJson(const advice::AnalysisReport& report) {
+json findingsJson(const report::AnalysisReport& report) {
   json out = json::array();
   for (const auto& finding : report.findings) {
     out.push_back(findingJson(finding));
@@ -164,7 +164,7 @@ json findingsJson(const advice::AnalysisReport& report) {
   return out;
 }
 
-json runJson(const advice::RunSummary& run) {
+json runJson(const report::RunSummary& run) {
   return json{{"id", run.id},
               {"namespace", run.namespace_},
               {"dag", run.dag},
@@ -183,7 +183,7 @@ json runJson(const advice::RunSummary& run) {
               {"problems", stringArray(run.problems)}};
 }
 
-json runDetailJson(const advice::RunSummary& run) {
+json runDetailJson(const report::RunSummary& run) {
   json out = runJson(run);
   json tasks = json::array();
   for (const auto& t : run.task_rows) {
@@ -209,14 +209,14 @@ json runDetailJson(const advice::RunSummary& run) {
   return out;
 }
 
-const advice::RunSummary* findRun(const advice::AnalysisReport& report, std::string_view key) {
+const report::RunSummary* findRun(const report::AnalysisReport& report, std::string_view key) {
   for (const auto& run : report.runs) {
     if (run.id == key) {
       return &run;
     }
   }
   // A bare run name is accepted when it is unambiguous in the report.
-  const advice::RunSummary* found = nullptr;
+  const report::RunSummary* found = nullptr;
   for (const auto& run : report.runs) {
     if (run.run == key) {
       if (found != nullptr) {
@@ -228,7 +228,7 @@ const advice::RunSummary* findRun(const advice::AnalysisReport& report, std::str
   return found;
 }
 
-json nodesJson(const advice::AnalysisReport& report) {
+json nodesJson(const report::AnalysisReport& report) {
   json out = json::array();
   for (const auto& n : report.nodes) {
     out.push_back(json{{"name", n.name},
@@ -243,7 +243,7 @@ json nodesJson(const advice::AnalysisReport& report) {
   return out;
 }
 
-json schedulingJson(const advice::AnalysisReport& report) {
+json schedulingJson(const report::AnalysisReport& report) {
   const model::SchedulerStats& s = report.scheduler;
   json latency = json::array();
   for (const auto& p : s.latency) {
@@ -263,7 +263,7 @@ json schedulingJson(const advice::AnalysisReport& report) {
               {"extension_point_p99_seconds", s.extension_point_p99}};
 }
 
-json runsJson(const advice::AnalysisReport& report) {
+json runsJson(const report::AnalysisReport& report) {
   json out = json::array();
   for (const auto& run : report.runs) {
     out.push_back(runJson(run));
@@ -271,7 +271,7 @@ json runsJson(const advice::AnalysisReport& report) {
   return out;
 }
 
-json clusterSummaryJson(const advice::ClusterSummary& summary) {
+json clusterSummaryJson(const report::ClusterSummary& summary) {
   return json{{"nodes", summary.nodes},
               {"gpu_nodes", summary.gpu_nodes},
               {"pods", summary.pods},
@@ -281,7 +281,7 @@ json clusterSummaryJson(const advice::ClusterSummary& summary) {
               {"gpus_requested", summary.gpus_requested}};
 }
 
-json detectorsJson(const advice::AnalysisReport& report) {
+json detectorsJson(const report::AnalysisReport& report) {
   json out = json::array();
   for (const auto& d : report.detectors) {
     out.push_back(json{{"name", d.name},
@@ -299,7 +299,7 @@ std::string dumpJson(const json& value) {
   return value.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-json envelopeJson(const advice::AnalysisReport& report, UnixSeconds now, bool stale) {
+json envelopeJson(const report::AnalysisReport& report, UnixSeconds now, bool stale) {
   return json{{"cluster", report.cluster},
               {"generated_at", formatTimestamp(report.generated_at)},
               {"data_time", formatTimestamp(report.data_time)},
@@ -322,7 +322,7 @@ std::string wrapEnvelope(const json& envelope,
   return body;
 }
 
-json reportJson(const advice::AnalysisReport& report, UnixSeconds now, bool stale) {
+json reportJson(const report::AnalysisReport& report, UnixSeconds now, bool stale) {
   json out = envelopeJson(report, now, stale);
   out["source"] = report.source;
   out["analysis_seconds"] = report.analysis_seconds;

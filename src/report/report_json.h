@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "advice/analysis_report.h"
 #include "common/clock.h"
+#include "report/analysis_report.h"
 
 // The one file that knows the API's field names (snake_case). The HTTP API, `analyze --output
 // json|yaml` and the tests all render through these functions, so a field is renamed here or
@@ -36,29 +36,29 @@ std::optional<analysis::Severity> parseSeverity(std::string_view text);
 
 nlohmann::json recommendationJson(const advice::Recommendation& rec);
 /// The ranked recommendations that pass `filter`, as a JSON array (report order kept).
-nlohmann::json recommendationsJson(const advice::AnalysisReport& report,
+nlohmann::json recommendationsJson(const report::AnalysisReport& report,
                                    const RecommendationFilter& filter = {});
 
 nlohmann::json findingJson(const analysis::Finding& finding);
-nlohmann::json findingsJson(const advice::AnalysisReport& report);
+nlohmann::json findingsJson(const report::AnalysisReport& report);
 
-nlohmann::json runJson(const advice::RunSummary& run);
+nlohmann::json runJson(const report::RunSummary& run);
 /// Every run of the report, as the API's `dags` array.
-nlohmann::json runsJson(const advice::AnalysisReport& report);
+nlohmann::json runsJson(const report::AnalysisReport& report);
 /// One run with its task rows and edges (`/api/v1/dags/{run}`): runJson plus `tasks_detail`
 /// and `edges_detail`.
-nlohmann::json runDetailJson(const advice::RunSummary& run);
+nlohmann::json runDetailJson(const report::RunSummary& run);
 /// The run whose id ("<ns>/<dag>/<run>") or run name equals `key`, or null.
-const advice::RunSummary* findRun(const advice::AnalysisReport& report, std::string_view key);
+const report::RunSummary* findRun(const report::AnalysisReport& report, std::string_view key);
 
 /// The node rows (`/api/v1/nodes`): allocation per resource, pool, stranded share.
-nlohmann::json nodesJson(const advice::AnalysisReport& report);
+nlohmann::json nodesJson(const report::AnalysisReport& report);
 /// The scheduler's statistics (`/api/v1/scheduling`): latency quantiles by profile, queues,
 /// unschedulable pods by plugin, attempt rates.
-nlohmann::json schedulingJson(const advice::AnalysisReport& report);
+nlohmann::json schedulingJson(const report::AnalysisReport& report);
 
-nlohmann::json clusterSummaryJson(const advice::ClusterSummary& summary);
-nlohmann::json detectorsJson(const advice::AnalysisReport& report);
+nlohmann::json clusterSummaryJson(const report::ClusterSummary& summary);
+nlohmann::json detectorsJson(const report::AnalysisReport& report);
 
 /// Serialises compactly; invalid UTF-8 (from cluster labels or URLs) is replaced by U+FFFD
 /// instead of throwing, so rendering never fails on bad input.
@@ -67,7 +67,7 @@ std::string dumpJson(const nlohmann::json& value);
 /// The fields every analysis response carries: cluster, generated_at and data_time (RFC 3339),
 /// data_age_seconds (now − data_time, never negative: the age of the data the analysis
 /// describes, the same definition as the dagadvisor_data_age_seconds metric), stale, warnings.
-nlohmann::json envelopeJson(const advice::AnalysisReport& report, UnixSeconds now, bool stale);
+nlohmann::json envelopeJson(const report::AnalysisReport& report, UnixSeconds now, bool stale);
 
 /// One response body: the envelope's fields followed by each (key, already-serialised JSON)
 /// pair. Lets servers cache the big payloads as text and add the time-dependent envelope per
@@ -78,6 +78,6 @@ std::string wrapEnvelope(const nlohmann::json& envelope,
 /// The whole report as one document (`analyze --output json|yaml`): the envelope plus source,
 /// analysis_seconds, queries, bytes_received, summary, detectors, recommendations, findings, dags,
 /// nodes, scheduling.
-nlohmann::json reportJson(const advice::AnalysisReport& report, UnixSeconds now, bool stale);
+nlohmann::json reportJson(const report::AnalysisReport& report, UnixSeconds now, bool stale);
 
 }  // namespace dagadvisor::report

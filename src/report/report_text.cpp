@@ -50,7 +50,7 @@ std::string evidenceLine(const nlohmann::json& evidence) {
   return out;
 }
 
-void writeHeader(std::ostream& out, const advice::AnalysisReport& r) {
+void writeHeader(std::ostream& out, const report::AnalysisReport& r) {
   const auto& s = r.summary;
   out << "dagadvisor analysis of cluster " << r.cluster << "\n"
       << "  source:     " << r.source << "\n"
@@ -67,7 +67,7 @@ void writeHeader(std::ostream& out, const advice::AnalysisReport& r) {
   }
 }
 
-void writeRecommendations(std::ostream& out, const advice::AnalysisReport& r) {
+void writeRecommendations(std::ostream& out, const report::AnalysisReport& r) {
   out << "\nRECOMMENDATIONS (" << r.recommendations.size() << ")\n";
   if (r.recommendations.empty()) {
     out << "  none: no detector found a problem worth acting on\n";
@@ -94,7 +94,7 @@ void writeRecommendations(std::ostream& out, const advice::AnalysisReport& r) {
 
 // Detectors that could not judge: an empty recommendation list must not read as "all is well"
 // when the data to tell was missing.
-void writeNoAdvice(std::ostream& out, const advice::AnalysisReport& r) {
+void writeNoAdvice(std::ostream& out, const report::AnalysisReport& r) {
   std::size_t count = 0;
   for (const auto& d : r.detectors) {
     count += d.no_advice_reason.empty() ? 0 : 1;
@@ -138,8 +138,8 @@ std::string joined(const std::vector<std::string>& items, const char* sep) {
   return out;
 }
 
-void writeRuns(std::ostream& out, const advice::AnalysisReport& r, const TextOptions& options) {
-  std::vector<const advice::RunSummary*> runs;
+void writeRuns(std::ostream& out, const report::AnalysisReport& r, const TextOptions& options) {
+  std::vector<const report::RunSummary*> runs;
   for (const auto& run : r.runs) {
     runs.push_back(&run);
   }
@@ -174,7 +174,7 @@ std::string humanSeconds(double seconds) {
   return formatDuration(Duration(static_cast<Duration::rep>(std::llround(millis))));
 }
 
-std::string renderText(const advice::AnalysisReport& report, const TextOptions& options) {
+std::string renderText(const report::AnalysisReport& report, const TextOptions& options) {
   std::ostringstream out;
   writeHeader(out, report);
   writeRecommendations(out, report);

@@ -3,7 +3,7 @@
 #include <cstddef>
 #include <string>
 
-#include "advice/analysis_report.h"
+#include "report/analysis_report.h"
 
 namespace dagadvisor::report {
 
@@ -15,7 +15,7 @@ struct TextOptions {
 /// time, nodes/pods/pending/GPUs, warnings), the recommendations in rank order (id, severity,
 /// title, impact, then action, evidence and the YAML patch indented) and a runs table (run,
 /// tasks, makespan, critical path length, efficiency, critical path tasks).
-std::string renderText(const advice::AnalysisReport& report, const TextOptions& options = {});
+std::string renderText(const report::AnalysisReport& report, const TextOptions& options = {});
 
 /// A duration for people: "250ms", "42s", "1h30m5s" (whole seconds from 1 s up).
 std::string humanSeconds(double seconds);

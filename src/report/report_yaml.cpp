@@ -79,7 +79,7 @@ std::string jsonToYaml(const nlohmann::json& value) {
   return text;
 }
 
-std::string renderYaml(const advice::AnalysisReport& report, UnixSeconds now, bool stale) {
+std::string renderYaml(const report::AnalysisReport& report, UnixSeconds now, bool stale) {
   return jsonToYaml(reportJson(report, now, stale));
 }
 

@@ -153,7 +153,7 @@ HttpResponse runRoute(const SnapshotStore& store, const HttpRequest& request, co
   if (gantt) {
     key.resize(key.size() - kGanttSuffix.size());
   }
-  const advice::RunSummary* run = report::findRun(*p.report, key);
+  const report::RunSummary* run = report::findRun(*p.report, key);
   if (run == nullptr) {
     return jsonError(404, "no such run (or an ambiguous run name): " + key);
   }

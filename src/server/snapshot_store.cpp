@@ -33,7 +33,7 @@ std::string RenderCache::get(const std::string& key,
 SnapshotStore::SnapshotStore(const Clock& clock, double stale_after_seconds)
     : clock_(clock), stale_after_(stale_after_seconds) {}
 
-void SnapshotStore::publish(std::shared_ptr<const advice::AnalysisReport> report) {
+void SnapshotStore::publish(std::shared_ptr<const report::AnalysisReport> report) {
   if (!report) {
     return;
   }

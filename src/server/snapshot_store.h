@@ -7,8 +7,8 @@
 #include <mutex>
 #include <string>
 
-#include "advice/analysis_report.h"
 #include "common/clock.h"
+#include "report/analysis_report.h"
 
 namespace dagadvisor::server {
 
@@ -32,7 +32,7 @@ class RenderCache {
 /// that follow the per-request envelope; see report::wrapEnvelope). Immutable once published,
 /// apart from the memoising `renders` cache.
 struct Published {
-  std::shared_ptr<const advice::AnalysisReport> report;
+  std::shared_ptr<const report::AnalysisReport> report;
   std::string recommendations;  // unfiltered recommendations array
   std::string findings;         // findings array
   std::string dags;             // runs array
@@ -69,7 +69,7 @@ class SnapshotStore {
   SnapshotStore(const Clock& clock, double stale_after_seconds);
 
   /// Renders the payloads (outside the lock), swaps them in and records a successful cycle.
-  void publish(std::shared_ptr<const advice::AnalysisReport> report);
+  void publish(std::shared_ptr<const report::AnalysisReport> report);
 
   /// Records a failed cycle; the last good analysis stays served, marked stale.
   void recordFailure(std::string error);

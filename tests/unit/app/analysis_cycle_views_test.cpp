@@ -17,7 +17,7 @@ namespace {
 
 const std::string kScenario = std::string(DAGADVISOR_SOURCE_DIR) + "/config/scenarios/default";
 
-std::shared_ptr<const dagadvisor::advice::AnalysisReport> analyseDefaultScenario() {
+std::shared_ptr<const dagadvisor::report::AnalysisReport> analyseDefaultScenario() {
   dagadvisor::config::Config config;
   config.sources.snapshot_dir = kScenario;
   auto setup = app::openSource(config);
@@ -94,7 +94,7 @@ TEST_CASE("the nodes view, /metrics and the stranded-resources findings agree on
   // the detector sweep checks the same agreement on every simulator scenario.
   dagadvisor::exporter::MetricsHandler metrics;
   metrics.add(std::make_shared<dagadvisor::exporter::ReportCollector>([&] {
-    return std::vector<std::shared_ptr<const dagadvisor::advice::AnalysisReport>>{report};
+    return std::vector<std::shared_ptr<const dagadvisor::report::AnalysisReport>>{report};
   }));
   const auto text = metrics.render();
   REQUIRE(text.ok());

@@ -62,7 +62,7 @@ class ArgoOnlyCluster final : public sources::KubeListSource {
   std::string describe() const override { return "argo-only cluster"; }
 };
 
-const dagadvisor::advice::RunSummary& runOf(const dagadvisor::advice::AnalysisReport& report,
+const dagadvisor::report::RunSummary& runOf(const dagadvisor::report::AnalysisReport& report,
                                             const std::string& id) {
   auto it = std::find_if(report.runs.begin(), report.runs.end(),
                          [&](const auto& r) { return r.id == id; });
@@ -71,7 +71,7 @@ const dagadvisor::advice::RunSummary& runOf(const dagadvisor::advice::AnalysisRe
   return *it;
 }
 
-EdgeSet edges(const dagadvisor::advice::RunSummary& run, bool inferred) {
+EdgeSet edges(const dagadvisor::report::RunSummary& run, bool inferred) {
   EdgeSet out;
   for (const auto& e : run.edge_rows) {
     if (e.inferred == inferred) {

@@ -58,8 +58,8 @@ TEST_CASE("a direct scrape's cycle skips the JSON bodies and reports what the JS
   CHECK(through_json.queries() == (*expected)->queries);
   CHECK((*expected)->queries > config.sources.scrape.targets.size());
 
-  const advice::AnalysisReport& a = **direct;
-  const advice::AnalysisReport& b = **expected;
+  const report::AnalysisReport& a = **direct;
+  const report::AnalysisReport& b = **expected;
   CHECK(a.source == b.source);
   CHECK(a.warnings == b.warnings);
   CHECK(a.summary.nodes == b.summary.nodes);

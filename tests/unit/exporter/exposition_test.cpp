@@ -15,7 +15,7 @@
 #include "unit/report/sample_report.h"
 
 using namespace dagadvisor::exporter;
-using ReportPtr = std::shared_ptr<const dagadvisor::advice::AnalysisReport>;
+using ReportPtr = std::shared_ptr<const dagadvisor::report::AnalysisReport>;
 namespace t = dagadvisor::testing;
 
 namespace {
@@ -184,7 +184,7 @@ TEST_CASE("series of a problem that went away vanish with the next report") {
   Exporter e;
   e.reports = {t::sampleReport()};
   CHECK(sample(e.render(), R"(dagadvisor_gpu_node_hoarded{cluster="prod-eu",node="gpu-a"})"));
-  auto fixed = std::make_shared<dagadvisor::advice::AnalysisReport>(*t::sampleReport());
+  auto fixed = std::make_shared<dagadvisor::report::AnalysisReport>(*t::sampleReport());
   fixed->findings.erase(fixed->findings.begin());
   e.reports = {fixed};
   const std::string text = e.render();
@@ -195,7 +195,7 @@ TEST_CASE("series of a problem that went away vanish with the next report") {
 TEST_CASE("two clusters share one family per metric and one registry") {
   Exporter e;
   SelfMetrics other(e.registry, "prod-us", "1.2.3");
-  auto us = std::make_shared<dagadvisor::advice::AnalysisReport>(*t::sampleReport());
+  auto us = std::make_shared<dagadvisor::report::AnalysisReport>(*t::sampleReport());
   us->cluster = "prod-us";
   us->summary.nodes = 30;
   e.reports = {t::sampleReport(), us, nullptr};

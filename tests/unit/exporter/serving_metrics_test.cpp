@@ -19,7 +19,7 @@ namespace t = dagadvisor::testing;
 
 namespace {
 
-std::string scrape(std::shared_ptr<const dagadvisor::advice::AnalysisReport> report,
+std::string scrape(std::shared_ptr<const dagadvisor::report::AnalysisReport> report,
                    std::size_t top_runs = 50) {
   MetricsHandler handler;
   handler.add(std::make_shared<ReportCollector>(

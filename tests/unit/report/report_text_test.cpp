@@ -67,7 +67,7 @@ TEST_CASE("the runs table lists the longest runs first with their figures") {
 }
 
 TEST_CASE("an empty report renders without recommendations or runs") {
-  const std::string text = report::renderText(dagadvisor::advice::AnalysisReport{});
+  const std::string text = report::renderText(dagadvisor::report::AnalysisReport{});
   CHECK(contains(text, "RECOMMENDATIONS (0)"));
   CHECK(contains(text, "RUNS (0)"));
 }

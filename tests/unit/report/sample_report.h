@@ -6,8 +6,8 @@
 
 #include <memory>
 
-#include "advice/analysis_report.h"
 #include "analysis/detectors/gpu_node_hoarding.h"
+#include "report/analysis_report.h"
 
 namespace dagadvisor::testing {
 
@@ -23,9 +23,9 @@ inline const char* const kSamplePatch =
     "    - key: nvidia.com/gpu\n"
     "      effect: NoSchedule\n";
 
-inline advice::TaskRow sampleTask(const char* id, const char* node, double start, double run,
+inline report::TaskRow sampleTask(const char* id, const char* node, double start, double run,
                                   double queue, bool critical) {
-  advice::TaskRow t;
+  report::TaskRow t;
   t.id = id;
   t.pod = std::string(id) + "-pod";
   t.node = node;
@@ -40,9 +40,9 @@ inline advice::TaskRow sampleTask(const char* id, const char* node, double start
   return t;
 }
 
-inline advice::RunSummary sampleRun(const char* ns, const char* dag, const char* run,
+inline report::RunSummary sampleRun(const char* ns, const char* dag, const char* run,
                                     double makespan, double critical) {
-  advice::RunSummary r;
+  report::RunSummary r;
   r.namespace_ = ns;
   r.dag = dag;
   r.run = run;
@@ -109,10 +109,10 @@ inline advice::Recommendation sampleRecommendation(const char* id, const char* k
   return r;
 }
 
-inline advice::NodeRow sampleNode(const char* name, const char* pool,
+inline report::NodeRow sampleNode(const char* name, const char* pool,
                                   model::ResourceVector allocatable,
                                   model::ResourceVector requested) {
-  advice::NodeRow n;
+  report::NodeRow n;
   n.name = name;
   n.pool = pool;
   n.allocatable = allocatable;
@@ -121,9 +121,9 @@ inline advice::NodeRow sampleNode(const char* name, const char* pool,
   return n;
 }
 
-inline std::shared_ptr<advice::AnalysisReport> sampleReport() {
+inline std::shared_ptr<report::AnalysisReport> sampleReport() {
   using analysis::Severity;
-  auto report = std::make_shared<advice::AnalysisReport>();
+  auto report = std::make_shared<report::AnalysisReport>();
   report->cluster = "prod-eu";
   report->source = "prometheus http://127.0.0.1:9090";
   report->data_time = kSampleDataTime;

@@ -164,7 +164,7 @@ TEST_CASE("cached routes follow the clock, staleness and new analyses; gzip when
   d.clock.advance(400);  // past stale_after (300 s)
   CHECK(json::parse(get(d.port, "/api/v1/findings").body).at("stale") == true);
 
-  auto fewer = std::make_shared<dagadvisor::advice::AnalysisReport>(*t::sampleReport());
+  auto fewer = std::make_shared<dagadvisor::report::AnalysisReport>(*t::sampleReport());
   fewer->recommendations.pop_back();
   fewer->generated_at = d.clock.now();  // a fresh analysis
   d.store.publish(fewer);

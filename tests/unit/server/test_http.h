@@ -109,7 +109,7 @@ struct Daemon {
     metrics.add(registry);
     metrics.add(std::make_shared<exporter::ReportCollector>([this] {
       const auto published = store.current();
-      return std::vector<std::shared_ptr<const advice::AnalysisReport>>{
+      return std::vector<std::shared_ptr<const report::AnalysisReport>>{
           published ? published->report : nullptr};
     }));
     server::registerApiRoutes(server, store);

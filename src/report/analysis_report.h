@@ -13,7 +13,9 @@
 #include "model/resources.h"
 #include "model/scheduler_stats.h"
 
-namespace dagadvisor::advice {
+// The views of one analysis that every output renders (API, page, metrics, text): assembled by
+// the analysis cycle from the stages before, immutable once published.
+namespace dagadvisor::report {
 
 /// One task of a run as the DAG and Gantt views show it (its latest attempt's pod).
 struct TaskRow {
@@ -107,8 +109,8 @@ struct AnalysisReport {
   std::vector<NodeRow> nodes;       // sorted by name
   model::SchedulerStats scheduler;  // the scheduler's own statistics over the window
   std::vector<analysis::Finding> findings;
-  std::vector<Recommendation> recommendations;  // ranked, most impact first
+  std::vector<advice::Recommendation> recommendations;  // ranked, most impact first
   std::vector<DetectorRun> detectors;
 };
 
-}  // namespace dagadvisor::advice
+}  // namespace dagadvisor::report

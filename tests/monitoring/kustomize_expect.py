@@ -92,7 +92,7 @@ def main(mode, built, repo, work):
         return problems
     file_name = pathlib.PurePosixPath(web_path).name
     if pathlib.PurePosixPath(web_path).parent != pathlib.PurePosixPath(mounts[web_volume]) or \
-            file_name not in secret.get("data", {}):
+            file_name not in {**secret.get("data", {}), **secret.get("stringData", {})}:
         problems.append(f"server.web_config_file {web_path!r} is not a key of Secret {secret_name} "
                         f"mounted at {mounts[web_volume]}")
         return problems

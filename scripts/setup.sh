@@ -16,7 +16,14 @@ PACKAGES=(
   # monitoring tests: dashboards/rules lint (PyYAML), ConfigMap extraction (yq); the manifest
   # validator needs node and npm (Debian's `npm` if no other Node.js is installed)
   python3-yaml yq
+  # monitoring mixin: jsonnet renders mixin/ (and jsonnetfmt checks its format)
+  jsonnet
 )
+# `kubectl kustomize` builds config/kubernetes/; any kubectl will do (Debian's kubernetes-client
+# ships /usr/bin/kubectl and conflicts with other kubectl packages, so only when none is there).
+if ! command -v kubectl >/dev/null 2>&1; then
+  PACKAGES+=(kubernetes-client)
+fi
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

@@ -1,0 +1,55 @@
+// Nodes and pools: allocation per resource and pool, fragmentation per node, non-GPU pods on GPU nodes.
+local g = import '../lib/grafana.libsonnet';
+{
+  local c = $._config,
+  local C = '%s=~"$cluster"' % c.clusterLabel,
+  local t = g.target,
+  local p = g.panel,
+
+  grafanaDashboards+:: {
+    'nodes-and-pools.json': g.dashboard(
+      c,
+      'dagadvisor-nodes',
+      'dagadvisor / Nodes and pools',
+      'Allocation per resource and pool, fragmentation per node, non-GPU pods on GPU nodes.',
+      [
+        p('timeseries',
+          'Allocation by pool and resource',
+          'Requests of bound, unfinished pods divided by allocatable, per node-type pool.',
+          [t('pool_resource:allocation:ratio{%s}' % C, '{{label_node_type}} {{resource}}')],
+          'percentunit'),
+        p('table',
+          'Free share per node (fragmentation)',
+          "Share of each node's allocatable left unrequested: a resource free next to an exhausted one is stranded.",
+          [t('1 - node_resource:allocation:ratio{%s, resource=~"cpu|memory|%s"}' % [C, c.gpuResource], instant=true)],
+          'percentunit'),
+        p('timeseries',
+          'Non-GPU pods on GPU nodes',
+          'Running or starting pods that request no GPU, per GPU node.',
+          [t('node:kube_pod_non_gpu_on_gpu_node:count{%s}' % C, '{{node}}')],
+          'none'),
+        p('table',
+          'Hoarded GPU nodes',
+          'GPU nodes dagadvisor reports as hoarded: free GPUs and the share of CPU requested by non-GPU pods.',
+          [
+            t('dagadvisor_gpu_node_free_gpus{%s}' % C, instant=true),
+            t('dagadvisor_gpu_node_non_gpu_cpu_share{%s}' % C, instant=true),
+          ],
+          'none'),
+        p('timeseries',
+          'Requested CPU per node',
+          'CPU cores requested by bound, unfinished pods.',
+          [t('node_resource:kube_pod_requests_bound:sum{%s, resource="cpu"}' % C, '{{node}}')],
+          'none'),
+        p('stat',
+          'Nodes',
+          "Nodes and GPU nodes in dagadvisor's analysis.",
+          [
+            t('sum(dagadvisor_cluster_nodes{%s})' % C, 'nodes'),
+            t('sum(dagadvisor_cluster_gpu_nodes{%s})' % C, 'GPU nodes'),
+          ],
+          'none'),
+      ],
+    ),
+  },
+}

@@ -161,6 +161,9 @@ struct Server {
 struct Analysis {
   std::string cluster = "default";  // name carried by every output
   Seconds interval{60};             // cycle period in `serve`
+  // One deadline for everything a cycle fetches (all queries, retries and object reads);
+  // 0 = the interval, so a stalled backend never delays the next cycle.
+  Seconds cycle_timeout{0};
 
   bool operator==(const Analysis&) const = default;
 };

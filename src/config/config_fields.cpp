@@ -116,6 +116,7 @@ std::vector<Field> configFields(Config& config) {
       {"server.metrics_top_runs", &config.server.metrics_top_runs, Rule::kNonNegative},
       {"analysis.cluster", &config.analysis.cluster, Rule::kNonEmpty},
       {"analysis.interval", &config.analysis.interval, Rule::kPositive},
+      {"analysis.cycle_timeout", &config.analysis.cycle_timeout, Rule::kNonNegative},
       {"workflow_labels.dag_label", &labels.dag_label, Rule::kNonEmpty},
       {"workflow_labels.run_label", &labels.run_label, Rule::kNonEmpty},
       {"workflow_labels.task_label", &labels.task_label, Rule::kNonEmpty},

@@ -121,7 +121,12 @@ Result<ClusterSnapshot> fetchClusterSnapshot(sources::MetricsSource& source,
       continue;
     }
     if (!QueryCatalog::isOptional(id)) {
-      return status.error();  // ~ParallelFetch lets running queries finish, starts no new one
+      // The cycle is lost: queries in flight end now instead of at their timeout, and the
+      // workers' next ones fail unsent, so ~ParallelFetch joins at once.
+      if (const CancellationPtr cancel = source.cancellation()) {
+        cancel->cancel("required query " + query.name + " failed");
+      }
+      return status.error();
     }
     stats.warnings.push_back("optional data missing or cut short, analysis goes on without it: " +
                              status.error().describe());

@@ -208,10 +208,51 @@ HttpClient::HttpClient(HttpClientOptions options)
       password_(options_.basic_auth_password_file) {
   initHttpGlobal();
   curl_ = curl_easy_init();
+  multi_ = curl_multi_init();
 }
 
 HttpClient::~HttpClient() {
+  curl_multi_cleanup(static_cast<CURLM*>(multi_));
   curl_easy_cleanup(handle(curl_));
+}
+
+const Cancellation& HttpClient::cancellation() const {
+  return cancellation_ ? *cancellation_ : *Cancellation::process();
+}
+
+// curl_easy_perform would block until curl's own timeout; the multi loop wakes every
+// kCancelPollMs to look at the cancellation. The multi handle keeps the connection cache, so
+// keep-alive works as before. Returns the transfer's CURLcode; `aborted` when it was stopped.
+int HttpClient::transfer(void* easy, bool& aborted) {
+  auto* multi = static_cast<CURLM*>(multi_);
+  aborted = false;
+  if (curl_multi_add_handle(multi, handle(easy)) != CURLM_OK) {
+    return CURLE_FAILED_INIT;
+  }
+  CURLcode code = CURLE_OK;
+  for (int running = 1; running > 0;) {
+    if (cancellation().stopped()) {
+      aborted = true;
+      code = CURLE_ABORTED_BY_CALLBACK;
+      break;
+    }
+    if (curl_multi_perform(multi, &running) != CURLM_OK) {
+      code = CURLE_FAILED_INIT;
+      break;
+    }
+    if (running > 0 && curl_multi_poll(multi, nullptr, 0, kCancelPollMs, nullptr) != CURLM_OK) {
+      code = CURLE_FAILED_INIT;
+      break;
+    }
+  }
+  int left = 0;
+  while (const CURLMsg* message = curl_multi_info_read(multi, &left)) {
+    if (message->msg == CURLMSG_DONE && !aborted) {
+      code = message->data.result;
+    }
+  }
+  curl_multi_remove_handle(multi, handle(easy));
+  return code;
 }
 
 Result<HttpResponse> HttpClient::get(const std::string& url, const HttpParams& params,
@@ -297,11 +338,14 @@ Result<HttpResponse> HttpClient::perform(const std::string& url, Payload payload
   last_error_retryable_ = false;
   const std::string where =
       std::string(payload.data != nullptr ? "POST " : "GET ") + redactUrl(withoutQuery(url));
-  if (curl_ == nullptr) {
+  if (curl_ == nullptr || multi_ == nullptr) {
     return makeError(where + ": libcurl could not create a handle");
   }
-  const auto limit =
-      std::max<long>(1, static_cast<long>(timeout.value_or(options_.timeout).count()));
+  auto limit = static_cast<long>(timeout.value_or(options_.timeout).count());
+  if (const auto left = cancellation().remaining()) {
+    limit = std::min(limit, static_cast<long>(left->count()));  // one deadline for the cycle
+  }
+  limit = std::max<long>(1, limit);
   auto response = performOnce(url, where, payload, limit);
   // A 401 may mean the token or password rotated between our reads: read them again, once.
   // An in-memory token is not read from anywhere: renewing it is the caller's.
@@ -342,8 +386,12 @@ Result<HttpResponse> HttpClient::performOnce(const std::string& url, const std::
                      static_cast<curl_off_t>(payload.data->size()));
   }
 
-  const CURLcode code = curl_easy_perform(curl);
+  bool aborted = false;
+  const auto code = static_cast<CURLcode>(transfer(curl_, aborted));
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, nullptr);  // `detail` dies with this frame
+  if (aborted) {
+    return makeError(where + ": cancelled: " + cancellation().reason());
+  }
   if (sink.too_large || code == CURLE_FILESIZE_EXCEEDED) {
     return makeError(where + ": response body exceeds " +
                      std::to_string(options_.max_response_bytes) + " bytes");

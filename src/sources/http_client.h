@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/cancellation.h"
 #include "common/result.h"
 #include "sources/secret_file.h"
 
@@ -18,6 +19,10 @@ namespace dagadvisor::sources {
 /// Spare capacity kept after every response body, so that a JSON parser needing padding
 /// (simdjson wants SIMDJSON_PADDING = 64 bytes) can read the body in place.
 inline constexpr std::size_t kBodyPadding = 64;
+
+/// How often a transfer in progress looks at its cancellation: a stop request or a passed
+/// deadline ends it within this time, whatever the server does (hangs, drips, never answers).
+inline constexpr long kCancelPollMs = 50;
 
 /// Settings of one HttpClient; defaults are safe (TLS verified, bounded body size).
 struct HttpClientOptions {
@@ -98,6 +103,11 @@ class HttpClient {
   /// caller renews it: a 401 is returned as is, with no re-read of the secret files.
   void setBearerToken(std::string token) { session_token_ = std::move(token); }
 
+  /// What aborts this client's transfers: a cycle's cancellation (its stop request and
+  /// deadline). Null watches Cancellation::process() only. A stopped call fails with
+  /// "cancelled: <reason>" within kCancelPollMs, never retryable.
+  void setCancellation(CancellationPtr cancellation) { cancellation_ = std::move(cancellation); }
+
   /// Whether the last failed call is worth retrying (refused, timeout, DNS, reset); false
   /// for permanent faults (TLS, malformed URL, body too large, unreadable token file).
   bool lastErrorRetryable() const { return last_error_retryable_; }
@@ -116,7 +126,12 @@ class HttpClient {
   std::string encode(const HttpParams& params) const;
 
   HttpClientOptions options_;
-  void* curl_ = nullptr;  // CURL*, kept opaque so that only http_client.cpp includes curl.h
+  const Cancellation& cancellation() const;
+  int transfer(void* curl, bool& aborted);
+
+  void* curl_ = nullptr;   // CURL*, kept opaque so that only http_client.cpp includes curl.h
+  void* multi_ = nullptr;  // CURLM* running the transfer, so a stop is seen between polls
+  CancellationPtr cancellation_;
   SecretFile token_;
   SecretFile password_;
   std::string session_token_;  // setBearerToken(); never logged

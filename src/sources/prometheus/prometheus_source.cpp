@@ -4,7 +4,6 @@
 
 #include <cstdio>
 #include <optional>
-#include <thread>
 
 #include "common/log.h"
 
@@ -75,7 +74,19 @@ PrometheusSource::PrometheusSource(PrometheusOptions options, std::string base_u
     : options_(std::move(options)),
       base_url_(std::move(base_url)),
       endpoint_(base_url_ + "/api/v1/query"),
+      cancellation_(std::make_shared<Cancellation>(Cancellation::process())),
       jitter_(std::random_device{}()) {}
+
+void PrometheusSource::setCancellation(CancellationPtr cancellation) {
+  std::lock_guard lock(cancellation_mutex_);
+  cancellation_ = cancellation ? std::move(cancellation)
+                               : std::make_shared<Cancellation>(Cancellation::process());
+}
+
+CancellationPtr PrometheusSource::cancellation() const {
+  std::lock_guard lock(cancellation_mutex_);
+  return cancellation_;
+}
 
 std::string PrometheusSource::describe() const {
   return "prometheus " + redactUrl(base_url_);
@@ -109,9 +120,18 @@ Result<QueryBody> PrometheusSource::instantQuery(const Query& query, UnixSeconds
     std::unique_ptr<HttpClient> client;
     ~Lease() { source.returnClient(std::move(client)); }
   } lease{*this, takeClient()};
-  const auto deadline = SteadyClock::now() + options_.timeout;
+  const CancellationPtr cancel = cancellation();
+  lease.client->setCancellation(cancel);
+  auto deadline = SteadyClock::now() + options_.timeout;
+  if (const auto cycle_deadline = cancel->deadline()) {
+    deadline = std::min(deadline, *cycle_deadline);  // retries never outlast the cycle
+  }
   const std::string time = formatTime(at);
   for (int retry = 0;; ++retry) {
+    if (cancel->stopped()) {  // a query not sent yet when the cycle ended
+      ++failures_;
+      return makeError(prefix(query) + "cancelled: " + cancel->reason());
+    }
     const auto budget = std::chrono::duration_cast<milliseconds>(deadline - SteadyClock::now());
     Attempt outcome = attempt(*lease.client, query, time, std::max(budget, milliseconds(1)));
     if (outcome.body) {
@@ -130,7 +150,7 @@ Result<QueryBody> PrometheusSource::instantQuery(const Query& query, UnixSeconds
                                  {"attempt", std::to_string(retry + 2)},
                                  {"wait_ms", std::to_string(wait.count())},
                                  {"error", outcome.error.message}});
-    std::this_thread::sleep_for(wait);
+    (void)cancel->sleepFor(wait);  // a stop ends the wait; the loop's check reports it
   }
 }
 

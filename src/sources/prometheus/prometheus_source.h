@@ -39,6 +39,8 @@ class PrometheusSource final : public MetricsSource {
   Result<QueryBody> instantQuery(const Query& query, UnixSeconds at) override;
   std::string describe() const override;
   bool concurrent() const override { return true; }
+  void setCancellation(CancellationPtr cancellation) override;
+  CancellationPtr cancellation() const override;
 
   /// Self-metrics; safe to read from any thread.
   std::uint64_t queryCount() const { return queries_.load(); }     // instantQuery calls
@@ -65,6 +67,8 @@ class PrometheusSource final : public MetricsSource {
   // that connections are reused across queries and cycles.
   std::mutex clients_mutex_;
   std::vector<std::unique_ptr<HttpClient>> idle_clients_;
+  mutable std::mutex cancellation_mutex_;
+  CancellationPtr cancellation_;  // never null: a child of Cancellation::process() at first
   std::mutex jitter_mutex_;
   std::minstd_rand jitter_;
   std::atomic<std::uint64_t> queries_{0};

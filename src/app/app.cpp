@@ -9,6 +9,7 @@
 #include "app/whatif_command.h"
 #include "common/duration.h"
 #include "common/log.h"
+#include "common/secrets.h"
 #include "config/config_loader.h"
 #include "report/report_json.h"
 #include "report/report_text.h"
@@ -22,7 +23,7 @@ namespace {
 const log::Logger kLog("app");
 
 int fail(int code, const std::string& message) {
-  std::cerr << "dagadvisor: " << message << "\n";
+  std::cerr << "dagadvisor: " << scrubSecrets(message) << "\n";
   return code;
 }
 

@@ -107,6 +107,15 @@ class AuthHolder {
     }
     return auth ? auth->check(request) : std::nullopt;
   }
+  /// Whether the request may see failure details: no users are configured, or it is one.
+  bool detailsAllowed(const server::HttpRequest& request) const {
+    std::shared_ptr<const server::BasicAuth> auth;
+    {
+      std::lock_guard lock(mutex_);
+      auth = auth_;
+    }
+    return !auth || auth->authorized(request);
+  }
 
  private:
   mutable std::mutex mutex_;
@@ -287,7 +296,9 @@ int serve(const CliOptions& cli, config::Config initial) {
   http_options.tls = running.web.tls;
   server::HttpServer http(std::move(http_options));
   server::registerApiRoutes(http, store);
-  server::registerHealthRoutes(http, store);
+  server::registerHealthRoutes(http, store, [&auth](const server::HttpRequest& request) {
+    return auth.detailsAllowed(request);
+  });
   server::registerMetricsRoute(http, metrics);
   server::registerWebPage(http);
   http.setGate([&auth](const server::HttpRequest& request) { return auth.check(request); });

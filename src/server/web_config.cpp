@@ -165,20 +165,19 @@ std::optional<HttpResponse> BasicAuth::check(const HttpRequest& request) const {
       return std::nullopt;
     }
   }
+  return authorized(request) ? std::nullopt : std::optional<HttpResponse>(unauthorized());
+}
+
+bool BasicAuth::authorized(const HttpRequest& request) const {
   const std::string header = request.header("authorization");
   constexpr std::string_view kBasic = "Basic ";
   if (!header.starts_with(kBasic)) {
-    return unauthorized();
+    return false;
   }
   const auto decoded = decodeBase64(std::string_view(header).substr(kBasic.size()));
   const std::size_t colon = decoded ? decoded->find(':') : std::string::npos;
-  if (colon == std::string::npos) {
-    return unauthorized();
-  }
-  if (!verify(decoded->substr(0, colon), decoded->substr(colon + 1))) {
-    return unauthorized();
-  }
-  return std::nullopt;
+  return colon != std::string::npos &&
+         verify(decoded->substr(0, colon), decoded->substr(colon + 1));
 }
 
 }  // namespace dagadvisor::server

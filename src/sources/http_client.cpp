@@ -9,6 +9,8 @@
 #include <memory>
 #include <mutex>
 
+#include "common/secrets.h"
+
 namespace dagadvisor::sources {
 namespace {
 
@@ -139,6 +141,19 @@ HttpResponse describeResponse(CURL* curl, std::string body) {
   return response;
 }
 
+// A configured header that carries a credential (Authorization, X-Api-Key, Cookie, …) rather
+// than a tenant id or a content type.
+bool credentialHeader(std::string name) {
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  for (const std::string_view word : {"auth", "token", "key", "secret", "cookie", "password"}) {
+    if (name.find(word) != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 void initHttpGlobal() {
@@ -159,13 +174,14 @@ std::string bodySnippet(const std::string& body) {
       out += c;
     }
     if (out.size() >= kSnippetChars) {
-      return out + "...";
+      return scrubSecrets(out) + "...";
     }
   }
   while (!out.empty() && out.back() == ' ') {
     out.pop_back();
   }
-  return out.empty() ? "(empty body)" : out;
+  // A proxy may echo the request's Authorization header or a token in its error page.
+  return out.empty() ? "(empty body)" : scrubSecrets(out);
 }
 
 Result<std::string> normalizeBaseUrl(std::string url) {
@@ -207,6 +223,11 @@ HttpClient::HttpClient(HttpClientOptions options)
       token_(options_.bearer_token_file),
       password_(options_.basic_auth_password_file) {
   initHttpGlobal();
+  for (const auto& [name, value] : options_.headers) {
+    if (credentialHeader(name)) {
+      registerSecret(value);
+    }
+  }
   curl_ = curl_easy_init();
   multi_ = curl_multi_init();
 }
@@ -214,6 +235,11 @@ HttpClient::HttpClient(HttpClientOptions options)
 HttpClient::~HttpClient() {
   curl_multi_cleanup(static_cast<CURLM*>(multi_));
   curl_easy_cleanup(handle(curl_));
+}
+
+void HttpClient::setBearerToken(std::string token) {
+  registerSecret(token);
+  session_token_ = std::move(token);
 }
 
 const Cancellation& HttpClient::cancellation() const {
@@ -323,10 +349,12 @@ Result<void> HttpClient::setCredentials(void* handle_ptr, std::vector<std::strin
     }
     const std::string provider = "aws:amz:" + options_.sigv4_region + ":" +
                                  (options_.sigv4_service.empty() ? "aps" : options_.sigv4_service);
+    registerSecret(secret);
     curl_easy_setopt(curl, CURLOPT_AWS_SIGV4, provider.c_str());
     curl_easy_setopt(curl, CURLOPT_USERNAME, key.c_str());
     curl_easy_setopt(curl, CURLOPT_PASSWORD, secret.c_str());
     if (const std::string session = environment("AWS_SESSION_TOKEN"); !session.empty()) {
+      registerSecret(session);
       header_lines.push_back("x-amz-security-token: " + session);
     }
   }
@@ -402,7 +430,7 @@ Result<HttpResponse> HttpClient::performOnce(const std::string& url, const std::
     if (detail[0] != '\0') {
       message += std::string(" (") + detail.data() + ")";
     }
-    return makeError(std::move(message));
+    return makeError(scrubSecrets(message));
   }
   return Result<HttpResponse>(describeResponse(curl, std::move(body)));
 }

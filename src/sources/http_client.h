@@ -101,7 +101,7 @@ class HttpClient {
   /// A bearer token held in memory (a JWT a login endpoint issued), sent as `Authorization:
   /// Bearer` instead of bearer_token_file and basic auth while it is set; "" clears it. The
   /// caller renews it: a 401 is returned as is, with no re-read of the secret files.
-  void setBearerToken(std::string token) { session_token_ = std::move(token); }
+  void setBearerToken(std::string token);
 
   /// What aborts this client's transfers: a cycle's cancellation (its stop request and
   /// deadline). Null watches Cancellation::process() only. A stopped call fails with

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/secrets.h"
+
 namespace dagadvisor::sources {
 namespace {
 
@@ -36,6 +38,7 @@ Result<std::string> SecretFile::value() {
   if (!in.good() || secret.empty()) {
     return makeError("cannot read a secret from file " + path_);
   }
+  registerSecret(secret);  // from now on no message can repeat it
   value_ = std::move(secret);
   mtime_ = info.st_mtim;
   return value_;

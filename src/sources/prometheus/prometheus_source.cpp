@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "common/log.h"
+#include "common/secrets.h"
 
 namespace dagadvisor::sources {
 namespace {
@@ -28,7 +29,7 @@ std::optional<std::string> apiErrorText(const std::string& body) {
       top["error"].get(message) != simdjson::SUCCESS) {
     return std::nullopt;
   }
-  return std::string(type) + ": " + std::string(message);
+  return scrubSecrets(std::string(type) + ": " + std::string(message));
 }
 
 /// Retry-After in seconds; HTTP-date values are not honoured (nullopt → normal backoff).

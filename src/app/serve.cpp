@@ -293,6 +293,9 @@ int serve(const CliOptions& cli, config::Config initial) {
   server::HttpServerOptions http_options;
   http_options.listen = running.config.server.listen;
   http_options.threads = running.config.server.threads;
+  http_options.max_connections = running.config.server.max_connections;
+  http_options.request_timeout_ms =
+      static_cast<int>(std::max(1.0, running.config.server.request_timeout.count() * 1000));
   http_options.tls = running.web.tls;
   server::HttpServer http(std::move(http_options));
   server::registerApiRoutes(http, store);

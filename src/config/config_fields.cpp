@@ -111,6 +111,8 @@ std::vector<Field> configFields(Config& config) {
       {"sources.airflow.max_dags_per_cycle", &airflow.max_dags_per_cycle, Rule::kNonNegative},
       {"server.listen", &config.server.listen, Rule::kHostPort},
       {"server.threads", &config.server.threads, Rule::kThreads},
+      {"server.max_connections", &config.server.max_connections, Rule::kNonNegative},
+      {"server.request_timeout", &config.server.request_timeout, Rule::kPositive},
       {"server.stale_after", &config.server.stale_after, Rule::kPositive},
       {"server.web_config_file", &config.server.web_config_file},
       {"server.metrics_top_runs", &config.server.metrics_top_runs, Rule::kNonNegative},

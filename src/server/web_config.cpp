@@ -18,8 +18,6 @@ namespace {
 // wrong user name costs as much time as a wrong password.
 constexpr const char* kDummyHash = "$2b$10$BUXf2BG5v.5QFc/KlZ4a/.s8.37dhaJQfCktyybD.ya/HKkqZXZv.";
 
-constexpr std::string_view kHealthPaths[] = {"/healthz", "/readyz"};
-
 bool bcryptMatches(const std::string& password, const std::string& hash) {
   auto data = std::make_unique<crypt_data>();  // ~32 KB: not on a worker's stack
   std::memset(data.get(), 0, sizeof(crypt_data));
@@ -160,7 +158,7 @@ bool BasicAuth::verify(const std::string& user, const std::string& password) con
 }
 
 std::optional<HttpResponse> BasicAuth::check(const HttpRequest& request) const {
-  for (const auto path : kHealthPaths) {
+  for (const auto path : kProbePaths) {
     if (request.path == path) {
       return std::nullopt;
     }

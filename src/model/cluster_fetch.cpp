@@ -155,7 +155,16 @@ Result<ClusterSnapshot> fetchClusterSnapshot(sources::MetricsSource& source,
     stats.warnings.push_back("optional data missing or cut short, analysis goes on without it: " +
                              status.error().describe());
   }
-  return std::move(builder).build();
+  ClusterSnapshot snapshot = std::move(builder).build();
+  if (snapshot.nodes().empty()) {
+    // Every answer was empty or a scalar: publishing this as a fresh, empty analysis would
+    // tell the operators that all is well.
+    return makeError(
+        "no node in the answers (empty or scalar results): is kube-state-metrics "
+        "scraped, and does sources.prometheus.selector match its series?",
+        catalog.get(QueryId::kNodeAllocatable).name);
+  }
+  return snapshot;
 }
 
 }  // namespace dagadvisor::model

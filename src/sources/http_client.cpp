@@ -220,8 +220,8 @@ std::string redactUrl(std::string_view url) {
 
 HttpClient::HttpClient(HttpClientOptions options)
     : options_(std::move(options)),
-      token_(options_.bearer_token_file),
-      password_(options_.basic_auth_password_file) {
+      token_(options_.bearer_token_file, "bearer_token_file"),
+      password_(options_.basic_auth_password_file, "basic_auth.password_file") {
   initHttpGlobal();
   for (const auto& [name, value] : options_.headers) {
     if (credentialHeader(name)) {
@@ -392,7 +392,7 @@ Result<HttpResponse> HttpClient::performOnce(const std::string& url, const std::
   curl_easy_reset(curl);  // keeps the connection cache, so keep-alive survives
   std::vector<std::string> header_lines;
   if (auto credentials = setCredentials(curl_, header_lines); !credentials) {
-    return makeError(where + ": " + credentials.error().message);
+    return makeError(where + ": " + credentials.error().describe());
   }
   if (payload.json) {
     header_lines.emplace_back("Content-Type: application/json");

@@ -32,6 +32,12 @@ std::optional<std::string> apiErrorText(const std::string& body) {
   return scrubSecrets(std::string(type) + ": " + std::string(message));
 }
 
+/// Whether `body` starts like the JSON object every API answer is (after whitespace).
+bool looksLikeJsonObject(const std::string& body) {
+  const auto first = body.find_first_not_of(" \t\r\n");
+  return first != std::string::npos && body[first] == '{';
+}
+
 /// Retry-After in seconds; HTTP-date values are not honoured (nullopt → normal backoff).
 std::optional<milliseconds> retryAfter(const std::string& header) {
   if (header.empty() || header.size() > 9 ||
@@ -167,16 +173,23 @@ PrometheusSource::Attempt PrometheusSource::attempt(HttpClient& client, const Qu
   }
   bytes_ += response->body.size();
   const int status = response->status;
+  const std::string code = std::to_string(status);
+  const std::string type =
+      response->content_type.empty() ? "" : " (" + response->content_type + ")";
   if (status >= 200 && status < 300) {
-    out.body = QueryBody{std::move(response->body)};
+    if (looksLikeJsonObject(response->body)) {
+      out.body = QueryBody{std::move(response->body)};
+      return out;
+    }
+    // A proxy's login page or a load balancer's text answers 200 too; the decoder would only
+    // say "malformed JSON". Not retried: the next attempt gets the same page.
+    out.error = makeError(prefix(query) + "HTTP " + code + type + " from POST " +
+                          redactUrl(endpoint_) + " is not JSON: " + bodySnippet(response->body));
     return out;
   }
-  const std::string code = std::to_string(status);
   if (auto api = apiErrorText(response->body)) {
     out.error = makeError(prefix(query) + *api + " (HTTP " + code + ")");
   } else {
-    const std::string type =
-        response->content_type.empty() ? "" : " (" + response->content_type + ")";
     out.error =
         makeError(prefix(query) + "HTTP " + code + type + ": " + bodySnippet(response->body));
   }

@@ -155,6 +155,9 @@ TEST_CASE("an unreadable token file fails without sending and without leaking", 
   auto response = client.get(server.url("/http/notoken"), {});
   REQUIRE_FALSE(response.ok());
   CHECK_THAT(response.error().message, Catch::Contains(dir / "missing"));
+  CHECK_THAT(response.error().message,
+             Catch::Contains("bearer_token_file: cannot read secret file " + (dir / "missing") +
+                             ": No such file or directory"));
   CHECK_FALSE(client.lastErrorRetryable());
   CHECK(server.seen("/http/notoken").empty());
 }

@@ -168,6 +168,23 @@ TEST_CASE("a non-JSON 404 names URL, status and the start of the body", "[promet
   CHECK(server.seen("/prom/html/api/v1/query").size() == 1);
 }
 
+TEST_CASE("a 200 that is not JSON names URL, status, content type and body start", "[prometheus]") {
+  auto& server = LoopbackServer::instance();
+  server.route(
+      "/prom/login/api/v1/query",
+      failing(Reply{200, "text/html", "<html><body>Sign in to the proxy</body></html>", {}}, 99));
+  auto source = sourceFor("/prom/login");
+  auto result = source->instantQuery(kQuery, kAt);
+  REQUIRE_FALSE(result.ok());
+  CHECK(result.error().message ==
+        "prometheus " + server.url("/prom/login") +
+            ": query pod_info: HTTP 200 (text/html) from "
+            "POST " +
+            server.url("/prom/login/api/v1/query") +
+            " is not JSON: <html><body>Sign in to the proxy</body></html>");
+  CHECK(server.seen("/prom/login/api/v1/query").size() == 1);  // not retried
+}
+
 TEST_CASE("a refused connection is retried, then reported", "[prometheus]") {
   PrometheusOptions options;
   options.url = "http://127.0.0.1:1";

@@ -18,14 +18,54 @@ CURL* handle(void* p) {
   return static_cast<CURL*>(p);
 }
 
+// What a body holds of its budget; destroyed with the last BudgetLease, it gives it back.
+struct Share {
+  std::shared_ptr<ByteBudget> budget;  // may be null
+  std::size_t held = 0;                // bytes taken (the buffer's capacity)
+  ~Share() {
+    if (budget) {
+      budget->give(held);
+    }
+  }
+};
+
 struct BodySink {
   std::string* body;
   std::size_t max_bytes;
+  CURL* curl;
+  Share* share;
   bool too_large = false;
+  bool over_budget = false;
 };
 
-// Grows geometrically but always keeps kBodyPadding spare bytes, so the decoder never has to
-// copy the body to pad it.
+// The capacity the body needs for `needed` bytes plus padding: exactly the announced length
+// when the server sent one (no doubling: a 300 MiB answer takes 300 MiB, not 512), else
+// doubling, never beyond the cap.
+std::size_t nextCapacity(BodySink& sink, std::size_t needed) {
+  curl_off_t announced = -1;
+  if (sink.body->size() == 0 &&
+      curl_easy_getinfo(sink.curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &announced) == CURLE_OK &&
+      announced > 0 && static_cast<std::size_t>(announced) <= sink.max_bytes) {
+    return std::max(needed, static_cast<std::size_t>(announced) + kBodyPadding);
+  }
+  const std::size_t doubled = std::min(sink.body->capacity() * 2, sink.max_bytes + kBodyPadding);
+  return std::max(needed, doubled);
+}
+
+// Grows the buffer to `capacity`, taking the growth from the budget first.
+bool grow(BodySink& sink, std::size_t capacity) {
+  Share& share = *sink.share;
+  const std::size_t more = capacity > share.held ? capacity - share.held : 0;
+  if (share.budget && !share.budget->take(more)) {
+    sink.over_budget = true;
+    return false;
+  }
+  share.held += more;
+  sink.body->reserve(capacity);
+  return true;
+}
+
+// Always keeps kBodyPadding spare bytes, so the decoder never has to copy the body to pad it.
 std::size_t writeBody(char* data, std::size_t size, std::size_t count, void* user) {
   auto* sink = static_cast<BodySink*>(user);
   const std::size_t n = size * count;
@@ -35,8 +75,8 @@ std::size_t writeBody(char* data, std::size_t size, std::size_t count, void* use
     return 0;  // makes curl abort the transfer with CURLE_WRITE_ERROR
   }
   const std::size_t needed = body.size() + n + kBodyPadding;
-  if (body.capacity() < needed) {
-    body.reserve(std::max(needed, body.capacity() * 2));
+  if (body.capacity() < needed && !grow(*sink, nextCapacity(*sink, needed))) {
+    return 0;  // over the budget: abort, as for the cap
   }
   body.append(data, n);
   return n;
@@ -154,7 +194,24 @@ bool credentialHeader(std::string name) {
   return false;
 }
 
+std::string budgetMessage(const HttpClientOptions& options) {
+  return "response bodies in flight together exceed the memory budget of " +
+         std::to_string(options.budget ? options.budget->limit() : 0) +
+         " bytes; fewer concurrent queries (sources.prometheus.max_concurrent_queries) or a "
+         "narrower selector";
+}
+
 }  // namespace
+
+bool ByteBudget::take(std::size_t n) {
+  std::size_t used = used_.load();
+  do {
+    if (used + n > limit_) {
+      return false;
+    }
+  } while (!used_.compare_exchange_weak(used, used + n));
+  return true;
+}
 
 void initHttpGlobal() {
   static std::once_flag once;
@@ -399,8 +456,13 @@ Result<HttpResponse> HttpClient::performOnce(const std::string& url, const std::
   }
   const Slist headers = headerList(options_, header_lines);
   std::string body;
-  body.reserve(kBodyPadding);  // an empty body is padded too
-  BodySink sink{&body, options_.max_response_bytes};
+  // Whatever happens next, the budget gets its bytes back with the body.
+  auto share = std::make_shared<Share>();
+  share->budget = options_.budget;
+  BodySink sink{&body, options_.max_response_bytes, curl, share.get()};
+  if (!grow(sink, kBodyPadding)) {  // an empty body is padded too
+    return makeError(where + ": " + budgetMessage(options_));
+  }
   std::array<char, CURL_ERROR_SIZE> detail{};
   setTransferOptions(curl, options_, limit_ms);
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
@@ -420,6 +482,9 @@ Result<HttpResponse> HttpClient::performOnce(const std::string& url, const std::
   if (aborted) {
     return makeError(where + ": cancelled: " + cancellation().reason());
   }
+  if (sink.over_budget) {
+    return makeError(where + ": " + budgetMessage(options_));
+  }
   if (sink.too_large || code == CURLE_FILESIZE_EXCEEDED) {
     return makeError(where + ": response body exceeds " +
                      std::to_string(options_.max_response_bytes) + " bytes");
@@ -432,7 +497,9 @@ Result<HttpResponse> HttpClient::performOnce(const std::string& url, const std::
     }
     return makeError(scrubSecrets(message));
   }
-  return Result<HttpResponse>(describeResponse(curl, std::move(body)));
+  HttpResponse response = describeResponse(curl, std::move(body));
+  response.lease = std::move(share);
+  return Result<HttpResponse>(std::move(response));
 }
 
 }  // namespace dagadvisor::sources

@@ -1,9 +1,11 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <ctime>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,11 +26,34 @@ inline constexpr std::size_t kBodyPadding = 64;
 /// deadline ends it within this time, whatever the server does (hangs, drips, never answers).
 inline constexpr long kCancelPollMs = 50;
 
+/// The bytes that response bodies may hold together, shared by the clients of one source, so
+/// that N concurrent queries cannot hold N times the per-response cap. A body takes its share
+/// while it streams in (its buffer's capacity) and gives it back when it is destroyed (the
+/// HttpResponse's, then the QueryBody's, `lease`). Thread-safe.
+class ByteBudget {
+ public:
+  explicit ByteBudget(std::size_t limit) : limit_(limit) {}
+  std::size_t limit() const { return limit_; }
+  std::size_t used() const { return used_.load(); }
+
+  /// Takes `n` bytes; false (taking nothing) when that would exceed the limit.
+  bool take(std::size_t n);
+  void give(std::size_t n) { used_.fetch_sub(n); }
+
+ private:
+  const std::size_t limit_;
+  std::atomic<std::size_t> used_{0};
+};
+
+/// What a body holds of a ByteBudget; gives it back when the last copy is destroyed.
+using BudgetLease = std::shared_ptr<const void>;
+
 /// Settings of one HttpClient; defaults are safe (TLS verified, bounded body size).
 struct HttpClientOptions {
   std::chrono::milliseconds timeout{30000};         // whole request, unless the call overrides it
   std::chrono::milliseconds connect_timeout{5000};  // TCP + TLS handshake
   std::size_t max_response_bytes = std::size_t{256} << 20;
+  std::shared_ptr<ByteBudget> budget{};  // shared with other clients; null = only the cap above
   std::map<std::string, std::string> headers{};  // sent with every request
   std::string bearer_token_file{};  // re-read when its mtime changes; the token is never logged
   bool tls_verify = true;
@@ -59,6 +84,7 @@ struct HttpResponse {
   std::string body;          // capacity() >= size() + kBodyPadding
   std::string content_type;  // "" when the server sent none
   std::string retry_after;   // raw Retry-After header value, "" when absent
+  BudgetLease lease{};       // the body's share of HttpClientOptions::budget; keep it with the body
 };
 
 /// Query-string or form parameters, in order; values are escaped by the client.

@@ -22,6 +22,9 @@ struct Query {
 /// snapshot can record them verbatim and the decoder can parse them in place (no JSON copies).
 struct QueryBody {
   std::string json;
+  // The body's share of its source's memory budget (see sources::ByteBudget), given back when
+  // the body is destroyed; null when the source has none.
+  std::shared_ptr<const void> lease{};
 };
 
 /// Where Prometheus-API data comes from: a live Prometheus-compatible server or a recorded

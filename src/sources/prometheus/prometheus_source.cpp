@@ -47,6 +47,14 @@ std::optional<milliseconds> retryAfter(const std::string& header) {
   return milliseconds(std::stol(header) * 1000);
 }
 
+// Every client of the source shares one budget (the options are copied into each).
+PrometheusOptions withBudget(PrometheusOptions options) {
+  if (!options.http.budget) {
+    options.http.budget = std::make_shared<ByteBudget>(options.response_budget_bytes);
+  }
+  return options;
+}
+
 std::string formatTime(UnixSeconds at) {
   char text[32];
   std::snprintf(text, sizeof text, "%.3f", at);
@@ -78,7 +86,7 @@ Result<std::unique_ptr<PrometheusSource>> PrometheusSource::create(PrometheusOpt
 }
 
 PrometheusSource::PrometheusSource(PrometheusOptions options, std::string base_url)
-    : options_(std::move(options)),
+    : options_(withBudget(std::move(options))),
       base_url_(std::move(base_url)),
       endpoint_(base_url_ + "/api/v1/query"),
       cancellation_(std::make_shared<Cancellation>(Cancellation::process())),
@@ -178,7 +186,7 @@ PrometheusSource::Attempt PrometheusSource::attempt(HttpClient& client, const Qu
       response->content_type.empty() ? "" : " (" + response->content_type + ")";
   if (status >= 200 && status < 300) {
     if (looksLikeJsonObject(response->body)) {
-      out.body = QueryBody{std::move(response->body)};
+      out.body = QueryBody{std::move(response->body), std::move(response->lease)};
       return out;
     }
     // A proxy's login page or a load balancer's text answers 200 too; the decoder would only

@@ -271,6 +271,35 @@ TEST_CASE("a cancellation's deadline caps the call's timeout", "[http]") {
   CHECK(elapsed < 3s);
 }
 
+TEST_CASE("a body takes exactly its Content-Length, and concurrent bodies share one budget",
+          "[http]") {
+  auto& server = LoopbackServer::instance();
+  const std::string big(600'000, 'x');
+  server.route("/http/budget", [&big](const SeenRequest&, std::size_t) { return jsonReply(big); });
+  auto budget = std::make_shared<ByteBudget>(1'000'000);
+  HttpClient first(HttpClientOptions{.budget = budget});
+  HttpClient second(HttpClientOptions{.budget = budget});
+
+  auto held = first.get(server.url("/http/budget"), {});
+  REQUIRE(held.ok());
+  CHECK(held->body.size() == big.size());
+  CHECK(held->body.capacity() == big.size() + kBodyPadding);  // no doubling past the length
+  CHECK(budget->used() == big.size() + kBodyPadding);
+
+  // The first body is still held: a second one would take the two past the budget.
+  auto refused = second.get(server.url("/http/budget"), {});
+  REQUIRE_FALSE(refused.ok());
+  CHECK_THAT(refused.error().message, Catch::Contains("exceed the memory budget of 1000000 bytes"));
+  CHECK_FALSE(second.lastErrorRetryable());
+  CHECK(budget->used() == big.size() + kBodyPadding);  // the refused one gave its share back
+
+  held = Result<HttpResponse>(makeError("dropped"));  // the body is gone: its share returns
+  CHECK(budget->used() == 0);
+  auto accepted = second.get(server.url("/http/budget"), {});
+  REQUIRE(accepted.ok());
+  CHECK(accepted->body == big);
+}
+
 TEST_CASE("one client serves many requests on its reused handle", "[http]") {
   auto& server = LoopbackServer::instance();
   server.route("/http/many", [](const SeenRequest&, std::size_t index) {

@@ -1,7 +1,12 @@
 #include "app/app.h"
 
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <string>
+#include <variant>
+#include <vector>
 
 #include "app/analysis_cycle.h"
 #include "app/serve.h"
@@ -9,10 +14,13 @@
 #include "app/whatif_command.h"
 #include "common/duration.h"
 #include "common/log.h"
+#include "common/secrets.h"
+#include "config/config_fields.h"
 #include "config/config_loader.h"
 #include "report/report_json.h"
 #include "report/report_text.h"
 #include "report/report_yaml.h"
+#include "server/web_config.h"
 #include "sources/http_client.h"
 #include "sources/snapshot/snapshot_writer.h"
 
@@ -22,7 +30,7 @@ namespace {
 const log::Logger kLog("app");
 
 int fail(int code, const std::string& message) {
-  std::cerr << "dagadvisor: " << message << "\n";
+  std::cerr << "dagadvisor: " << scrubSecrets(message) << "\n";
   return code;
 }
 
@@ -91,7 +99,49 @@ int recordSnapshot(const CliOptions& cli, config::Config config) {
   return kExitOk;
 }
 
+// A file a setting names must be a readable regular file; "" when it is.
+std::string fileProblem(const std::string& path) {
+  std::error_code error;
+  const auto status = std::filesystem::status(path, error);
+  if (error || !std::filesystem::exists(status)) {
+    return "cannot read " + path + ": no such file";
+  }
+  if (!std::filesystem::is_regular_file(status)) {
+    return "cannot read " + path + ": not a regular file";
+  }
+  return std::ifstream(path).good() ? "" : "cannot read " + path + ": permission denied";
+}
+
+// What loading alone cannot know: every file a setting names exists and is readable, and the
+// web config parses. `serve` would fail on them later (exit 2, or a stale cycle per query).
+std::vector<Error> checkFiles(config::Config config) {
+  std::vector<Error> problems;
+  for (const config::Field& field : config::configFields(config)) {
+    const auto* path = std::get_if<std::string*>(&field.ref);
+    if (!field.path.ends_with("_file") || path == nullptr || (*path)->empty()) {
+      continue;
+    }
+    if (std::string problem = fileProblem(**path); !problem.empty()) {
+      problems.push_back(makeError(std::move(problem), std::string(field.path)));
+    }
+  }
+  const std::string& web = config.server.web_config_file;
+  if (!web.empty() && fileProblem(web).empty()) {
+    if (auto loaded = server::loadWebConfig(web); !loaded.ok()) {
+      problems.push_back(makeError(loaded.error().message, "server.web_config_file"));
+    }
+  }
+  return problems;
+}
+
 int checkConfig(const CliOptions& cli, const config::Config& config) {
+  if (const std::vector<Error> problems = checkFiles(config); !problems.empty()) {
+    std::string message = "invalid configuration:";
+    for (const Error& problem : problems) {
+      message += "\n  " + problem.describe();
+    }
+    return fail(kExitUsage, message);
+  }
   if (!cli.print_default_config) {
     std::cerr << (cli.config_path.empty() ? std::string("defaults") : cli.config_path)
               << ": configuration is valid\n";

@@ -1,14 +1,18 @@
 #include "app/serve.h"
 
+#include <malloc.h>
 #include <prometheus/registry.h>
 
 #include <condition_variable>
+#include <exception>
 #include <mutex>
+#include <new>
 
 #include "app/analysis_cycle.h"
 #include "app/app.h"
 #include "app/setup.h"
 #include "app/signals.h"
+#include "common/cancellation.h"
 #include "common/log.h"
 #include "exporter/metrics_handler.h"
 #include "exporter/report_collector.h"
@@ -25,11 +29,38 @@ namespace {
 
 const log::Logger kLog("serve");
 
-/// What the signal thread and HTTP handlers ask of the cycle loop.
+/// What the signal thread and HTTP handlers ask of the cycle loop. Both requests abort the
+/// cycle in flight: a stop must end the process within 2 s, and a reload should not wait for
+/// a cycle on the old configuration.
 class LoopControl {
  public:
-  void requestStop() { set(stop_); }
-  void requestReload() { set(reload_); }
+  void requestStop() {
+    Cancellation::process()->cancel("the daemon is stopping");
+    set(stop_);
+  }
+  void requestReload() {
+    if (const CancellationPtr cycle = current()) {
+      cycle->cancel("a reload was requested");
+    }
+    set(reload_);
+  }
+
+  /// The cancellation of a new cycle, with its deadline, aborted by the requests above.
+  CancellationPtr beginCycle(std::chrono::duration<double> timeout) {
+    auto cycle = std::make_shared<Cancellation>(
+        Cancellation::process(),
+        Cancellation::SteadyClock::now() +
+            std::chrono::duration_cast<Cancellation::SteadyClock::duration>(timeout));
+    std::lock_guard lock(mutex_);
+    cycle_ = cycle;
+    return cycle;
+  }
+
+  /// A stop or reload is pending: a cycle that failed now was cut short on purpose.
+  bool interrupted() {
+    std::lock_guard lock(mutex_);
+    return stop_ || reload_;
+  }
 
   /// Sleeps until `seconds` pass or a request arrives; true unless asked to stop.
   bool waitFor(double seconds) {
@@ -50,10 +81,16 @@ class LoopControl {
     }
     cv_.notify_all();
   }
+  CancellationPtr current() {
+    std::lock_guard lock(mutex_);
+    return cycle_;
+  }
+
   std::mutex mutex_;
   std::condition_variable cv_;
   bool stop_ = false;
   bool reload_ = false;
+  CancellationPtr cycle_;
 };
 
 /// The basic-auth gate, swapped whole on a good reload while workers read it.
@@ -70,6 +107,15 @@ class AuthHolder {
       auth = auth_;
     }
     return auth ? auth->check(request) : std::nullopt;
+  }
+  /// Whether the request may see failure details: no users are configured, or it is one.
+  bool detailsAllowed(const server::HttpRequest& request) const {
+    std::shared_ptr<const server::BasicAuth> auth;
+    {
+      std::lock_guard lock(mutex_);
+      auth = auth_;
+    }
+    return !auth || auth->authorized(request);
   }
 
  private:
@@ -144,29 +190,73 @@ void reload(const CliOptions& cli, Running& running, exporter::SelfMetrics& self
   kLog.info("configuration reloaded");
 }
 
-void runCycle(Running& running, const CliOptions& cli, server::SnapshotStore& store,
-              exporter::SelfMetrics& self, advice::RecommendationHistory& history) {
-  const Clock& clock = store.clock();
+using ReportResult = Result<std::shared_ptr<const report::AnalysisReport>>;
+
+ReportResult analyse(Running& running, const CliOptions& cli, const Clock& clock,
+                     advice::RecommendationHistory& history) {
   auto at = analysisTime(cli, running.setup, clock);
+  if (!at.ok()) {
+    return at.error();
+  }
   const auto objects =
       objectSources(running.config, running.setup.kubernetes.get(), running.setup.airflow.get());
-  auto report = at.ok() ? runAnalysisCycle(*running.setup.source, running.config, *at, clock,
-                                           &history, objects)
-                        : Result<std::shared_ptr<const report::AnalysisReport>>(at.error());
-  if (report.ok()) {
-    self.recordCycle(**report);
-    store.publish(*report);
-    kLog.info("analysis published",
-              {{"recommendations", std::to_string((*report)->recommendations.size())},
-               {"seconds", std::to_string((*report)->analysis_seconds)}});
-  } else {
-    self.recordCycleFailure(running.setup.source->describe(), report.error().describe());
-    store.recordFailure(report.error().describe());
-    kLog.error("analysis failed, serving the last good one as stale",
-               {{"error", report.error().describe()}});
+  return runAnalysisCycle(*running.setup.source, running.config, *at, clock, &history, objects);
+}
+
+// The one boundary around a cycle: whatever it throws (bad_alloc under a memory limit, a
+// library's length_error on odd input) becomes a failed cycle, never the end of the daemon.
+ReportResult guardedAnalyse(Running& running, const CliOptions& cli, const Clock& clock,
+                            advice::RecommendationHistory& history) {
+  try {
+    return analyse(running, cli, clock, history);
+  } catch (const std::bad_alloc&) {
+    return makeError("the cycle ran out of memory (std::bad_alloc)");
+  } catch (const std::exception& e) {
+    return makeError(std::string("the cycle failed on an unexpected exception: ") + e.what());
+  } catch (...) {
+    return makeError("the cycle failed on an unknown exception");
+  }
+}
+
+std::chrono::duration<double> cycleTimeout(const config::Config& config) {
+  const auto timeout = config.analysis.cycle_timeout;
+  return timeout.count() > 0 ? timeout : config.analysis.interval;
+}
+
+void recordFailure(const Running& running, const std::string& reason, server::SnapshotStore& store,
+                   exporter::SelfMetrics& self) {
+  self.recordCycleFailure(running.setup.source->describe(), reason);
+  store.recordFailure(reason);
+  kLog.error("analysis failed, serving the last good one as stale", {{"error", reason}});
+}
+
+void runCycle(Running& running, const CliOptions& cli, server::SnapshotStore& store,
+              exporter::SelfMetrics& self, advice::RecommendationHistory& history,
+              LoopControl& control) {
+  running.setup.source->setCancellation(control.beginCycle(cycleTimeout(running.config)));
+  const ReportResult report = guardedAnalyse(running, cli, store.clock(), history);
+  if (!report.ok() && control.interrupted()) {
+    kLog.info("cycle aborted by a stop or reload request", {{"error", report.error().describe()}});
+    return;
+  }
+  try {
+    if (report.ok()) {
+      self.recordCycle(**report);
+      store.publish(*report);
+      kLog.info("analysis published",
+                {{"recommendations", std::to_string((*report)->recommendations.size())},
+                 {"seconds", std::to_string((*report)->analysis_seconds)}});
+    } else {
+      recordFailure(running, report.error().describe(), store, self);
+    }
+  } catch (const std::exception& e) {  // publishing allocates too
+    recordFailure(running, std::string("publishing the analysis failed: ") + e.what(), store, self);
   }
   const server::Freshness fresh = store.freshness();
   self.setStale(fresh.stale, fresh.data_age_seconds);
+  // The cycle's bodies and model are freed now, but glibc keeps the pages: after a 300 MB
+  // answer the daemon would hold half a GB between cycles. Give them back to the system.
+  malloc_trim(0);
 }
 
 }  // namespace
@@ -207,10 +297,15 @@ int serve(const CliOptions& cli, config::Config initial) {
   server::HttpServerOptions http_options;
   http_options.listen = running.config.server.listen;
   http_options.threads = running.config.server.threads;
+  http_options.max_connections = running.config.server.max_connections;
+  http_options.request_timeout_ms =
+      static_cast<int>(std::max(1.0, running.config.server.request_timeout.count() * 1000));
   http_options.tls = running.web.tls;
   server::HttpServer http(std::move(http_options));
   server::registerApiRoutes(http, store);
-  server::registerHealthRoutes(http, store);
+  server::registerHealthRoutes(http, store, [&auth](const server::HttpRequest& request) {
+    return auth.detailsAllowed(request);
+  });
   server::registerMetricsRoute(http, metrics);
   server::registerWebPage(http);
   http.setGate([&auth](const server::HttpRequest& request) { return auth.check(request); });
@@ -232,7 +327,7 @@ int serve(const CliOptions& cli, config::Config initial) {
       reload(cli, running, self, auth);
       metrics.refresh();  // the reload's outcome shows before the (maybe long) cycle ends
     }
-    runCycle(running, cli, store, self, history);
+    runCycle(running, cli, store, self, history, control);
     metrics.refresh();
   } while (control.waitFor(running.config.analysis.interval.count()));
 

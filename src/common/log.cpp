@@ -6,6 +6,8 @@
 #include <ctime>
 #include <mutex>
 
+#include "common/secrets.h"
+
 namespace dagadvisor::log {
 namespace {
 
@@ -136,9 +138,10 @@ void write(Level lvl, std::string_view component, std::string_view message,
   append(line, "ts", timestampNow());
   append(line, "level", levelName(lvl));
   append(line, "component", component);
-  append(line, "msg", message);
+  // The last line of defence: no token, password or echoed Authorization reaches the log.
+  append(line, "msg", scrubSecrets(message));
   for (const auto& [key, value] : fields) {
-    append(line, key, value);
+    append(line, key, scrubSecrets(value));
   }
   line += json ? "}\n" : "\n";
   if (!json) {

@@ -148,8 +148,12 @@ struct Sources {
 
 struct Server {
   std::string listen = "127.0.0.1:9731";  // loopback unless told otherwise
-  int threads = 4;
-  Seconds stale_after{300};  // analysis older than this is reported stale
+  int threads = 4;                        // API handlers running at once
+  // Connections held at once, each on a light worker thread: this many slow or idle clients
+  // cannot starve /healthz and /readyz (which never wait for a handler).
+  int max_connections = 512;
+  Seconds request_timeout{10};  // a request's head and body must arrive within this
+  Seconds stale_after{300};     // analysis older than this is reported stale
   /// Prometheus web-config.yml (basic_auth_users with bcrypt hashes); "" = no authentication.
   std::string web_config_file;
   /// Per-run metrics are exported for at most this many runs (the longest), bounding cardinality.
@@ -171,6 +175,9 @@ struct TransferModel {
 struct Analysis {
   std::string cluster = "default";  // name carried by every output
   Seconds interval{60};             // cycle period in `serve`
+  // One deadline for everything a cycle fetches (all queries, retries and object reads);
+  // 0 = the interval, so a stalled backend never delays the next cycle.
+  Seconds cycle_timeout{0};
   TransferModel transfer;
 
   bool operator==(const Analysis&) const = default;

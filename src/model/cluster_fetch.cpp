@@ -51,6 +51,14 @@ Result<void> decodeInto(const sources::Query& query, QueryId id,
   return {};
 }
 
+// The cycle is lost once a required query failed: queries in flight end now instead of at
+// their timeout, and queries not yet sent fail unsent.
+void stopOtherQueries(sources::MetricsSource& source, const std::string& failed_query) {
+  if (const CancellationPtr cancel = source.cancellation()) {
+    cancel->cancel("required query " + failed_query + " failed");
+  }
+}
+
 // Runs the queries on up to `workers` threads and hands each body to `consume` on the calling
 // thread, in catalog order, as soon as it and those before it arrived: the builder stays
 // single-threaded and at most a few bodies wait in memory.
@@ -72,6 +80,13 @@ class ParallelFetch {
   ParallelFetch(const ParallelFetch&) = delete;
   ParallelFetch& operator=(const ParallelFetch&) = delete;
 
+  /// The first required query that failed, whose error is the cycle's (the others then
+  /// only say "cancelled").
+  std::optional<Error> firstFailure() {
+    std::lock_guard lock(mutex_);
+    return first_failure_;
+  }
+
   /// Waits for the body of query `index` and takes it out.
   Result<sources::QueryBody> take(std::size_t index) {
     std::unique_lock lock(mutex_);
@@ -84,7 +99,16 @@ class ParallelFetch {
  private:
   void work() {
     for (std::size_t i = next_++; i < kQueryCount && !stop_; i = next_++) {
-      auto body = source_.instantQuery(catalog_.get(static_cast<QueryId>(i)), at_);
+      const auto id = static_cast<QueryId>(i);
+      auto body = source_.instantQuery(catalog_.get(id), at_);
+      if (!body.ok() && !QueryCatalog::isOptional(id)) {
+        // Here, not when the caller takes it: the other worker must not send its next one.
+        stopOtherQueries(source_, catalog_.get(id).name);
+        std::lock_guard lock(mutex_);
+        if (!first_failure_) {
+          first_failure_ = body.error();
+        }
+      }
       std::lock_guard lock(mutex_);
       results_[i].emplace(std::move(body));
       arrived_.notify_all();
@@ -99,6 +123,7 @@ class ParallelFetch {
   std::mutex mutex_;
   std::condition_variable arrived_;
   std::array<std::optional<Result<sources::QueryBody>>, kQueryCount> results_;
+  std::optional<Error> first_failure_;
   std::vector<std::thread> threads_;
 };
 
@@ -121,12 +146,25 @@ Result<ClusterSnapshot> fetchClusterSnapshot(sources::MetricsSource& source,
       continue;
     }
     if (!QueryCatalog::isOptional(id)) {
-      return status.error();  // ~ParallelFetch lets running queries finish, starts no new one
+      stopOtherQueries(source, query.name);  // so ~ParallelFetch joins at once
+      if (const auto first = parallel ? parallel->firstFailure() : std::nullopt) {
+        return *first;
+      }
+      return status.error();
     }
     stats.warnings.push_back("optional data missing or cut short, analysis goes on without it: " +
                              status.error().describe());
   }
-  return std::move(builder).build();
+  ClusterSnapshot snapshot = std::move(builder).build();
+  if (snapshot.nodes().empty()) {
+    // Every answer was empty or a scalar: publishing this as a fresh, empty analysis would
+    // tell the operators that all is well.
+    return makeError(
+        "no node in the answers (empty or scalar results): is kube-state-metrics "
+        "scraped, and does sources.prometheus.selector match its series?",
+        catalog.get(QueryId::kNodeAllocatable).name);
+  }
+  return snapshot;
 }
 
 }  // namespace dagadvisor::model

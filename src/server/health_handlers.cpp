@@ -12,17 +12,23 @@ constexpr const char* kText = "text/plain; charset=utf-8";
 
 }  // namespace
 
-void registerHealthRoutes(HttpServer& server, const SnapshotStore& store) {
+void registerHealthRoutes(HttpServer& server, const SnapshotStore& store,
+                          DetailsAllowed details_allowed) {
   server.route("GET", "/healthz", [](const HttpRequest&) {
     return HttpResponse{200, kText, "ok\n", {}};
   });
-  server.route("GET", "/readyz", [&store](const HttpRequest&) {
-    const Freshness freshness = store.freshness();
-    if (freshness.stale) {
-      return HttpResponse{503, kText, freshness.reason + "\n", {}};
-    }
-    return HttpResponse{200, kText, "ok\n", {}};
-  });
+  server.route(
+      "GET", "/readyz",
+      [&store, details_allowed = std::move(details_allowed)](const HttpRequest& request) {
+        const Freshness freshness = store.freshness();
+        if (freshness.stale) {
+          // A probe needs the status; the backend's URL and body are for operators only.
+          const bool details = !details_allowed || details_allowed(request);
+          return HttpResponse{
+              503, kText, (details ? freshness.reason : freshness.short_reason) + "\n", {}};
+        }
+        return HttpResponse{200, kText, "ok\n", {}};
+      });
 }
 
 void registerReloadRoute(HttpServer& server, std::function<void()> request_reload) {

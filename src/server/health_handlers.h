@@ -8,10 +8,16 @@
 
 namespace dagadvisor::server {
 
+/// Whether a request may see the details of a failure (URLs, backend bodies): the client
+/// authenticated, or the server asks for no credentials at all. Must be thread-safe.
+using DetailsAllowed = std::function<bool(const HttpRequest&)>;
+
 /// Registers GET /healthz (200 "ok" while the process serves) and GET /readyz (200 "ok" when a
 /// good, fresh analysis is served; else 503 with the reason from SnapshotStore::freshness() as
-/// text). `store` must outlive the server.
-void registerHealthRoutes(HttpServer& server, const SnapshotStore& store);
+/// text: the full reason where `details_allowed` says so or is null, else its short form).
+/// `store` must outlive the server.
+void registerHealthRoutes(HttpServer& server, const SnapshotStore& store,
+                          DetailsAllowed details_allowed = nullptr);
 
 /// Registers POST /-/reload: calls `request_reload` (which must only signal the cycle loop) and
 /// answers 202 {"status": "reload requested"}. The outcome shows on /metrics

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "report/report_json.h"
+#include "server/read_deadlines.h"
 
 namespace dagadvisor::server {
 namespace {
@@ -134,16 +135,9 @@ void pokeLoopback(int port) {
 // reports its failure only as "null context": the reason is kept here for start() to return.
 thread_local std::string tls_setup_error;
 
-// civetweb hands its SSL_CTX to this callback; user_data is the CivetServer, whose user context
-// is the HttpServerOptions. 1 = the certificate is set up, -1 = TLS cannot start.
-int initServerTls(void* ssl_ctx, void* user_data) {
-  const auto* civet = static_cast<const CivetServer*>(user_data);
-  const auto* options = static_cast<const HttpServerOptions*>(civet->getUserContext());
-  if (options == nullptr || !options->tls) {
-    tls_setup_error = "TLS settings missing";
-    return -1;
-  }
-  return configureServerTls(ssl_ctx, *options->tls, tls_setup_error) ? 1 : -1;
+Peer peerOf(const mg_connection* conn) {
+  const mg_request_info* info = mg_get_request_info(conn);
+  return info == nullptr ? Peer{} : Peer{info->remote_addr, info->remote_port};
 }
 
 }  // namespace
@@ -177,6 +171,19 @@ class HttpServer::Impl final : public CivetHandler {
 
   std::unique_ptr<CivetServer> civet;
 
+  // civetweb's TLS callback; the CivetServer is civetweb's user data, its user context this Impl.
+  // 1 = the certificate is set up, -1 = TLS cannot start. Runs inside mg_start, before the
+  // CivetServer constructor returns.
+  static int initServerTls(void* ssl_ctx, void* user_data) {
+    const auto* civet = static_cast<const CivetServer*>(user_data);
+    const auto* impl = static_cast<const Impl*>(civet->getUserContext());
+    if (impl == nullptr || !impl->owner_.options_.tls) {
+      tls_setup_error = "TLS settings missing";
+      return -1;
+    }
+    return configureServerTls(ssl_ctx, *impl->owner_.options_.tls, tls_setup_error) ? 1 : -1;
+  }
+
  private:
   bool handle(mg_connection* conn) const {
     const mg_request_info* info = mg_get_request_info(conn);
@@ -199,13 +206,33 @@ class HttpServer::Impl final : public CivetHandler {
     try {
       body_read =
           readBody(conn, info->content_length, owner_.options_.max_body_bytes, request.body);
-      response = body_read ? owner_.dispatch(request) : jsonError(413, "request body too large");
+      owner_.deadlines_->requestRead(peerOf(conn));  // read in time; what follows is ours
+      response = body_read ? dispatchInSlot(request) : jsonError(413, "request body too large");
     } catch (...) {
       response = HttpResponse{500, "text/plain", "internal error\n", {}};
     }
-    writeResponse(conn, response, request.method == "HEAD",
-                  keepsAlive(*info, request, response.status, body_read));
+    const bool keep_alive = keepsAlive(*info, request, response.status, body_read);
+    writeResponse(conn, response, request.method == "HEAD", keep_alive);
+    if (keep_alive) {  // the next request on this connection has the same deadline
+      owner_.deadlines_->awaitNext(peerOf(conn));
+    }
     return true;
+  }
+
+  // Handlers of the API run `threads` at a time, whatever the number of connections; probes
+  // are answered at once. Taken after the body is read, so a slow uploader holds no slot.
+  HttpResponse dispatchInSlot(const HttpRequest& request) const {
+    for (const std::string_view probe : kProbePaths) {
+      if (request.path == probe) {
+        return owner_.dispatch(request);
+      }
+    }
+    struct Slot {
+      std::counting_semaphore<>& slots;
+      explicit Slot(std::counting_semaphore<>& s) : slots(s) { slots.acquire(); }
+      ~Slot() { slots.release(); }
+    } slot(*owner_.handler_slots_);
+    return owner_.dispatch(request);
   }
 
   const HttpServer& owner_;
@@ -244,9 +271,16 @@ Result<void> HttpServer::start() {
     }
   }
   auto impl = std::make_unique<Impl>(*this);
+  deadlines_ = std::make_unique<ReadDeadlines>(
+      std::chrono::milliseconds(std::max(1, options_.request_timeout_ms)));
+  const int threads = std::max(1, options_.threads);
+  const int workers = std::max(threads, options_.max_connections);
+  handler_slots_ = std::make_unique<std::counting_semaphore<>>(threads);
   const std::vector<std::string> civet_options = {
       "listening_ports", options_.listen + (options_.tls ? "s" : ""), "num_threads",
-      std::to_string(std::max(1, options_.threads)), "request_timeout_ms",
+      std::to_string(workers),
+      // A burst of connections waits in the kernel's queue, not in SYN retries.
+      "listen_backlog", std::to_string(std::max(200, workers)), "request_timeout_ms",
       std::to_string(std::max(1, options_.request_timeout_ms)), "enable_directory_listing", "no",
       // Hardening (see research/reliability.md): no files or CGI can ever be served, since no
       // document root is set; bounded request headers. Keep-alive serves scrapers and load
@@ -259,8 +293,8 @@ Result<void> HttpServer::start() {
   tls_setup_error.clear();
   try {
     CivetCallbacks callbacks{};
-    callbacks.init_ssl = &initServerTls;
-    impl->civet = std::make_unique<CivetServer>(civet_options, &callbacks, &options_);
+    callbacks.init_ssl = &Impl::initServerTls;
+    impl->civet = std::make_unique<CivetServer>(civet_options, &callbacks, impl.get());
   } catch (const std::exception& e) {
     const std::string reason =
         tls_setup_error.empty() ? e.what() : "TLS setup failed: " + tls_setup_error;
@@ -268,6 +302,7 @@ Result<void> HttpServer::start() {
   }
   impl->civet->addHandler("/", *impl);
   impl_ = std::move(impl);
+  deadlines_->setLocalPort(port());
   return {};
 }
 
@@ -284,10 +319,12 @@ void HttpServer::stop() {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
   });
+  deadlines_->shutdownAll();
   impl_->civet->close();
   stopped = true;
   waker.join();
   impl_.reset();
+  deadlines_.reset();
 }
 
 int HttpServer::port() const {

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <semaphore>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -50,12 +51,20 @@ using Gate = std::function<std::optional<HttpResponse>(const HttpRequest&)>;
 /// A JSON error body {"error": message} with the given status.
 HttpResponse jsonError(int status, std::string_view message);
 
+/// The probe routes: answered without waiting for a handler slot, so that busy or slow API
+/// clients never make Kubernetes think the daemon is dead.
+inline constexpr std::string_view kProbePaths[] = {"/healthz", "/readyz"};
+
 struct HttpServerOptions {
   std::string listen = "127.0.0.1:9731";  // host:port; port 0 picks a free port
-  int threads = 4;
+  int threads = 4;                        // handlers of non-probe routes running at once
+  // Deadline for a request's head (and body) from its first byte: a dripping client is cut off.
   int request_timeout_ms = 10000;
   std::size_t max_body_bytes = 1 << 20;  // larger bodies are refused with 413
   std::optional<TlsSettings> tls{};      // serve HTTPS only, when set
+  // Connections held at once (idle, slow or active), each on a worker thread of its own: up to
+  // this many slow clients cannot starve the probes. Below `threads` means `threads`.
+  int max_connections = 0;
 };
 
 /// The daemon's single HTTP server (civetweb): a route table of (method, path) → handler.
@@ -102,7 +111,9 @@ class HttpServer {
   class Impl;
 
   HttpServerOptions options_;
+  std::unique_ptr<class ReadDeadlines> deadlines_;  // while started
   std::vector<Route> routes_;
+  std::unique_ptr<std::counting_semaphore<>> handler_slots_;  // `threads` of them
   Gate gate_;
   std::unique_ptr<Impl> impl_;
 };

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/secrets.h"
 #include "report/report_json.h"
 
 namespace dagadvisor::server {
@@ -59,7 +60,7 @@ void SnapshotStore::recordFailure(std::string error) {
   const UnixSeconds now = clock_.now();
   std::lock_guard lock(mutex_);
   status_.last_attempt = now;
-  status_.last_error = error.empty() ? "unknown error" : std::move(error);
+  status_.last_error = error.empty() ? "unknown error" : scrubSecrets(error);
   ++status_.consecutive_failures;
 }
 
@@ -83,17 +84,22 @@ Freshness SnapshotStore::freshness() const {
   }
   Freshness out;
   if (!published) {
-    out.reason = "no analysis yet";
+    // Before the first success the failure is the one thing worth saying.
+    const bool failed = cycle.consecutive_failures > 0;
+    out.short_reason = failed ? "no analysis yet: last cycle failed" : "no analysis yet";
+    out.reason = failed ? out.short_reason + ": " + cycle.last_error : out.short_reason;
     return out;
   }
   const UnixSeconds now = clock_.now();
   out.age_seconds = std::max(0.0, now - published->report->generated_at);
   out.data_age_seconds = std::max(0.0, now - published->report->data_time);
   if (cycle.consecutive_failures > 0) {
-    out.reason = "last cycle failed: " + cycle.last_error;
+    out.short_reason = "last cycle failed";
+    out.reason = out.short_reason + ": " + cycle.last_error;
   } else if (out.age_seconds > stale_after_) {
     out.reason = "analysis is " + wholeSeconds(out.age_seconds) + " old (stale_after " +
                  wholeSeconds(stale_after_) + ")";
+    out.short_reason = out.reason;
   }
   out.stale = !out.reason.empty();
   return out;

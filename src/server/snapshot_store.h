@@ -54,7 +54,10 @@ struct CycleStatus {
 /// Whether what we serve can be trusted, computed from the store and the clock.
 struct Freshness {
   bool stale = true;
-  std::string reason;      // "" when fresh; else why (the /readyz text)
+  std::string reason;  // "" when fresh; else why (the /readyz text)
+  // The reason without the failure's details (URLs, bodies): what /readyz tells a client that
+  // did not authenticate where basic auth is configured.
+  std::string short_reason;
   double age_seconds = 0;  // now − generated_at of the current report (0 when none)
   /// now − data_time of the current report (0 when none): the age of the data itself, what the
   /// API's data_age_seconds and the dagadvisor_data_age_seconds metric both report.

@@ -18,8 +18,6 @@ namespace {
 // wrong user name costs as much time as a wrong password.
 constexpr const char* kDummyHash = "$2b$10$BUXf2BG5v.5QFc/KlZ4a/.s8.37dhaJQfCktyybD.ya/HKkqZXZv.";
 
-constexpr std::string_view kHealthPaths[] = {"/healthz", "/readyz"};
-
 bool bcryptMatches(const std::string& password, const std::string& hash) {
   auto data = std::make_unique<crypt_data>();  // ~32 KB: not on a worker's stack
   std::memset(data.get(), 0, sizeof(crypt_data));
@@ -160,25 +158,24 @@ bool BasicAuth::verify(const std::string& user, const std::string& password) con
 }
 
 std::optional<HttpResponse> BasicAuth::check(const HttpRequest& request) const {
-  for (const auto path : kHealthPaths) {
+  for (const auto path : kProbePaths) {
     if (request.path == path) {
       return std::nullopt;
     }
   }
+  return authorized(request) ? std::nullopt : std::optional<HttpResponse>(unauthorized());
+}
+
+bool BasicAuth::authorized(const HttpRequest& request) const {
   const std::string header = request.header("authorization");
   constexpr std::string_view kBasic = "Basic ";
   if (!header.starts_with(kBasic)) {
-    return unauthorized();
+    return false;
   }
   const auto decoded = decodeBase64(std::string_view(header).substr(kBasic.size()));
   const std::size_t colon = decoded ? decoded->find(':') : std::string::npos;
-  if (colon == std::string::npos) {
-    return unauthorized();
-  }
-  if (!verify(decoded->substr(0, colon), decoded->substr(colon + 1))) {
-    return unauthorized();
-  }
-  return std::nullopt;
+  return colon != std::string::npos &&
+         verify(decoded->substr(0, colon), decoded->substr(colon + 1));
 }
 
 }  // namespace dagadvisor::server

@@ -47,6 +47,9 @@ class BasicAuth {
   /// credentials); else 401 JSON with WWW-Authenticate.
   std::optional<HttpResponse> check(const HttpRequest& request) const;
 
+  /// Whether `request` carries the credentials of a configured user (any path).
+  bool authorized(const HttpRequest& request) const;
+
  private:
   WebConfig config_;
   mutable std::mutex mutex_;

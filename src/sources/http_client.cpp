@@ -9,6 +9,8 @@
 #include <memory>
 #include <mutex>
 
+#include "common/secrets.h"
+
 namespace dagadvisor::sources {
 namespace {
 
@@ -16,14 +18,54 @@ CURL* handle(void* p) {
   return static_cast<CURL*>(p);
 }
 
+// What a body holds of its budget; destroyed with the last BudgetLease, it gives it back.
+struct Share {
+  std::shared_ptr<ByteBudget> budget;  // may be null
+  std::size_t held = 0;                // bytes taken (the buffer's capacity)
+  ~Share() {
+    if (budget) {
+      budget->give(held);
+    }
+  }
+};
+
 struct BodySink {
   std::string* body;
   std::size_t max_bytes;
+  CURL* curl;
+  Share* share;
   bool too_large = false;
+  bool over_budget = false;
 };
 
-// Grows geometrically but always keeps kBodyPadding spare bytes, so the decoder never has to
-// copy the body to pad it.
+// The capacity the body needs for `needed` bytes plus padding: exactly the announced length
+// when the server sent one (no doubling: a 300 MiB answer takes 300 MiB, not 512), else
+// doubling, never beyond the cap.
+std::size_t nextCapacity(BodySink& sink, std::size_t needed) {
+  curl_off_t announced = -1;
+  if (sink.body->size() == 0 &&
+      curl_easy_getinfo(sink.curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &announced) == CURLE_OK &&
+      announced > 0 && static_cast<std::size_t>(announced) <= sink.max_bytes) {
+    return std::max(needed, static_cast<std::size_t>(announced) + kBodyPadding);
+  }
+  const std::size_t doubled = std::min(sink.body->capacity() * 2, sink.max_bytes + kBodyPadding);
+  return std::max(needed, doubled);
+}
+
+// Grows the buffer to `capacity`, taking the growth from the budget first.
+bool grow(BodySink& sink, std::size_t capacity) {
+  Share& share = *sink.share;
+  const std::size_t more = capacity > share.held ? capacity - share.held : 0;
+  if (share.budget && !share.budget->take(more)) {
+    sink.over_budget = true;
+    return false;
+  }
+  share.held += more;
+  sink.body->reserve(capacity);
+  return true;
+}
+
+// Always keeps kBodyPadding spare bytes, so the decoder never has to copy the body to pad it.
 std::size_t writeBody(char* data, std::size_t size, std::size_t count, void* user) {
   auto* sink = static_cast<BodySink*>(user);
   const std::size_t n = size * count;
@@ -33,8 +75,8 @@ std::size_t writeBody(char* data, std::size_t size, std::size_t count, void* use
     return 0;  // makes curl abort the transfer with CURLE_WRITE_ERROR
   }
   const std::size_t needed = body.size() + n + kBodyPadding;
-  if (body.capacity() < needed) {
-    body.reserve(std::max(needed, body.capacity() * 2));
+  if (body.capacity() < needed && !grow(*sink, nextCapacity(*sink, needed))) {
+    return 0;  // over the budget: abort, as for the cap
   }
   body.append(data, n);
   return n;
@@ -139,7 +181,37 @@ HttpResponse describeResponse(CURL* curl, std::string body) {
   return response;
 }
 
+// A configured header that carries a credential (Authorization, X-Api-Key, Cookie, …) rather
+// than a tenant id or a content type.
+bool credentialHeader(std::string name) {
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  for (const std::string_view word : {"auth", "token", "key", "secret", "cookie", "password"}) {
+    if (name.find(word) != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string budgetMessage(const HttpClientOptions& options) {
+  return "response bodies in flight together exceed the memory budget of " +
+         std::to_string(options.budget ? options.budget->limit() : 0) +
+         " bytes; fewer concurrent queries (sources.prometheus.max_concurrent_queries) or a "
+         "narrower selector";
+}
+
 }  // namespace
+
+bool ByteBudget::take(std::size_t n) {
+  std::size_t used = used_.load();
+  do {
+    if (used + n > limit_) {
+      return false;
+    }
+  } while (!used_.compare_exchange_weak(used, used + n));
+  return true;
+}
 
 void initHttpGlobal() {
   static std::once_flag once;
@@ -159,13 +231,14 @@ std::string bodySnippet(const std::string& body) {
       out += c;
     }
     if (out.size() >= kSnippetChars) {
-      return out + "...";
+      return scrubSecrets(out) + "...";
     }
   }
   while (!out.empty() && out.back() == ' ') {
     out.pop_back();
   }
-  return out.empty() ? "(empty body)" : out;
+  // A proxy may echo the request's Authorization header or a token in its error page.
+  return out.empty() ? "(empty body)" : scrubSecrets(out);
 }
 
 Result<std::string> normalizeBaseUrl(std::string url) {
@@ -204,14 +277,65 @@ std::string redactUrl(std::string_view url) {
 
 HttpClient::HttpClient(HttpClientOptions options)
     : options_(std::move(options)),
-      token_(options_.bearer_token_file),
-      password_(options_.basic_auth_password_file) {
+      token_(options_.bearer_token_file, "bearer_token_file"),
+      password_(options_.basic_auth_password_file, "basic_auth.password_file") {
   initHttpGlobal();
+  for (const auto& [name, value] : options_.headers) {
+    if (credentialHeader(name)) {
+      registerSecret(value);
+    }
+  }
   curl_ = curl_easy_init();
+  multi_ = curl_multi_init();
 }
 
 HttpClient::~HttpClient() {
+  curl_multi_cleanup(static_cast<CURLM*>(multi_));
   curl_easy_cleanup(handle(curl_));
+}
+
+void HttpClient::setBearerToken(std::string token) {
+  registerSecret(token);
+  session_token_ = std::move(token);
+}
+
+const Cancellation& HttpClient::cancellation() const {
+  return cancellation_ ? *cancellation_ : *Cancellation::process();
+}
+
+// curl_easy_perform would block until curl's own timeout; the multi loop wakes every
+// kCancelPollMs to look at the cancellation. The multi handle keeps the connection cache, so
+// keep-alive works as before. Returns the transfer's CURLcode; `aborted` when it was stopped.
+int HttpClient::transfer(void* easy, bool& aborted) {
+  auto* multi = static_cast<CURLM*>(multi_);
+  aborted = false;
+  if (curl_multi_add_handle(multi, handle(easy)) != CURLM_OK) {
+    return CURLE_FAILED_INIT;
+  }
+  CURLcode code = CURLE_OK;
+  for (int running = 1; running > 0;) {
+    if (cancellation().stopped()) {
+      aborted = true;
+      code = CURLE_ABORTED_BY_CALLBACK;
+      break;
+    }
+    if (curl_multi_perform(multi, &running) != CURLM_OK) {
+      code = CURLE_FAILED_INIT;
+      break;
+    }
+    if (running > 0 && curl_multi_poll(multi, nullptr, 0, kCancelPollMs, nullptr) != CURLM_OK) {
+      code = CURLE_FAILED_INIT;
+      break;
+    }
+  }
+  int left = 0;
+  while (const CURLMsg* message = curl_multi_info_read(multi, &left)) {
+    if (message->msg == CURLMSG_DONE && !aborted) {
+      code = message->data.result;
+    }
+  }
+  curl_multi_remove_handle(multi, handle(easy));
+  return code;
 }
 
 Result<HttpResponse> HttpClient::get(const std::string& url, const HttpParams& params,
@@ -282,10 +406,12 @@ Result<void> HttpClient::setCredentials(void* handle_ptr, std::vector<std::strin
     }
     const std::string provider = "aws:amz:" + options_.sigv4_region + ":" +
                                  (options_.sigv4_service.empty() ? "aps" : options_.sigv4_service);
+    registerSecret(secret);
     curl_easy_setopt(curl, CURLOPT_AWS_SIGV4, provider.c_str());
     curl_easy_setopt(curl, CURLOPT_USERNAME, key.c_str());
     curl_easy_setopt(curl, CURLOPT_PASSWORD, secret.c_str());
     if (const std::string session = environment("AWS_SESSION_TOKEN"); !session.empty()) {
+      registerSecret(session);
       header_lines.push_back("x-amz-security-token: " + session);
     }
   }
@@ -297,11 +423,14 @@ Result<HttpResponse> HttpClient::perform(const std::string& url, Payload payload
   last_error_retryable_ = false;
   const std::string where =
       std::string(payload.data != nullptr ? "POST " : "GET ") + redactUrl(withoutQuery(url));
-  if (curl_ == nullptr) {
+  if (curl_ == nullptr || multi_ == nullptr) {
     return makeError(where + ": libcurl could not create a handle");
   }
-  const auto limit =
-      std::max<long>(1, static_cast<long>(timeout.value_or(options_.timeout).count()));
+  auto limit = static_cast<long>(timeout.value_or(options_.timeout).count());
+  if (const auto left = cancellation().remaining()) {
+    limit = std::min(limit, static_cast<long>(left->count()));  // one deadline for the cycle
+  }
+  limit = std::max<long>(1, limit);
   auto response = performOnce(url, where, payload, limit);
   // A 401 may mean the token or password rotated between our reads: read them again, once.
   // An in-memory token is not read from anywhere: renewing it is the caller's.
@@ -320,15 +449,20 @@ Result<HttpResponse> HttpClient::performOnce(const std::string& url, const std::
   curl_easy_reset(curl);  // keeps the connection cache, so keep-alive survives
   std::vector<std::string> header_lines;
   if (auto credentials = setCredentials(curl_, header_lines); !credentials) {
-    return makeError(where + ": " + credentials.error().message);
+    return makeError(where + ": " + credentials.error().describe());
   }
   if (payload.json) {
     header_lines.emplace_back("Content-Type: application/json");
   }
   const Slist headers = headerList(options_, header_lines);
   std::string body;
-  body.reserve(kBodyPadding);  // an empty body is padded too
-  BodySink sink{&body, options_.max_response_bytes};
+  // Whatever happens next, the budget gets its bytes back with the body.
+  auto share = std::make_shared<Share>();
+  share->budget = options_.budget;
+  BodySink sink{&body, options_.max_response_bytes, curl, share.get()};
+  if (!grow(sink, kBodyPadding)) {  // an empty body is padded too
+    return makeError(where + ": " + budgetMessage(options_));
+  }
   std::array<char, CURL_ERROR_SIZE> detail{};
   setTransferOptions(curl, options_, limit_ms);
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
@@ -342,8 +476,15 @@ Result<HttpResponse> HttpClient::performOnce(const std::string& url, const std::
                      static_cast<curl_off_t>(payload.data->size()));
   }
 
-  const CURLcode code = curl_easy_perform(curl);
+  bool aborted = false;
+  const auto code = static_cast<CURLcode>(transfer(curl_, aborted));
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, nullptr);  // `detail` dies with this frame
+  if (aborted) {
+    return makeError(where + ": cancelled: " + cancellation().reason());
+  }
+  if (sink.over_budget) {
+    return makeError(where + ": " + budgetMessage(options_));
+  }
   if (sink.too_large || code == CURLE_FILESIZE_EXCEEDED) {
     return makeError(where + ": response body exceeds " +
                      std::to_string(options_.max_response_bytes) + " bytes");
@@ -354,9 +495,11 @@ Result<HttpResponse> HttpClient::performOnce(const std::string& url, const std::
     if (detail[0] != '\0') {
       message += std::string(" (") + detail.data() + ")";
     }
-    return makeError(std::move(message));
+    return makeError(scrubSecrets(message));
   }
-  return Result<HttpResponse>(describeResponse(curl, std::move(body)));
+  HttpResponse response = describeResponse(curl, std::move(body));
+  response.lease = std::move(share);
+  return Result<HttpResponse>(std::move(response));
 }
 
 }  // namespace dagadvisor::sources

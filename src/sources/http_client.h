@@ -1,15 +1,18 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <ctime>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "common/cancellation.h"
 #include "common/result.h"
 #include "sources/secret_file.h"
 
@@ -19,11 +22,38 @@ namespace dagadvisor::sources {
 /// (simdjson wants SIMDJSON_PADDING = 64 bytes) can read the body in place.
 inline constexpr std::size_t kBodyPadding = 64;
 
+/// How often a transfer in progress looks at its cancellation: a stop request or a passed
+/// deadline ends it within this time, whatever the server does (hangs, drips, never answers).
+inline constexpr long kCancelPollMs = 50;
+
+/// The bytes that response bodies may hold together, shared by the clients of one source, so
+/// that N concurrent queries cannot hold N times the per-response cap. A body takes its share
+/// while it streams in (its buffer's capacity) and gives it back when it is destroyed (the
+/// HttpResponse's, then the QueryBody's, `lease`). Thread-safe.
+class ByteBudget {
+ public:
+  explicit ByteBudget(std::size_t limit) : limit_(limit) {}
+  std::size_t limit() const { return limit_; }
+  std::size_t used() const { return used_.load(); }
+
+  /// Takes `n` bytes; false (taking nothing) when that would exceed the limit.
+  bool take(std::size_t n);
+  void give(std::size_t n) { used_.fetch_sub(n); }
+
+ private:
+  const std::size_t limit_;
+  std::atomic<std::size_t> used_{0};
+};
+
+/// What a body holds of a ByteBudget; gives it back when the last copy is destroyed.
+using BudgetLease = std::shared_ptr<const void>;
+
 /// Settings of one HttpClient; defaults are safe (TLS verified, bounded body size).
 struct HttpClientOptions {
   std::chrono::milliseconds timeout{30000};         // whole request, unless the call overrides it
   std::chrono::milliseconds connect_timeout{5000};  // TCP + TLS handshake
   std::size_t max_response_bytes = std::size_t{256} << 20;
+  std::shared_ptr<ByteBudget> budget{};  // shared with other clients; null = only the cap above
   std::map<std::string, std::string> headers{};  // sent with every request
   std::string bearer_token_file{};  // re-read when its mtime changes; the token is never logged
   bool tls_verify = true;
@@ -54,6 +84,7 @@ struct HttpResponse {
   std::string body;          // capacity() >= size() + kBodyPadding
   std::string content_type;  // "" when the server sent none
   std::string retry_after;   // raw Retry-After header value, "" when absent
+  BudgetLease lease{};       // the body's share of HttpClientOptions::budget; keep it with the body
 };
 
 /// Query-string or form parameters, in order; values are escaped by the client.
@@ -96,7 +127,12 @@ class HttpClient {
   /// A bearer token held in memory (a JWT a login endpoint issued), sent as `Authorization:
   /// Bearer` instead of bearer_token_file and basic auth while it is set; "" clears it. The
   /// caller renews it: a 401 is returned as is, with no re-read of the secret files.
-  void setBearerToken(std::string token) { session_token_ = std::move(token); }
+  void setBearerToken(std::string token);
+
+  /// What aborts this client's transfers: a cycle's cancellation (its stop request and
+  /// deadline). Null watches Cancellation::process() only. A stopped call fails with
+  /// "cancelled: <reason>" within kCancelPollMs, never retryable.
+  void setCancellation(CancellationPtr cancellation) { cancellation_ = std::move(cancellation); }
 
   /// Whether the last failed call is worth retrying (refused, timeout, DNS, reset); false
   /// for permanent faults (TLS, malformed URL, body too large, unreadable token file).
@@ -116,7 +152,12 @@ class HttpClient {
   std::string encode(const HttpParams& params) const;
 
   HttpClientOptions options_;
-  void* curl_ = nullptr;  // CURL*, kept opaque so that only http_client.cpp includes curl.h
+  const Cancellation& cancellation() const;
+  int transfer(void* curl, bool& aborted);
+
+  void* curl_ = nullptr;   // CURL*, kept opaque so that only http_client.cpp includes curl.h
+  void* multi_ = nullptr;  // CURLM* running the transfer, so a stop is seen between polls
+  CancellationPtr cancellation_;
   SecretFile token_;
   SecretFile password_;
   std::string session_token_;  // setBearerToken(); never logged

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/cancellation.h"
 #include "common/clock.h"
 #include "common/result.h"
 
@@ -21,6 +22,9 @@ struct Query {
 /// snapshot can record them verbatim and the decoder can parse them in place (no JSON copies).
 struct QueryBody {
   std::string json;
+  // The body's share of its source's memory budget (see sources::ByteBudget), given back when
+  // the body is destroyed; null when the source has none.
+  std::shared_ptr<const void> lease{};
 };
 
 /// Where Prometheus-API data comes from: a live Prometheus-compatible server or a recorded
@@ -39,6 +43,15 @@ class MetricsSource {
 
   /// True when instantQuery may be called from several threads at once.
   virtual bool concurrent() const { return false; }
+
+  /// Binds the queries that follow to a cycle's cancellation: once it is stopped (SIGTERM, a
+  /// reload, its deadline, a failed required query) queries in flight end at once and new ones
+  /// fail without being sent. A source that never blocks ignores it.
+  virtual void setCancellation(CancellationPtr cancellation) { (void)cancellation; }
+
+  /// The cancellation bound last (null when none), for a caller that must stop the cycle's
+  /// other queries, e.g. after a required one failed.
+  virtual CancellationPtr cancellation() const { return nullptr; }
 };
 
 using MetricsSourcePtr = std::unique_ptr<MetricsSource>;

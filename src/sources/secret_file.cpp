@@ -2,8 +2,12 @@
 
 #include <sys/stat.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
+
+#include "common/secrets.h"
 
 namespace dagadvisor::sources {
 namespace {
@@ -24,7 +28,7 @@ bool sameTime(const std::timespec& a, const std::timespec& b) {
 Result<std::string> SecretFile::value() {
   struct stat info {};
   if (::stat(path_.c_str(), &info) != 0) {
-    return makeError("cannot stat secret file " + path_);
+    return makeError("cannot read secret file " + path_ + ": " + std::strerror(errno), field_);
   }
   if (mtime_ && sameTime(*mtime_, info.st_mtim)) {
     return value_;
@@ -34,8 +38,9 @@ Result<std::string> SecretFile::value() {
   text << in.rdbuf();
   std::string secret = trimmed(text.str());
   if (!in.good() || secret.empty()) {
-    return makeError("cannot read a secret from file " + path_);
+    return makeError("cannot read a secret from file " + path_, field_);
   }
+  registerSecret(secret);  // from now on no message can repeat it
   value_ = std::move(secret);
   mtime_ = info.st_mtim;
   return value_;

@@ -10,10 +10,12 @@ namespace dagadvisor::sources {
 
 /// A secret kept in a file (a bearer token, a password): read again when the file changes, so a
 /// rotated Kubernetes service-account token takes effect on the next request, or after a server
-/// refused it (forget()). Messages name the file, never the secret.
+/// refused it (forget()). Messages name the file and the setting (`field`, e.g.
+/// "bearer_token_file"), never the secret.
 class SecretFile {
  public:
-  explicit SecretFile(std::string path = {}) : path_(std::move(path)) {}
+  explicit SecretFile(std::string path = {}, std::string field = {})
+      : path_(std::move(path)), field_(std::move(field)) {}
 
   bool configured() const { return !path_.empty(); }
   const std::string& path() const { return path_; }
@@ -30,6 +32,7 @@ class SecretFile {
 
  private:
   std::string path_;
+  std::string field_;
   std::string value_;
   std::optional<std::timespec> mtime_;
 };

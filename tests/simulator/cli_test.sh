@@ -8,6 +8,12 @@ WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+"$SIM" --help >"$WORK/help.txt" || fail "--help should exit 0"
+grep -q '^usage:' "$WORK/help.txt" || fail "--help should print the usage on stdout"
+"$SIM" generate --help >/dev/null || fail "generate --help should exit 0"
+set +e; "$SIM" --bogus >/dev/null 2>&1; rc=$?; set -e
+[[ "$rc" -eq 2 ]] || fail "a bad argument should still exit 2, got $rc"
+
 line="$("$SIM" generate --scenario "$SCENARIOS/gpu-hoarding.yaml" --out "$WORK/a")"
 echo "$line"
 [[ "$line" == scenario=gpu-hoarding* ]] || fail "one-line summary expected, got: $line"

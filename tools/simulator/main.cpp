@@ -8,6 +8,7 @@
 #include <iostream>
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "exposition.h"
 #include "live.h"
@@ -153,6 +154,14 @@ int compare(const Scenario& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Asked for: the usage on stdout and success, like every other tool's --help.
+  for (int i = 1; i < argc; ++i) {
+    if (std::string_view(argv[i]) == "--help" || std::string_view(argv[i]) == "-h" ||
+        (i == 1 && std::string_view(argv[i]) == "help")) {
+      std::cout << kUsage;
+      return 0;
+    }
+  }
   Options o;
   if (!parseArgs(argc, argv, o) || !o.values.count("scenario")) {
     std::cerr << kUsage;

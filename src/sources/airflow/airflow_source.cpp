@@ -174,7 +174,7 @@ AirflowSource::AirflowSource(AirflowOptions options, std::string base_url)
       base_url_(std::move(base_url)),
       version_(options_.api_version == "auto" ? "" : options_.api_version),
       client_(withTimeout(options_.http, options_.timeout)),
-      password_(options_.http.basic_auth_password_file) {
+      password_(options_.http.basic_auth_password_file, "basic_auth.password_file") {
   if (passwordLogin(options_.http) && options_.api_version != "v1") {
     login_client_ = std::make_unique<HttpClient>(
         withTimeout(withoutCredentials(options_.http), options_.timeout));

@@ -4,9 +4,9 @@
 
 #include <cstdio>
 #include <optional>
-#include <thread>
 
 #include "common/log.h"
+#include "common/secrets.h"
 
 namespace dagadvisor::sources {
 namespace {
@@ -29,7 +29,13 @@ std::optional<std::string> apiErrorText(const std::string& body) {
       top["error"].get(message) != simdjson::SUCCESS) {
     return std::nullopt;
   }
-  return std::string(type) + ": " + std::string(message);
+  return scrubSecrets(std::string(type) + ": " + std::string(message));
+}
+
+/// Whether `body` starts like the JSON object every API answer is (after whitespace).
+bool looksLikeJsonObject(const std::string& body) {
+  const auto first = body.find_first_not_of(" \t\r\n");
+  return first != std::string::npos && body[first] == '{';
 }
 
 /// Retry-After in seconds; HTTP-date values are not honoured (nullopt → normal backoff).
@@ -39,6 +45,14 @@ std::optional<milliseconds> retryAfter(const std::string& header) {
     return std::nullopt;
   }
   return milliseconds(std::stol(header) * 1000);
+}
+
+// Every client of the source shares one budget (the options are copied into each).
+PrometheusOptions withBudget(PrometheusOptions options) {
+  if (!options.http.budget) {
+    options.http.budget = std::make_shared<ByteBudget>(options.response_budget_bytes);
+  }
+  return options;
 }
 
 std::string formatTime(UnixSeconds at) {
@@ -72,10 +86,22 @@ Result<std::unique_ptr<PrometheusSource>> PrometheusSource::create(PrometheusOpt
 }
 
 PrometheusSource::PrometheusSource(PrometheusOptions options, std::string base_url)
-    : options_(std::move(options)),
+    : options_(withBudget(std::move(options))),
       base_url_(std::move(base_url)),
       endpoint_(base_url_ + "/api/v1/query"),
+      cancellation_(std::make_shared<Cancellation>(Cancellation::process())),
       jitter_(std::random_device{}()) {}
+
+void PrometheusSource::setCancellation(CancellationPtr cancellation) {
+  std::lock_guard lock(cancellation_mutex_);
+  cancellation_ = cancellation ? std::move(cancellation)
+                               : std::make_shared<Cancellation>(Cancellation::process());
+}
+
+CancellationPtr PrometheusSource::cancellation() const {
+  std::lock_guard lock(cancellation_mutex_);
+  return cancellation_;
+}
 
 std::string PrometheusSource::describe() const {
   return "prometheus " + redactUrl(base_url_);
@@ -109,9 +135,18 @@ Result<QueryBody> PrometheusSource::instantQuery(const Query& query, UnixSeconds
     std::unique_ptr<HttpClient> client;
     ~Lease() { source.returnClient(std::move(client)); }
   } lease{*this, takeClient()};
-  const auto deadline = SteadyClock::now() + options_.timeout;
+  const CancellationPtr cancel = cancellation();
+  lease.client->setCancellation(cancel);
+  auto deadline = SteadyClock::now() + options_.timeout;
+  if (const auto cycle_deadline = cancel->deadline()) {
+    deadline = std::min(deadline, *cycle_deadline);  // retries never outlast the cycle
+  }
   const std::string time = formatTime(at);
   for (int retry = 0;; ++retry) {
+    if (cancel->stopped()) {  // a query not sent yet when the cycle ended
+      ++failures_;
+      return makeError(prefix(query) + "cancelled: " + cancel->reason());
+    }
     const auto budget = std::chrono::duration_cast<milliseconds>(deadline - SteadyClock::now());
     Attempt outcome = attempt(*lease.client, query, time, std::max(budget, milliseconds(1)));
     if (outcome.body) {
@@ -130,7 +165,7 @@ Result<QueryBody> PrometheusSource::instantQuery(const Query& query, UnixSeconds
                                  {"attempt", std::to_string(retry + 2)},
                                  {"wait_ms", std::to_string(wait.count())},
                                  {"error", outcome.error.message}});
-    std::this_thread::sleep_for(wait);
+    (void)cancel->sleepFor(wait);  // a stop ends the wait; the loop's check reports it
   }
 }
 
@@ -146,16 +181,23 @@ PrometheusSource::Attempt PrometheusSource::attempt(HttpClient& client, const Qu
   }
   bytes_ += response->body.size();
   const int status = response->status;
+  const std::string code = std::to_string(status);
+  const std::string type =
+      response->content_type.empty() ? "" : " (" + response->content_type + ")";
   if (status >= 200 && status < 300) {
-    out.body = QueryBody{std::move(response->body)};
+    if (looksLikeJsonObject(response->body)) {
+      out.body = QueryBody{std::move(response->body), std::move(response->lease)};
+      return out;
+    }
+    // A proxy's login page or a load balancer's text answers 200 too; the decoder would only
+    // say "malformed JSON". Not retried: the next attempt gets the same page.
+    out.error = makeError(prefix(query) + "HTTP " + code + type + " from POST " +
+                          redactUrl(endpoint_) + " is not JSON: " + bodySnippet(response->body));
     return out;
   }
-  const std::string code = std::to_string(status);
   if (auto api = apiErrorText(response->body)) {
     out.error = makeError(prefix(query) + *api + " (HTTP " + code + ")");
   } else {
-    const std::string type =
-        response->content_type.empty() ? "" : " (" + response->content_type + ")";
     out.error =
         makeError(prefix(query) + "HTTP " + code + type + ": " + bodySnippet(response->body));
   }

@@ -26,6 +26,9 @@ struct PrometheusOptions {
   int max_retries = 2;                               // after the first attempt
   std::chrono::milliseconds retry_backoff{250};      // first wait; doubles, with ±50% jitter
   std::chrono::milliseconds max_retry_after{10000};  // cap on an honoured Retry-After
+  // What the bodies of all queries in flight (and not yet decoded) may hold together, unless
+  // http.budget is set: two at the per-response cap. A query that would exceed it fails.
+  std::size_t response_budget_bytes = std::size_t{512} << 20;
 };
 
 /// MetricsSource over a Prometheus-compatible HTTP API (Prometheus, Thanos, Mimir,
@@ -39,6 +42,8 @@ class PrometheusSource final : public MetricsSource {
   Result<QueryBody> instantQuery(const Query& query, UnixSeconds at) override;
   std::string describe() const override;
   bool concurrent() const override { return true; }
+  void setCancellation(CancellationPtr cancellation) override;
+  CancellationPtr cancellation() const override;
 
   /// Self-metrics; safe to read from any thread.
   std::uint64_t queryCount() const { return queries_.load(); }     // instantQuery calls
@@ -65,6 +70,8 @@ class PrometheusSource final : public MetricsSource {
   // that connections are reused across queries and cycles.
   std::mutex clients_mutex_;
   std::vector<std::unique_ptr<HttpClient>> idle_clients_;
+  mutable std::mutex cancellation_mutex_;
+  CancellationPtr cancellation_;  // never null: a child of Cancellation::process() at first
   std::mutex jitter_mutex_;
   std::minstd_rand jitter_;
   std::atomic<std::uint64_t> queries_{0};

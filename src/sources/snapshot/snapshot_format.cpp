@@ -1,5 +1,7 @@
 #include "sources/snapshot/snapshot_format.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -230,25 +232,52 @@ struct FileCloser {
 };
 using File = std::unique_ptr<std::FILE, FileCloser>;
 
+std::string fileKind(mode_t mode) {
+  if (S_ISDIR(mode)) {
+    return "a directory";
+  }
+  if (S_ISFIFO(mode)) {
+    return "a FIFO";
+  }
+  if (S_ISSOCK(mode)) {
+    return "a socket";
+  }
+  return S_ISCHR(mode) || S_ISBLK(mode) ? "a device" : "not a file";
+}
+
 Error ioError(const char* what, const std::string& path) {
   return makeError(std::string("cannot ") + what + " " + path + ": " + std::strerror(errno));
 }
 
 }  // namespace
 
-Result<std::string> readWholeFile(const std::string& path) {
-  File file(std::fopen(path.c_str(), "rb"));
-  if (!file || std::fseek(file.get(), 0, SEEK_END) != 0) {
+Result<std::string> readWholeFile(const std::string& path, std::size_t max_bytes) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; reads of a regular file ignore it.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
     return ioError("open", path);
   }
-  const long size = std::ftell(file.get());
-  std::rewind(file.get());
-  if (size < 0) {
-    return ioError("size", path);
+  File file(::fdopen(fd, "rb"));
+  if (!file) {
+    ::close(fd);
+    return ioError("open", path);
+  }
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) {
+    return ioError("stat", path);
+  }
+  if (!S_ISREG(info.st_mode)) {
+    return makeError("cannot read " + path + ": not a regular file (" + fileKind(info.st_mode) +
+                     ")");
+  }
+  const auto size = static_cast<std::size_t>(info.st_size);
+  if (size > max_bytes) {
+    return makeError("cannot read " + path + ": " + std::to_string(size) +
+                     " bytes, more than the limit of " + std::to_string(max_bytes));
   }
   std::string data;
-  data.reserve(static_cast<std::size_t>(size) + kBodyPadding);
-  data.resize(static_cast<std::size_t>(size));
+  data.reserve(size + kBodyPadding);
+  data.resize(size);
   if (std::fread(data.data(), 1, data.size(), file.get()) != data.size()) {
     return ioError("read", path);
   }

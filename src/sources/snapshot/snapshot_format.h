@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,8 +55,15 @@ Result<Manifest> parseManifest(std::string_view text);
 /// The manifest as indented JSON (invalid UTF-8 is replaced, never thrown on).
 std::string renderManifest(const Manifest& manifest);
 
-/// A whole file, with kBodyPadding spare capacity so the decoder can parse it in place.
-Result<std::string> readWholeFile(const std::string& path);
+/// The largest file of a snapshot: a recorded body, like a live one, is at most the default
+/// response cap (HttpClientOptions::max_response_bytes).
+inline constexpr std::size_t kMaxSnapshotFileBytes = std::size_t{256} << 20;
+
+/// A whole file, with kBodyPadding spare capacity so the decoder can parse it in place. Only a
+/// regular file of at most `max_bytes` is read: a directory, FIFO, socket or device in its
+/// place (which would throw, block forever or never end) is an Error naming the path.
+Result<std::string> readWholeFile(const std::string& path,
+                                  std::size_t max_bytes = kMaxSnapshotFileBytes);
 
 /// Writes `data` to `path` (created or truncated) and flushes it to disk.
 Result<void> writeWholeFile(const std::string& path, std::string_view data);

@@ -11,6 +11,16 @@ namespace {
 
 constexpr const char* kEmptyVector =
     R"({"status":"success","data":{"resultType":"vector","result":[]}})";
+constexpr const char* kScalar =
+    R"({"status":"success","data":{"resultType":"scalar","result":[1000,"1"]}})";
+constexpr const char* kOneNode =
+    R"({"status":"success","data":{"resultType":"vector","result":[)"
+    R"({"metric":{"node":"n1","resource":"cpu"},"value":[1000,"4"]}]}})";
+
+// One node, so that the fetch has a cluster; every other answer is empty.
+sources::QueryBody answerFor(const sources::Query& query) {
+  return {query.name == "node_allocatable" ? kOneNode : kEmptyVector};
+}
 
 // Answers every query with an empty vector; the first `rendezvous` calls wait (bounded) until
 // that many are in flight together, which only a concurrent fetch can achieve.
@@ -33,7 +43,7 @@ class FakeSource final : public sources::MetricsSource {
     if (failing_.count(query.name) > 0) {
       return makeError("refused " + query.name);
     }
-    return sources::QueryBody{kEmptyVector};
+    return answerFor(query);
   }
   std::string describe() const override { return "fake"; }
   bool concurrent() const override { return true; }
@@ -82,10 +92,10 @@ TEST_CASE("a source that is not thread-safe is asked one query at a time", "[mod
   struct Sequential final : sources::MetricsSource {
     int in_flight = 0;
     int max_in_flight = 0;
-    Result<sources::QueryBody> instantQuery(const sources::Query&, UnixSeconds) override {
+    Result<sources::QueryBody> instantQuery(const sources::Query& query, UnixSeconds) override {
       max_in_flight = std::max(max_in_flight, ++in_flight);
       --in_flight;
-      return sources::QueryBody{kEmptyVector};
+      return answerFor(query);
     }
     std::string describe() const override { return "sequential"; }
   } source;
@@ -93,6 +103,26 @@ TEST_CASE("a source that is not thread-safe is asked one query at a time", "[mod
   REQUIRE(fetchClusterSnapshot(source, QueryCatalog({}), 1000, stats, 8).ok());
   CHECK(source.max_in_flight == 1);
   CHECK(stats.queries == kQueryCount);
+}
+
+TEST_CASE("empty or scalar answers to every query fail the fetch instead of an empty cluster",
+          "[model]") {
+  struct Constant final : sources::MetricsSource {
+    const char* body;
+    explicit Constant(const char* b) : body(b) {}
+    Result<sources::QueryBody> instantQuery(const sources::Query&, UnixSeconds) override {
+      return sources::QueryBody{body};
+    }
+    std::string describe() const override { return "constant"; }
+  };
+  for (const char* body : {kEmptyVector, kScalar}) {
+    Constant source(body);
+    FetchStats stats;
+    auto cluster = fetchClusterSnapshot(source, QueryCatalog({}), 1000, stats, 1);
+    REQUIRE_FALSE(cluster.ok());
+    CHECK(cluster.error().field == "node_allocatable");
+    CHECK_THAT(cluster.error().message, Catch::Contains("no node in the answers"));
+  }
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "loopback_server.h"
 #include "temp_dir.h"
@@ -154,6 +155,9 @@ TEST_CASE("an unreadable token file fails without sending and without leaking", 
   auto response = client.get(server.url("/http/notoken"), {});
   REQUIRE_FALSE(response.ok());
   CHECK_THAT(response.error().message, Catch::Contains(dir / "missing"));
+  CHECK_THAT(response.error().message,
+             Catch::Contains("bearer_token_file: cannot read secret file " + (dir / "missing") +
+                             ": No such file or directory"));
   CHECK_FALSE(client.lastErrorRetryable());
   CHECK(server.seen("/http/notoken").empty());
 }
@@ -218,6 +222,82 @@ TEST_CASE("a slow server hits the per-call timeout", "[http]") {
   CHECK_THAT(response.error().message, Catch::Contains("Timeout"));
   CHECK(client.lastErrorRetryable());
   CHECK(elapsed < 3s);  // the override, not the 10 s default, applied
+}
+
+TEST_CASE("a cancellation aborts a transfer in flight at once, not at its timeout", "[http]") {
+  auto& server = LoopbackServer::instance();
+  auto gate = std::make_shared<Gate>();
+  server.route("/http/hung", [gate](const SeenRequest&, std::size_t) {
+    gate->waitAtMost(10s);
+    return jsonReply("{}");
+  });
+  auto cancel = std::make_shared<Cancellation>();
+  HttpClient client(HttpClientOptions{.timeout = 30s});
+  client.setCancellation(cancel);
+  std::thread stopper([cancel] {
+    std::this_thread::sleep_for(200ms);
+    cancel->cancel("the daemon is stopping");
+  });
+  const auto start = std::chrono::steady_clock::now();
+  auto response = client.get(server.url("/http/hung"), {});
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  stopper.join();
+  gate->open();
+  REQUIRE_FALSE(response.ok());
+  CHECK_THAT(response.error().message, Catch::Contains("cancelled: the daemon is stopping"));
+  CHECK_FALSE(client.lastErrorRetryable());
+  CHECK(elapsed < 2s);  // 200 ms + one poll, far from the 30 s timeout
+  // A stopped cancellation refuses the next call before it is sent.
+  const std::size_t seen = server.seen("/http/hung").size();
+  CHECK_FALSE(client.get(server.url("/http/hung"), {}).ok());
+  CHECK(server.seen("/http/hung").size() == seen);
+}
+
+TEST_CASE("a cancellation's deadline caps the call's timeout", "[http]") {
+  auto& server = LoopbackServer::instance();
+  auto gate = std::make_shared<Gate>();
+  server.route("/http/deadline", [gate](const SeenRequest&, std::size_t) {
+    gate->waitAtMost(10s);
+    return jsonReply("{}");
+  });
+  HttpClient client(HttpClientOptions{.timeout = 30s});
+  client.setCancellation(
+      std::make_shared<Cancellation>(nullptr, std::chrono::steady_clock::now() + 300ms));
+  const auto start = std::chrono::steady_clock::now();
+  auto response = client.get(server.url("/http/deadline"), {});
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  gate->open();
+  REQUIRE_FALSE(response.ok());
+  CHECK(elapsed < 3s);
+}
+
+TEST_CASE("a body takes exactly its Content-Length, and concurrent bodies share one budget",
+          "[http]") {
+  auto& server = LoopbackServer::instance();
+  const std::string big(600'000, 'x');
+  server.route("/http/budget", [&big](const SeenRequest&, std::size_t) { return jsonReply(big); });
+  auto budget = std::make_shared<ByteBudget>(1'000'000);
+  HttpClient first(HttpClientOptions{.budget = budget});
+  HttpClient second(HttpClientOptions{.budget = budget});
+
+  auto held = first.get(server.url("/http/budget"), {});
+  REQUIRE(held.ok());
+  CHECK(held->body.size() == big.size());
+  CHECK(held->body.capacity() == big.size() + kBodyPadding);  // no doubling past the length
+  CHECK(budget->used() == big.size() + kBodyPadding);
+
+  // The first body is still held: a second one would take the two past the budget.
+  auto refused = second.get(server.url("/http/budget"), {});
+  REQUIRE_FALSE(refused.ok());
+  CHECK_THAT(refused.error().message, Catch::Contains("exceed the memory budget of 1000000 bytes"));
+  CHECK_FALSE(second.lastErrorRetryable());
+  CHECK(budget->used() == big.size() + kBodyPadding);  // the refused one gave its share back
+
+  held = Result<HttpResponse>(makeError("dropped"));  // the body is gone: its share returns
+  CHECK(budget->used() == 0);
+  auto accepted = second.get(server.url("/http/budget"), {});
+  REQUIRE(accepted.ok());
+  CHECK(accepted->body == big);
 }
 
 TEST_CASE("one client serves many requests on its reused handle", "[http]") {

@@ -168,6 +168,44 @@ TEST_CASE("a non-JSON 404 names URL, status and the start of the body", "[promet
   CHECK(server.seen("/prom/html/api/v1/query").size() == 1);
 }
 
+TEST_CASE("a 200 that is not JSON names URL, status, content type and body start", "[prometheus]") {
+  auto& server = LoopbackServer::instance();
+  server.route(
+      "/prom/login/api/v1/query",
+      failing(Reply{200, "text/html", "<html><body>Sign in to the proxy</body></html>", {}}, 99));
+  auto source = sourceFor("/prom/login");
+  auto result = source->instantQuery(kQuery, kAt);
+  REQUIRE_FALSE(result.ok());
+  CHECK(result.error().message ==
+        "prometheus " + server.url("/prom/login") +
+            ": query pod_info: HTTP 200 (text/html) from "
+            "POST " +
+            server.url("/prom/login/api/v1/query") +
+            " is not JSON: <html><body>Sign in to the proxy</body></html>");
+  CHECK(server.seen("/prom/login/api/v1/query").size() == 1);  // not retried
+}
+
+TEST_CASE("bodies held by the caller count against the source's budget until destroyed",
+          "[prometheus]") {
+  auto& server = LoopbackServer::instance();
+  const std::string body = R"({"status":"success","data":{"resultType":"vector","result":[]}})";
+  server.route("/prom/budget/api/v1/query", failing(Reply{200, "application/json", body, {}}, 99));
+  PrometheusOptions options;
+  options.url = server.url("/prom/budget");
+  options.response_budget_bytes = body.size() + kBodyPadding + 10;  // room for one body
+  auto source = PrometheusSource::create(options);
+  REQUIRE(source.ok());
+  auto first = (*source)->instantQuery(kQuery, kAt);
+  REQUIRE(first.ok());
+  auto second = (*source)->instantQuery(kQuery, kAt);
+  REQUIRE_FALSE(second.ok());
+  CHECK_THAT(second.error().message,
+             Catch::StartsWith("prometheus " + server.url("/prom/budget") + ": query pod_info: "));
+  CHECK_THAT(second.error().message, Catch::Contains("memory budget"));
+  first = Result<QueryBody>(makeError("decoded and dropped"));
+  CHECK((*source)->instantQuery(kQuery, kAt).ok());
+}
+
 TEST_CASE("a refused connection is retried, then reported", "[prometheus]") {
   PrometheusOptions options;
   options.url = "http://127.0.0.1:1";

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Cycle deadline and cancellation against a misbehaving Prometheus (tests/e2e/bad_backend.py):
+# `serve` exits 0 within 2 s of SIGTERM while Prometheus hangs, drips or refuses, with a 30 s
+# query timeout (Kubernetes' grace period is 30 s); SIGHUP aborts a hung cycle and starts the
+# next at once; a dripping answer fails `analyze` after one timeout, and no query is sent after
+# the required one failed.
+# Args: DAGADVISOR_BINARY BAD_BACKEND_PY
+DAGADVISOR=$1
+BACKEND=$2
+source "$(dirname "$0")/../integration/prometheus_harness.sh"
+
+BACKEND_PID=""
+DAEMON=""
+stop_all() {
+  [ -z "$DAEMON" ] || kill "$DAEMON" 2>/dev/null || true
+  [ -z "$BACKEND_PID" ] || kill "$BACKEND_PID" 2>/dev/null || true
+  cleanup
+}
+trap stop_all EXIT
+
+start_backend() {  # start_backend MODE → BACKEND_URL, REQUESTS (the request log)
+  REQUESTS="$WORK_DIR/$1.requests"
+  : >"$REQUESTS"
+  rm -f "$WORK_DIR/$1.port"
+  python3 "$BACKEND" "$1" "$WORK_DIR/$1.port" "$REQUESTS" &
+  BACKEND_PID=$!
+  for _ in $(seq 100); do [ -s "$WORK_DIR/$1.port" ] && break; sleep 0.05; done
+  [ -s "$WORK_DIR/$1.port" ] || fail "bad_backend.py $1 did not start"
+  BACKEND_URL="http://127.0.0.1:$(cat "$WORK_DIR/$1.port")"
+}
+stop_backend() { kill "$BACKEND_PID" 2>/dev/null || true; wait "$BACKEND_PID" 2>/dev/null || true; BACKEND_PID=""; }
+
+wait_requests() {  # wait_requests N SECONDS: the backend saw at least N requests
+  for _ in $(seq $(($2 * 20))); do
+    [ "$(wc -l <"$REQUESTS")" -ge "$1" ] && return 0
+    sleep 0.05
+  done
+  return 1
+}
+
+CONFIG="$WORK_DIR/dagadvisor.yaml"
+printf 'sources:\n  prometheus:\n    timeout: 30s\nanalysis:\n  interval: 60s\n' >"$CONFIG"
+
+start_daemon() {  # start_daemon URL MODE
+  PORT=$(free_port)
+  LOG="$WORK_DIR/daemon-$2.log"
+  "$DAGADVISOR" serve --config "$CONFIG" --prometheus "$1" --listen "127.0.0.1:$PORT" \
+    >"$LOG" 2>&1 &
+  DAEMON=$!
+  wait_http_ok "http://127.0.0.1:$PORT/healthz" 30 || { cat "$LOG" >&2; fail "$2: daemon not up"; }
+}
+
+for mode in hang drip; do
+  start_backend "$mode"
+  start_daemon "$BACKEND_URL" "$mode"
+  wait_requests 1 20 || fail "$mode: the daemon sent no query"
+  sleep 0.5  # the queries are in flight, far from their 30 s timeout
+  echo "$mode:"
+  expect_clean_sigterm "$DAEMON" "$LOG"
+  DAEMON=""
+  stop_backend
+done
+
+echo "refuse:"
+start_daemon "http://127.0.0.1:$(free_port)" refuse
+expect_clean_sigterm "$DAEMON" "$LOG"
+DAEMON=""
+
+# A reload aborts the hung cycle: the next cycle's queries arrive at once, not after 30 s.
+start_backend hang
+start_daemon "$BACKEND_URL" reload
+wait_requests 2 20 || fail "reload: the first cycle sent fewer than 2 queries"
+first=$(wc -l <"$REQUESTS")
+kill -HUP "$DAEMON"
+wait_requests $((first + 1)) 5 || { cat "$LOG" >&2; fail "reload: no new cycle within 5 s of SIGHUP"; }
+grep -q 'cycle aborted by a stop or reload request' "$LOG" || fail "reload: abort not logged"
+echo "ok: SIGHUP aborts the hung cycle and the next one starts at once"
+expect_clean_sigterm "$DAEMON" "$LOG"
+DAEMON=""
+stop_backend
+
+# A dripping answer with a 1 s timeout: analyze fails after one timeout (not two), and the fetch
+# sends nothing after the first required query failed (2 queries in flight at most).
+start_backend drip
+printf 'sources:\n  prometheus:\n    timeout: 1s\n    max_concurrent_queries: 2\n' >"$CONFIG"
+start=$(date +%s%N)
+set +e
+"$DAGADVISOR" analyze --config "$CONFIG" --prometheus "$BACKEND_URL" >"$WORK_DIR/analyze.out" 2>&1
+rc=$?
+set -e
+elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+[ "$rc" -eq 1 ] || { cat "$WORK_DIR/analyze.out" >&2; fail "drip analyze: exit $rc, expected 1"; }
+[ "$elapsed_ms" -lt 1900 ] || fail "drip analyze: took ${elapsed_ms} ms, more than one 1 s timeout"
+sent=$(wc -l <"$REQUESTS")
+[ "$sent" -le 2 ] || fail "drip analyze: $sent queries sent, expected at most the 2 first"
+echo "ok: a dripping answer fails analyze after ${elapsed_ms} ms (timeout 1 s), $sent queries sent"
+stop_backend

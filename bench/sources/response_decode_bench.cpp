@@ -95,9 +95,44 @@ void BM_DecodeQueryBody(benchmark::State& state) {
   for (auto _ : state) {
     benchmark::DoNotOptimize(decodeOnce(body, state));
   }
+  state.SetLabel(std::string(sources::decoderKernel()));
   setBytes(state, body.json);
 }
 BENCHMARK(BM_DecodeQueryBody)->Unit(benchmark::kMillisecond);
+
+// The same with each simdjson kernel the CPU can run (BM_DecodeQueryBody uses the one simdjson's
+// runtime dispatch chose): fallback is the walk every build had before the kernels were
+// compiled separately.
+void decodeWithKernel(benchmark::State& state, std::string_view kernel) {
+  const sources::QueryBody body = paddedBody();
+  auto once = [&] {
+    double sum = 0;
+    auto decoded = sources::detail::decodeInstantVectorWith(
+        kernel, body, [&](const sources::SampleView& view) {
+          sum += view.value + static_cast<double>(view.label_count);
+        });
+    if (!decoded) {
+      state.SkipWithError(decoded.error().describe().c_str());
+    }
+    return sum;
+  };
+  once();
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(once());
+  }
+  state.SetLabel(std::string(kernel));
+  setBytes(state, body.json);
+}
+
+const bool kKernelBenchmarks = [] {
+  for (std::string_view kernel : sources::detail::decoderKernels()) {
+    benchmark::RegisterBenchmark(
+        ("BM_DecodeQueryBodyKernel/" + std::string(kernel)).c_str(),
+        [kernel](benchmark::State& state) { decodeWithKernel(state, kernel); })
+        ->Unit(benchmark::kMillisecond);
+  }
+  return true;
+}();
 
 long minorFaults() {
   rusage usage{};

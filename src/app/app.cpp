@@ -14,6 +14,7 @@
 #include "report/report_text.h"
 #include "report/report_yaml.h"
 #include "sources/http_client.h"
+#include "sources/prometheus/response_parser.h"
 #include "sources/snapshot/snapshot_writer.h"
 
 namespace dagadvisor::app {
@@ -112,7 +113,8 @@ int run(int argc, char** argv) {
     return kExitOk;
   }
   if (cli->command == "version") {
-    std::cout << "dagadvisor " << DAGADVISOR_VERSION << "\n";
+    std::cout << "dagadvisor " << DAGADVISOR_VERSION << "\n"
+              << "json decoder: simdjson On-Demand, " << sources::decoderKernel() << " kernel\n";
     return kExitOk;
   }
   if (cli->command == "whatif") {

@@ -166,6 +166,36 @@ void BM_DecodeQueryBodyCold(benchmark::State& state) {
 }
 BENCHMARK(BM_DecodeQueryBodyCold)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// Cost per series as the body grows (Arg = series; 100k is the reference cluster's largest
+// query): a fresh decoder per run, warm (a second decode on the same thread) and cold.
+void BM_DecodeScaling(benchmark::State& state) {
+  const auto series = static_cast<std::size_t>(state.range(0));
+  sources::QueryBody body;
+  body.json = vectorBody(series);  // vectorBody reserves the padding
+  long faults = 0;
+  for (auto _ : state) {
+    std::thread run([&] {
+      const long before = minorFaults();
+      benchmark::DoNotOptimize(decodeOnce(body, state));
+      faults += minorFaults() - before;
+    });
+    run.join();
+  }
+  const double runs = static_cast<double>(state.iterations());
+  state.counters["faulted_MB"] = static_cast<double>(faults) / runs * 4096 / 1e6;
+  state.counters["ns_per_series"] =
+      benchmark::Counter(static_cast<double>(series) * runs,
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  setBytes(state, body.json);
+}
+BENCHMARK(BM_DecodeScaling)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Arg(25000)
+    ->Arg(50000)
+    ->Arg(100000)
+    ->Arg(200000);
+
 // simdjson's DOM parse alone, building the tape only: in place (arg 0, the body is padded) or
 // copied into the parser's own padded buffer first (arg 1, what parse(ptr, len) does by default).
 // The first parse sizes the parser's buffers (page faults included); it is not timed.

@@ -95,9 +95,44 @@ void BM_DecodeQueryBody(benchmark::State& state) {
   for (auto _ : state) {
     benchmark::DoNotOptimize(decodeOnce(body, state));
   }
+  state.SetLabel(std::string(sources::decoderKernel()));
   setBytes(state, body.json);
 }
 BENCHMARK(BM_DecodeQueryBody)->Unit(benchmark::kMillisecond);
+
+// The same with each simdjson kernel the CPU can run (BM_DecodeQueryBody uses the one simdjson's
+// runtime dispatch chose): fallback is the walk every build had before the kernels were
+// compiled separately.
+void decodeWithKernel(benchmark::State& state, std::string_view kernel) {
+  const sources::QueryBody body = paddedBody();
+  auto once = [&] {
+    double sum = 0;
+    auto decoded = sources::detail::decodeInstantVectorWith(
+        kernel, body, [&](const sources::SampleView& view) {
+          sum += view.value + static_cast<double>(view.label_count);
+        });
+    if (!decoded) {
+      state.SkipWithError(decoded.error().describe().c_str());
+    }
+    return sum;
+  };
+  once();
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(once());
+  }
+  state.SetLabel(std::string(kernel));
+  setBytes(state, body.json);
+}
+
+const bool kKernelBenchmarks = [] {
+  for (std::string_view kernel : sources::detail::decoderKernels()) {
+    benchmark::RegisterBenchmark(
+        ("BM_DecodeQueryBodyKernel/" + std::string(kernel)).c_str(),
+        [kernel](benchmark::State& state) { decodeWithKernel(state, kernel); })
+        ->Unit(benchmark::kMillisecond);
+  }
+  return true;
+}();
 
 long minorFaults() {
   rusage usage{};
@@ -130,6 +165,36 @@ void BM_DecodeQueryBodyCold(benchmark::State& state) {
   coldRuns(state, body.json, [&] { benchmark::DoNotOptimize(decodeOnce(body, state)); });
 }
 BENCHMARK(BM_DecodeQueryBodyCold)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Cost per series as the body grows (Arg = series; 100k is the reference cluster's largest
+// query): a fresh decoder per run, warm (a second decode on the same thread) and cold.
+void BM_DecodeScaling(benchmark::State& state) {
+  const auto series = static_cast<std::size_t>(state.range(0));
+  sources::QueryBody body;
+  body.json = vectorBody(series);  // vectorBody reserves the padding
+  long faults = 0;
+  for (auto _ : state) {
+    std::thread run([&] {
+      const long before = minorFaults();
+      benchmark::DoNotOptimize(decodeOnce(body, state));
+      faults += minorFaults() - before;
+    });
+    run.join();
+  }
+  const double runs = static_cast<double>(state.iterations());
+  state.counters["faulted_MB"] = static_cast<double>(faults) / runs * 4096 / 1e6;
+  state.counters["ns_per_series"] =
+      benchmark::Counter(static_cast<double>(series) * runs,
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  setBytes(state, body.json);
+}
+BENCHMARK(BM_DecodeScaling)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Arg(25000)
+    ->Arg(50000)
+    ->Arg(100000)
+    ->Arg(200000);
 
 // simdjson's DOM parse alone, building the tape only: in place (arg 0, the body is padded) or
 // copied into the parser's own padded buffer first (arg 1, what parse(ptr, len) does by default).

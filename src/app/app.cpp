@@ -22,6 +22,7 @@
 #include "report/report_yaml.h"
 #include "server/web_config.h"
 #include "sources/http_client.h"
+#include "sources/prometheus/response_parser.h"
 #include "sources/snapshot/snapshot_writer.h"
 
 namespace dagadvisor::app {
@@ -162,7 +163,8 @@ int run(int argc, char** argv) {
     return kExitOk;
   }
   if (cli->command == "version") {
-    std::cout << "dagadvisor " << DAGADVISOR_VERSION << "\n";
+    std::cout << "dagadvisor " << DAGADVISOR_VERSION << "\n"
+              << "json decoder: simdjson On-Demand, " << sources::decoderKernel() << " kernel\n";
     return kExitOk;
   }
   if (cli->command == "whatif") {

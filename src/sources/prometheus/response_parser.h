@@ -53,4 +53,23 @@ Result<DecodeSummary> decodeInstantVector(std::string_view body, const SampleVis
 /// cluster's sizes that copy is the largest allocation of the cycle.
 Result<DecodeSummary> decodeInstantVector(const QueryBody& body, const SampleVisitor& visit);
 
+/// The simdjson kernel the decoder walks bodies with ("icelake", "haswell", "westmere",
+/// "fallback", …): the one simdjson's runtime dispatch chose for this CPU (the environment
+/// variable SIMDJSON_FORCE_IMPLEMENTATION overrides it), chosen once per process.
+std::string_view decoderKernel();
+
+namespace detail {
+
+/// The kernels compiled in that this CPU can run, fastest first (for tests and benchmarks).
+std::vector<std::string_view> decoderKernels();
+
+/// decodeInstantVector with the kernel named `kernel`; an Error when it is not in
+/// decoderKernels().
+Result<DecodeSummary> decodeInstantVectorWith(std::string_view kernel, std::string_view body,
+                                              const SampleVisitor& visit);
+Result<DecodeSummary> decodeInstantVectorWith(std::string_view kernel, const QueryBody& body,
+                                              const SampleVisitor& visit);
+
+}  // namespace detail
+
 }  // namespace dagadvisor::sources

@@ -1,5 +1,6 @@
 #include "sources/prometheus/response_parser.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <map>
@@ -395,6 +396,64 @@ TEST_CASE("a visitor may decode another body without corrupting its own labels",
   REQUIRE(summary.ok());
   CHECK(nested_samples == 3 * 4);
   CHECK(pods_after_nested == std::vector<std::string>{"train-7f9c", "extract-2", ""});
+}
+
+/// What one kernel made of a body, in a form two kernels' outcomes compare with ==.
+std::string kernelOutcome(std::string_view kernel, std::string_view body) {
+  std::string seen;
+  auto summary = detail::decodeInstantVectorWith(kernel, body, [&](const SampleView& view) {
+    for (std::size_t i = 0; i < view.label_count; ++i) {
+      seen += std::string(view.labels[i].first) + "=" + std::string(view.labels[i].second) + ",";
+    }
+    seen += std::to_string(view.timestamp) + " " + std::to_string(view.value) + ";";
+  });
+  if (!summary.ok()) {
+    return "error " + summary.error().describe() + " after " + seen;
+  }
+  seen += " samples " + std::to_string(summary->samples);
+  for (const auto& warning : summary->warnings) {
+    seen += " warning " + warning;
+  }
+  return seen;
+}
+
+TEST_CASE("the decoder uses a kernel this CPU runs, and every kernel decodes alike", "[parser]") {
+  const std::vector<std::string_view> kernels = detail::decoderKernels();
+  REQUIRE_FALSE(kernels.empty());
+  CHECK(std::find(kernels.begin(), kernels.end(), decoderKernel()) != kernels.end());
+  CHECK_FALSE(detail::decodeInstantVectorWith("no-such-kernel", std::string_view("{}"),
+                                              [](const SampleView&) {})
+                  .ok());
+  const std::string_view reference = kernels.back();  // the builtin one, on every CPU
+  std::vector<std::string> bodies;
+  for (const char* name : {"vector_labels.json", "scalar.json", "special_values.json",
+                           "warnings.json", "error_bad_data.json", "empty_vector.json"}) {
+    const std::string body = prometheusFixture(name);
+    for (std::size_t n = 0; n <= body.size(); n += 7) {
+      bodies.push_back(body.substr(0, n));
+    }
+    bodies.push_back(body);
+  }
+  bodies.push_back(vectorOf(R"({"metric":{"a\"b":"c\\d\u00e9","pod":"p"},"value":[1,"2"]})"));
+  bodies.push_back(R"({"data":{"result":[{"value":[1,"NaN"],"metric":{"x":"y"}}],)"
+                   R"("resultType":"vector"},"status":"success"})");
+  const std::string original = prometheusFixture("special_values.json");
+  std::mt19937 random(20261201);  // fixed seed: failures reproduce
+  std::uniform_int_distribution<std::size_t> position(0, original.size() - 1);
+  std::uniform_int_distribution<int> byte(0, 255);
+  for (int round = 0; round < 500; ++round) {
+    std::string body = original;
+    for (int flips = 0; flips < 3; ++flips) {
+      body[position(random)] = static_cast<char>(byte(random));
+    }
+    bodies.push_back(std::move(body));
+  }
+  for (std::string_view kernel : kernels) {
+    for (const std::string& body : bodies) {
+      INFO(kernel << " on " << body);
+      REQUIRE(kernelOutcome(kernel, body) == kernelOutcome(reference, body));
+    }
+  }
 }
 
 }  // namespace

@@ -13,11 +13,13 @@
 #include "replay/calibration.h"
 #include "replay/scheduler_latency.h"
 #include "replay_window.h"
+#include "unit/replay/calibration_print.h"
 
 namespace {
 
 namespace replay = dagadvisor::replay;
 using dagadvisor::sim::test::windowOf;
+using dagadvisor::testing::printCalibration;
 
 replay::CalibrationReport calibrated(const replay::ReplayInput& input,
                                      const replay::SchedulerProfile& profile) {
@@ -36,23 +38,6 @@ replay::FittedProfile fitted(replay::ReplayInput& input) {
 
 const char* orderName(replay::QueueOrder order) {
   return order == replay::QueueOrder::kArrival ? "arrival" : "queue timestamp";
-}
-
-// The distribution, and with `runs` each finished run more than 10 % off.
-void printCalibration(const std::string& scenario, const replay::CalibrationReport& c,
-                      bool runs = true) {
-  std::printf(
-      "replay calibration, scenario %-36s finished runs %4zu  makespan error median %5.1f %%  "
-      "p90 %5.1f %%  max %5.1f %%\n",
-      scenario.c_str(), c.finished_runs, 100 * c.median_error, 100 * c.p90_error,
-      100 * c.max_error);
-  for (const replay::RunCalibration& r : c.runs) {
-    if (runs && r.observed_finished && r.relative_error > 0.10) {
-      std::printf("  %-50s observed %8.0f s  replayed %8.0f s  (%+.1f %%)\n", r.run.c_str(),
-                  r.observed_makespan, r.replayed_makespan,
-                  100 * (r.replayed_makespan - r.observed_makespan) / r.observed_makespan);
-    }
-  }
 }
 
 const std::vector<std::string> kScenarios = {

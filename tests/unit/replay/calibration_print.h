@@ -7,16 +7,17 @@
 
 namespace dagadvisor::testing {
 
-/// Prints the calibration distribution of one scenario, and each run with an error above 10 %,
-/// to the test output: the figures the calibration is judged by.
-inline void printCalibration(const std::string& scenario, const replay::CalibrationReport& c) {
+/// Prints the calibration distribution of one scenario, and with `runs` each finished run with an
+/// error above 10 %, to the test output: the figures the calibration is judged by.
+inline void printCalibration(const std::string& scenario, const replay::CalibrationReport& c,
+                             bool runs = true) {
   std::printf(
-      "replay calibration, scenario %-20s finished runs %4zu  makespan error median %5.1f %%  "
+      "replay calibration, scenario %-36s finished runs %4zu  makespan error median %5.1f %%  "
       "p90 %5.1f %%  max %5.1f %%\n",
       scenario.c_str(), c.finished_runs, 100 * c.median_error, 100 * c.p90_error,
       100 * c.max_error);
   for (const replay::RunCalibration& r : c.runs) {
-    if (r.observed_finished && r.relative_error > 0.10) {
+    if (runs && r.observed_finished && r.relative_error > 0.10) {
       std::printf("  %-50s observed %8.0f s  replayed %8.0f s  (%+.1f %%)\n", r.run.c_str(),
                   r.observed_makespan, r.replayed_makespan,
                   100 * (r.replayed_makespan - r.observed_makespan) / r.observed_makespan);

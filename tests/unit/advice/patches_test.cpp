@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 #include <set>
 
-#include "advice/recommender.h"
 #include "advice/kind_list.h"
+#include "advice/recommender.h"
 #include "unit/analysis/scenarios.h"
 
 using namespace dagadvisor;

@@ -1,5 +1,6 @@
 #include "app/app.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -35,14 +36,25 @@ int fail(int code, const std::string& message) {
   return code;
 }
 
-int printReport(const report::AnalysisReport& report, const std::string& format,
-                const Clock& clock) {
-  if (format == "json") {
+bool hasRecommendation(const report::AnalysisReport& report, const std::string& id) {
+  return std::any_of(report.recommendations.begin(), report.recommendations.end(),
+                     [&](const advice::Recommendation& rec) { return rec.id == id; });
+}
+
+int printReport(const report::AnalysisReport& report, const CliOptions& cli, const Clock& clock) {
+  if (cli.output == "json") {
     std::cout << report::reportJson(report, clock.now(), false).dump(2) << "\n";
-  } else if (format == "yaml") {
+  } else if (cli.output == "yaml") {
     std::cout << report::renderYaml(report, clock.now(), false);
   } else {
-    std::cout << report::renderText(report);
+    if (!cli.recommendation_id.empty() && !hasRecommendation(report, cli.recommendation_id)) {
+      return fail(kExitUsage, "--recommendation: no recommendation has the id '" +
+                                  cli.recommendation_id + "' in this analysis");
+    }
+    report::TextOptions options;
+    options.details = cli.details;
+    options.recommendation_id = cli.recommendation_id;
+    std::cout << report::renderText(report, options);
   }
   return kExitOk;
 }
@@ -63,7 +75,7 @@ int analyze(const CliOptions& cli, const config::Config& config) {
   if (!report.ok()) {
     return fail(kExitFailure, report.error().describe());
   }
-  return printReport(**report, cli.output, clock);
+  return printReport(**report, cli, clock);
 }
 
 int recordSnapshot(const CliOptions& cli, config::Config config) {

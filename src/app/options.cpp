@@ -18,6 +18,7 @@ constexpr const char* kCommands = R"(Commands:
 Examples:
   dagadvisor analyze --prometheus http://127.0.0.1:9090 --at 2026-11-29T03:00:00Z
   dagadvisor analyze --snapshot config/scenarios/default --output json
+  dagadvisor analyze --snapshot config/scenarios/default --details
   dagadvisor serve --config /etc/dagadvisor/dagadvisor.yaml
   dagadvisor snapshot record --prometheus http://127.0.0.1:9090 --out /tmp/snap
   dagadvisor whatif --plan tests/fixtures/plans/topcuoglu2002.json
@@ -69,6 +70,8 @@ Result<CliOptions> parseOptions(int argc, char** argv) {
     ("snapshot", "replay a recorded snapshot directory instead of querying Prometheus", cxxopts::value<std::string>())
     ("at", "analysis time, RFC 3339 or unix seconds (default: now, or the snapshot's time)", cxxopts::value<std::string>())
     ("o,output", "analyze: table, json or yaml", cxxopts::value<std::string>()->default_value("table"))
+    ("details", "analyze: every recommendation in full (evidence, patches), not one line each")
+    ("recommendation", "analyze: only this recommendation (its id), in full", cxxopts::value<std::string>())
     ("out", "snapshot record: the directory to write", cxxopts::value<std::string>())
     ("plan", "whatif: the plan file (processors, tasks, edges) as JSON", cxxopts::value<std::string>())
     ("listen", "serve: host:port to listen on (default 127.0.0.1:9731)", cxxopts::value<std::string>())
@@ -104,6 +107,10 @@ Result<CliOptions> parseOptions(int argc, char** argv) {
     copyIfSet(parsed, "log-level", out.log_level);
     copyIfSet(parsed, "log-format", out.log_format);
     out.output = parsed["output"].as<std::string>();
+    out.details = parsed.count("details") != 0;
+    if (parsed.count("recommendation") != 0) {
+      out.recommendation_id = parsed["recommendation"].as<std::string>();
+    }
     if (parsed.count("plan")) {
       out.plan_path = parsed["plan"].as<std::string>();
     }

@@ -16,6 +16,8 @@ struct CliOptions {
   std::optional<std::string> snapshot_dir;
   std::optional<std::string> at;  // RFC 3339 or unix seconds
   std::string output = "table";   // table, json, yaml
+  bool details = false;           // analyze --output table: every recommendation in full
+  std::string recommendation_id;  // analyze --output table: only this one, in full
   std::string out_dir;            // snapshot record
   std::string plan_path;          // whatif
   std::optional<std::string> listen;

@@ -67,28 +67,87 @@ void writeHeader(std::ostream& out, const report::AnalysisReport& r) {
   }
 }
 
-void writeRecommendations(std::ostream& out, const report::AnalysisReport& r) {
+using Row = std::vector<std::string>;
+
+void writeTable(std::ostream& out, const std::vector<Row>& rows) {
+  std::vector<std::size_t> widths;
+  for (const auto& row : rows) {
+    widths.resize(std::max(widths.size(), row.size()));
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      widths[i] = std::max(widths[i], row[i].size());
+    }
+  }
+  for (const auto& row : rows) {
+    std::string line = " ";
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      const bool last = i + 1 == row.size();
+      line += " " + row[i] + (last ? "" : std::string(widths[i] - row[i].size() + 1, ' '));
+    }
+    out << line << "\n";
+  }
+}
+
+void writeRecommendation(std::ostream& out, std::size_t rank, const advice::Recommendation& rec) {
+  out << "\n"
+      << rank << ". [" << analysis::severityName(rec.severity) << "] " << rec.title << "\n"
+      << "   id:       " << rec.id << " (" << rec.kind << ", " << rec.target << ")\n";
+  if (!rec.impact.empty()) {
+    out << "   impact:   " << rec.impact << " (modelled)\n";
+  }
+  if (!rec.action.empty()) {
+    out << "   action:   " << rec.action << "\n";
+  }
+  if (!rec.evidence.empty()) {
+    out << "   evidence: " << evidenceLine(rec.evidence) << "\n";
+  }
+  if (!rec.patch_yaml.empty()) {
+    out << "   patch:\n" << indent(rec.patch_yaml, "     ");
+  }
+}
+
+void writeRecommendationsInFull(std::ostream& out, const report::AnalysisReport& r) {
+  std::size_t rank = 0;
+  for (const auto& rec : r.recommendations) {
+    writeRecommendation(out, ++rank, rec);
+  }
+}
+
+// The first `width` characters of `text` on one line, "…" marking a cut.
+std::string clipped(const std::string& text, std::size_t width) {
+  std::string line = text.substr(0, text.find('\n'));
+  if (line.size() <= width) {
+    return line;
+  }
+  // Cut before the byte at `cut`, moved back to the start of its UTF-8 sequence so that no
+  // character is cut in two.
+  std::size_t cut = width - 1;
+  while (cut > 0 && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80) {
+    --cut;
+  }
+  line.resize(cut);
+  return line + "…";
+}
+
+void writeRecommendationTable(std::ostream& out, const report::AnalysisReport& r) {
+  std::vector<Row> rows{{"#", "SEVERITY", "ID", "TARGET", "GAIN (modelled)"}};
+  std::size_t rank = 0;
+  for (const auto& rec : r.recommendations) {
+    rows.push_back({std::to_string(++rank), std::string(analysis::severityName(rec.severity)),
+                    rec.id, clipped(rec.target, 40), clipped(rec.impact, 72)});
+  }
+  writeTable(out, rows);
+  out << "  Gains are modelled estimates (docs/findings.md says how each is made). Evidence and\n"
+         "  patches: add --details, or --recommendation ID for one.\n";
+}
+
+void writeRecommendations(std::ostream& out, const report::AnalysisReport& r, bool details) {
   out << "\nRECOMMENDATIONS (" << r.recommendations.size() << ")\n";
   if (r.recommendations.empty()) {
     out << "  none: no detector found a problem worth acting on\n";
-  }
-  std::size_t rank = 0;
-  for (const auto& rec : r.recommendations) {
-    out << "\n"
-        << ++rank << ". [" << analysis::severityName(rec.severity) << "] " << rec.title << "\n"
-        << "   id:       " << rec.id << " (" << rec.kind << ", " << rec.target << ")\n";
-    if (!rec.impact.empty()) {
-      out << "   impact:   " << rec.impact << "\n";
-    }
-    if (!rec.action.empty()) {
-      out << "   action:   " << rec.action << "\n";
-    }
-    if (!rec.evidence.empty()) {
-      out << "   evidence: " << evidenceLine(rec.evidence) << "\n";
-    }
-    if (!rec.patch_yaml.empty()) {
-      out << "   patch:\n" << indent(rec.patch_yaml, "     ");
-    }
+  } else if (details) {
+    writeRecommendationsInFull(out, r);
+  } else {
+    writeRecommendationTable(out, r);
   }
 }
 
@@ -107,26 +166,6 @@ void writeNoAdvice(std::ostream& out, const report::AnalysisReport& r) {
     if (!d.no_advice_reason.empty()) {
       out << "  " << d.name << ": no advice, because " << d.no_advice_reason << "\n";
     }
-  }
-}
-
-using Row = std::vector<std::string>;
-
-void writeTable(std::ostream& out, const std::vector<Row>& rows) {
-  std::vector<std::size_t> widths;
-  for (const auto& row : rows) {
-    widths.resize(std::max(widths.size(), row.size()));
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      widths[i] = std::max(widths[i], row[i].size());
-    }
-  }
-  for (const auto& row : rows) {
-    std::string line = " ";
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      const bool last = i + 1 == row.size();
-      line += " " + row[i] + (last ? "" : std::string(widths[i] - row[i].size() + 1, ' '));
-    }
-    out << line << "\n";
   }
 }
 
@@ -177,7 +216,15 @@ std::string humanSeconds(double seconds) {
 std::string renderText(const report::AnalysisReport& report, const TextOptions& options) {
   std::ostringstream out;
   writeHeader(out, report);
-  writeRecommendations(out, report);
+  if (!options.recommendation_id.empty()) {
+    for (std::size_t i = 0; i < report.recommendations.size(); ++i) {
+      if (report.recommendations[i].id == options.recommendation_id) {
+        writeRecommendation(out, i + 1, report.recommendations[i]);
+      }
+    }
+    return out.str();
+  }
+  writeRecommendations(out, report, options.details);
   writeNoAdvice(out, report);
   writeRuns(out, report, options);
   return out.str();

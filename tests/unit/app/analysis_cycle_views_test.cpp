@@ -8,6 +8,7 @@
 #include "app/setup.h"
 #include "exporter/metrics_handler.h"
 #include "exporter/report_collector.h"
+#include "report/report_text.h"
 #include "support/test_support.h"
 
 using nlohmann::json;
@@ -119,4 +120,21 @@ TEST_CASE("the nodes view, /metrics and the stranded-resources findings agree on
     CHECK(row.stranded_share == Approx(largest));
     CHECK(text->find(series + row.stranded_resource + "\"}") != std::string::npos);
   }
+}
+
+TEST_CASE("the bundled scenario's text report fits one screen before the runs table") {
+  const auto report = analyseDefaultScenario();
+  REQUIRE_FALSE(report->recommendations.empty());
+  const std::string text = dagadvisor::report::renderText(*report);
+  const auto runs = text.find("\nRUNS (");
+  REQUIRE(runs != std::string::npos);
+  const auto lines =
+      std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(runs), '\n');
+  CHECK(lines <= 60);
+  for (const auto& rec : report->recommendations) {  // every recommendation has its row
+    CHECK(text.find(rec.id) < runs);
+  }
+  dagadvisor::report::TextOptions details;
+  details.details = true;
+  CHECK(dagadvisor::report::renderText(*report, details).find("patch:") != std::string::npos);
 }

@@ -17,7 +17,9 @@ bool contains(const std::string& text, const std::string& part) {
 }  // namespace
 
 TEST_CASE("the text report shows the header, ranked recommendations and the patch indented") {
-  const std::string text = report::renderText(*t::sampleReport());
+  report::TextOptions details;
+  details.details = true;
+  const std::string text = report::renderText(*t::sampleReport(), details);
   CHECK(contains(text, "prod-eu"));
   CHECK(contains(text, "prometheus http://127.0.0.1:9090"));
   CHECK(contains(text, "2026-11-28T09:00:00Z"));
@@ -27,11 +29,47 @@ TEST_CASE("the text report shows the header, ranked recommendations and the patc
   CHECK(contains(text, "warning:    partial data: 3 pods without labels"));
   CHECK(contains(text, "1. [critical] Taint GPU nodes so that non-GPU pods stop holding them"));
   CHECK(contains(text, "gpu-node-hoarding-3f9a1c2b"));
-  CHECK(contains(text, "impact:   frees 8 GPUs for 3 pending GPU pods"));
+  CHECK(contains(text, "impact:   frees 8 GPUs for 3 pending GPU pods (modelled)"));
   CHECK(contains(text, "evidence: free_gpus=8, pending_gpu_pods=3"));
   CHECK(contains(text, "\n     spec:\n       taints:\n         - key: nvidia.com/gpu\n"));
   CHECK(text.find("1. [critical]") < text.find("2. [warning]"));
   CHECK(text.find("2. [warning]") < text.find("3. [info]"));
+}
+
+TEST_CASE("by default each recommendation is one table row; evidence and patches come on request") {
+  const std::string text = report::renderText(*t::sampleReport());
+  CHECK(contains(text, "GAIN (modelled)"));
+  const auto row = text.find("1  critical");
+  REQUIRE(row != std::string::npos);
+  const std::string line = text.substr(row, text.find('\n', row) - row);
+  CHECK(contains(line, "gpu-node-hoarding-3f9a1c2b"));
+  CHECK(contains(line, "cluster/prod-eu"));
+  CHECK(contains(line, "frees 8 GPUs for 3 pending GPU pods"));
+  CHECK(text.find("gpu-node-hoarding-3f9a1c2b") < text.find("dag-stacking-aa11"));
+  CHECK_FALSE(contains(text, "taints:"));    // no patch
+  CHECK_FALSE(contains(text, "evidence:"));  // no evidence
+  CHECK(contains(text, "--details"));
+  CHECK(contains(text, "RUNS (3)"));
+
+  report::TextOptions one;
+  one.recommendation_id = "dag-stacking-aa11";
+  const std::string single = report::renderText(*t::sampleReport(), one);
+  CHECK(contains(single, "2. [warning] Fix dag-stacking"));
+  CHECK_FALSE(contains(single, "gpu-node-hoarding-3f9a1c2b"));
+  CHECK_FALSE(contains(single, "RUNS ("));
+}
+
+TEST_CASE("a long gain is cut on one line, never inside a UTF-8 character") {
+  auto r = t::sampleReport();
+  // 69 + 2 bytes fit in the 71 before the ellipsis; the next "é" would be cut in two.
+  r->recommendations[0].impact = std::string(69, 'x') + "ééééé more\nsecond line";
+  const std::string text = report::renderText(*r);
+  const auto row = text.find("1  critical");
+  REQUIRE(row != std::string::npos);
+  const std::string line = text.substr(row, text.find('\n', row) - row);
+  CHECK(contains(line, std::string(69, 'x') + "é…"));
+  CHECK_FALSE(contains(line, std::string(69, 'x') + "éé"));
+  CHECK_FALSE(contains(text, "second line"));
 }
 
 TEST_CASE("detectors without data are listed as giving no advice, with the reason") {

@@ -98,7 +98,9 @@ TEST_CASE("the runs table lists the longest runs first with their figures") {
   CHECK(contains(ml_line, "1h"));
   CHECK(contains(ml_line, "50%"));
 
-  const std::string limited = report::renderText(*t::sampleReport(), {1});
+  report::TextOptions one_run;
+  one_run.max_runs = 1;
+  const std::string limited = report::renderText(*t::sampleReport(), one_run);
   CHECK(contains(limited, "ml/train/2026-11-28"));
   CHECK_FALSE(contains(limited, "etl/daily/r1"));
   CHECK(contains(limited, "and 2 shorter runs"));

@@ -18,17 +18,8 @@ trap cleanup EXIT
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-# A port nobody listens on now (bash /dev/tcp: a refused connect means free).
-free_port() {
-  local port
-  for _ in $(seq 1 50); do
-    port=$(( 20000 + RANDOM % 30000 ))
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-      echo "$port"; return 0
-    fi
-  done
-  fail "no free port found"
-}
+# free_port: a port nobody listens on, outside the ephemeral range.
+source "$(dirname "${BASH_SOURCE[0]}")/../support/ports.sh"
 
 # Polls URL until it answers 200, for at most $2 seconds.
 wait_http_ok() {

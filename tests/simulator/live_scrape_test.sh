@@ -15,12 +15,7 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
-free_port() {
-  local base=$((20000 + RANDOM % 20000))
-  for candidate in $(seq "$base" 1 $((base + 50))); do
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$candidate") 2>/dev/null; then echo "$candidate"; return; fi
-  done
-}
+source "$(dirname "${BASH_SOURCE[0]}")/../support/ports.sh"
 wait_for() {  # wait_for <tries> <command...>: polls every 0.2 s
   local tries="$1"; shift
   for _ in $(seq 1 "$tries"); do "$@" && return 0; sleep 0.2; done

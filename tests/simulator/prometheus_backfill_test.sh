@@ -21,12 +21,8 @@ promtool tsdb create-blocks-from openmetrics "$WORK/out/metrics.om" "$WORK/data"
 stored=$(promtool tsdb list "$WORK/data" | awk 'NR>1 {s += $5} END {print s}')
 [[ "$stored" == "$samples" ]] || fail "promtool kept $stored of $samples samples (out of order or duplicates?)"
 
-port=""
-base=$((20000 + RANDOM % 20000))
-for candidate in $(seq "$base" 1 $((base + 50))); do
-  if ! (exec 3<>"/dev/tcp/127.0.0.1/$candidate") 2>/dev/null; then port=$candidate; break; fi
-done
-[[ -n "$port" ]] || fail "no free port"
+source "$(dirname "${BASH_SOURCE[0]}")/../support/ports.sh"
+port=$(free_port) || fail "no free port"
 echo 'global: {scrape_interval: 15s}' >"$WORK/prom.yml"
 prometheus --config.file="$WORK/prom.yml" --storage.tsdb.path="$WORK/data" \
   --storage.tsdb.retention.time=100y --web.listen-address="127.0.0.1:$port" \

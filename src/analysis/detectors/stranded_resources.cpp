@@ -8,6 +8,8 @@
 #include <map>
 #include <tuple>
 
+#include "analysis/stranding.h"
+
 namespace dagadvisor::analysis {
 namespace {
 
@@ -27,42 +29,28 @@ std::array<std::int64_t, 3> components(const ResourceVector& v) {
   return {v.cpu_millis, v.memory_bytes, v.gpus};
 }
 
-bool usable(const model::Node& node) {
-  return !node.unschedulable && node.allocatable.cpu_millis > 0 &&
-         node.allocatable.memory_bytes > 0;
-}
-
-// Stranding on one node: resources it has that no pod can get because another is used up.
+// Stranding on one node (the rule of analysis/stranding.h): resources it has that no pod can get
+// because another is used up.
 void reportNode(const ClusterSnapshot& cluster, NodeId id, const config::StrandedResources& params,
                 FindingSink& out) {
+  const NodeStranding rule = strandingOf(cluster, id, params);
+  if (!rule.anyStranded()) {
+    return;
+  }
   const model::Node& node = cluster.node(id);
-  const auto alloc = components(node.allocatable);
   const auto free = components(cluster.freeOn(id));
-  std::array<double, 3> share{};
   StrandedNode stranded;
   for (std::size_t r = 0; r < 3; ++r) {
-    share[r] = alloc[r] > 0 ? std::max<double>(0, free[r]) / static_cast<double>(alloc[r]) : 0;
-    if (alloc[r] > 0 && share[r] <= params.max_exhausted_free_share) {
+    if (rule.exhausted[r]) {
       stranded.exhausted.emplace_back(kResourceNames[r]);
     }
-  }
-  if (stranded.exhausted.empty()) {
-    return;
-  }
-  bool any_stranded = false;
-  for (std::size_t r = 0; r < 3; ++r) {
-    if (alloc[r] > 0 && share[r] >= params.min_stranded_share &&
-        share[r] > params.max_exhausted_free_share) {
+    if (rule.stranded[r]) {
       stranded.*kStrandedFields[r] = free[r];
-      stranded.stranded_node_units += share[r];
-      any_stranded = true;
     }
   }
-  if (!any_stranded) {
-    return;
-  }
+  stranded.stranded_node_units = rule.stranded_node_units;
   stranded.node = node.name;
-  stranded.free_share = {share[0], share[1], share[2]};
+  stranded.free_share = {rule.free_share[0], rule.free_share[1], rule.free_share[2]};
   const double node_units = stranded.stranded_node_units;
   const bool gpus_stranded = stranded.stranded_gpus.has_value();
   char buf[256];
@@ -136,7 +124,8 @@ std::vector<ResourceVector> tallyBound(const ClusterSnapshot& cluster,
                                        std::map<ShapeKey, ShapeFit, std::greater<>>& shapes) {
   std::vector<ResourceVector> daemons(cluster.nodes().size());
   for (const model::Pod& pod : cluster.pods()) {
-    if (!pod.holdsResources() || pod.node >= daemons.size() || !usable(cluster.node(pod.node))) {
+    if (!pod.holdsResources() || pod.node >= daemons.size() ||
+        !acceptsPods(cluster.node(pod.node))) {
       continue;
     }
     if (pod.owner_kind == "DaemonSet") {
@@ -163,7 +152,7 @@ std::map<ShapeKey, ShapeFit, std::greater<>> pendingShapes(const ClusterSnapshot
   std::vector<ResourceVector> node_free;
   std::vector<ResourceVector> node_repackable;  // allocatable minus the DaemonSet pods
   for (NodeId id = 0; id < cluster.nodes().size(); ++id) {
-    if (usable(cluster.node(id))) {
+    if (acceptsPods(cluster.node(id))) {
       const ResourceVector f = cluster.freeOn(id);
       node_free.push_back(f);
       pooled_free += {std::max<std::int64_t>(0, f.cpu_millis),
@@ -296,7 +285,7 @@ void StrandedResources::analyze(const AnalysisInput& input, FindingSink& out) co
   const auto& params = input.config.detectors.stranded_resources;
   std::size_t usable_nodes = 0;
   for (NodeId id = 0; id < input.cluster.nodes().size(); ++id) {
-    if (usable(input.cluster.node(id))) {
+    if (acceptsPods(input.cluster.node(id))) {
       ++usable_nodes;
       reportNode(input.cluster, id, params, out);
     }

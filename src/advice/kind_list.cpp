@@ -30,32 +30,32 @@
 namespace dagadvisor::advice {
 namespace {
 
-template <typename D, auto kSettings, Adviser kAdvise>
+template <typename D, Adviser kAdvise>
 KindSpec kind() {
+  using Settings = typename D::Settings;
   return {D().info().kind, []() -> analysis::DetectorPtr { return std::make_unique<D>(); },
-          [](const config::Detectors& d) { return (d.*kSettings).enabled; }, kAdvise};
+          [](config::DetectorSettings& all) { all.get<Settings>(); },
+          [](const config::DetectorSettings& all) { return all.get<Settings>().enabled; }, kAdvise};
 }
 
-using config::Detectors;
 using namespace analysis;
 
 // The order is the ranking's, first the kinds that free GPUs, then those that shorten runs.
 const std::vector<KindSpec>& kinds() {
   static const std::vector<KindSpec> kKinds = {
-      kind<GpuNodeHoarding, &Detectors::gpu_node_hoarding, &adviseGpuNodeHoarding>(),
-      kind<SplitDependencies, &Detectors::split_dependencies, &adviseSplitDependencies>(),
-      kind<DagStacking, &Detectors::dag_stacking, &adviseDagStacking>(),
-      kind<StrandedResources, &Detectors::stranded_resources, &adviseStrandedResources>(),
-      kind<CapacityShortfall, &Detectors::capacity_shortfall, &adviseCapacityShortfall>(),
-      kind<CriticalPathPriority, &Detectors::critical_path_priority, &adviseCriticalPathPriority>(),
-      kind<IdleSlots, &Detectors::idle_slots, &adviseIdleSlots>(),
-      kind<ShardCandidate, &Detectors::shard_candidate, &adviseShardCandidate>(),
-      kind<SchedulingLatency, &Detectors::scheduling_latency, &adviseSchedulingLatency>(),
-      kind<BatchOnlineColocation, &Detectors::batch_online_colocation,
-           &adviseBatchOnlineColocation>(),
-      kind<PoolMismatch, &Detectors::pool_mismatch, &advisePoolMismatch>(),
-      kind<OverRequest, &Detectors::over_request, &adviseOverRequest>(),
-      kind<CohortComparison, &Detectors::cohort_comparison, &adviseCohortComparison>(),
+      kind<GpuNodeHoarding, &adviseGpuNodeHoarding>(),
+      kind<SplitDependencies, &adviseSplitDependencies>(),
+      kind<DagStacking, &adviseDagStacking>(),
+      kind<StrandedResources, &adviseStrandedResources>(),
+      kind<CapacityShortfall, &adviseCapacityShortfall>(),
+      kind<CriticalPathPriority, &adviseCriticalPathPriority>(),
+      kind<IdleSlots, &adviseIdleSlots>(),
+      kind<ShardCandidate, &adviseShardCandidate>(),
+      kind<SchedulingLatency, &adviseSchedulingLatency>(),
+      kind<BatchOnlineColocation, &adviseBatchOnlineColocation>(),
+      kind<PoolMismatch, &advisePoolMismatch>(),
+      kind<OverRequest, &adviseOverRequest>(),
+      kind<CohortComparison, &adviseCohortComparison>(),
   };
   return kKinds;
 }
@@ -74,7 +74,7 @@ std::vector<DetectorPtr> allDetectors() {
   return out;
 }
 
-std::vector<DetectorPtr> enabledDetectors(const config::Detectors& settings) {
+std::vector<DetectorPtr> enabledDetectors(const config::DetectorSettings& settings) {
   std::vector<DetectorPtr> out;
   for (const KindSpec& spec : kindList()) {
     if (spec.enabled(settings)) {
@@ -82,6 +82,14 @@ std::vector<DetectorPtr> enabledDetectors(const config::Detectors& settings) {
     }
   }
   return out;
+}
+
+config::Config defaultConfig() {
+  config::Config config;
+  for (const KindSpec& spec : kindList()) {
+    spec.add_settings(config.detectors);
+  }
+  return config;
 }
 
 }  // namespace dagadvisor::advice

@@ -38,8 +38,9 @@ class FindingSink {
   std::string no_advice_reason_;
 };
 
-/// One detector = one file in analysis/detectors/ (with its evidence struct), listed in
-/// advice/kind_list.cpp beside its adviser.
+/// One detector = one file in analysis/detectors/ (with its evidence and settings structs; the
+/// class names its settings as `using Settings = ...`), listed in advice/kind_list.cpp beside
+/// its adviser.
 /// analyze() must not throw on odd data: missing values mean "no finding", never a wrong one,
 /// and when they leave the detector nothing to judge it says so with FindingSink::noAdvice().
 class Detector {

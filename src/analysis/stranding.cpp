@@ -42,7 +42,7 @@ bool acceptsPods(const model::Node& node) {
 }
 
 NodeStranding strandingOf(const model::ClusterSnapshot& cluster, model::NodeId id,
-                          const config::StrandedResources& params) {
+                          const StrandingRule& rule) {
   NodeStranding out;
   const model::Node& node = cluster.node(id);
   if (!acceptsPods(node)) {
@@ -55,7 +55,7 @@ NodeStranding strandingOf(const model::ClusterSnapshot& cluster, model::NodeId i
     if (alloc[r] > 0) {
       out.free_share[r] =
           static_cast<double>(std::max<std::int64_t>(0, free[r])) / static_cast<double>(alloc[r]);
-      out.exhausted[r] = out.free_share[r] <= params.max_exhausted_free_share;
+      out.exhausted[r] = out.free_share[r] <= rule.max_exhausted_free_share;
       any_exhausted = any_exhausted || out.exhausted[r];
     }
   }
@@ -64,7 +64,7 @@ NodeStranding strandingOf(const model::ClusterSnapshot& cluster, model::NodeId i
   }
   for (std::size_t r = 0; r < 3; ++r) {
     out.stranded[r] =
-        alloc[r] > 0 && !out.exhausted[r] && out.free_share[r] >= params.min_stranded_share;
+        alloc[r] > 0 && !out.exhausted[r] && out.free_share[r] >= rule.min_stranded_share;
     out.stranded_node_units += out.stranded[r] ? out.free_share[r] : 0;
   }
   return out;

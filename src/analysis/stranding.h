@@ -3,7 +3,6 @@
 #include <array>
 #include <string_view>
 
-#include "config/config.h"
 #include "model/cluster.h"
 
 namespace dagadvisor::analysis {
@@ -15,6 +14,14 @@ inline constexpr std::array<Resource, 3> kResources = {Resource::kCpu, Resource:
 
 /// "cpu", "memory", "gpu".
 std::string_view resourceName(Resource resource);
+
+/// The thresholds of the stranding rule below (detectors.stranded_resources sets them).
+struct StrandingRule {
+  double max_exhausted_free_share = 0.05;
+  double min_stranded_share = 0.25;
+
+  bool operator==(const StrandingRule&) const = default;
+};
 
 /// How one node's resources stand (Borg's stranded resources): a resource is exhausted when its
 /// free share is at most `max_exhausted_free_share`, and while one is, the others' free shares of
@@ -37,7 +44,7 @@ struct NodeStranding {
 /// The stranding of node `id` of `cluster`. Nodes no pod can be placed on (cordoned, or without
 /// allocatable CPU or memory) strand nothing.
 NodeStranding strandingOf(const model::ClusterSnapshot& cluster, model::NodeId id,
-                          const config::StrandedResources& params);
+                          const StrandingRule& rule);
 
 /// Whether pods can be placed on `node` at all: schedulable, with allocatable CPU and memory.
 bool acceptsPods(const model::Node& node);

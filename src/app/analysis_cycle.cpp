@@ -7,6 +7,7 @@
 
 #include "advice/kind_list.h"
 #include "analysis/detector_runner.h"
+#include "analysis/detectors/stranded_resources.h"
 #include "analysis/stranding.h"
 #include "common/log.h"
 #include "graph/cluster_whatif.h"
@@ -128,7 +129,9 @@ std::vector<report::NodeRow> summarizeNodes(const model::ClusterSnapshot& cluste
     row.requested = cluster.requestedOn(id);
     row.pods = cluster.podsOn(id).size();
     row.unschedulable = node.unschedulable;
-    markStranded(row, analysis::strandingOf(cluster, id, config.detectors.stranded_resources));
+    markStranded(
+        row, analysis::strandingOf(
+                 cluster, id, config.detectors.get<analysis::StrandedResourcesSettings>().rule));
     rows.push_back(std::move(row));
   }
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.name < b.name; });

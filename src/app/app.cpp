@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "advice/kind_list.h"
 #include "app/analysis_cycle.h"
 #include "app/serve.h"
 #include "app/setup.h"
@@ -159,7 +160,8 @@ int checkConfig(const CliOptions& cli, const config::Config& config) {
     std::cerr << (cli.config_path.empty() ? std::string("defaults") : cli.config_path)
               << ": configuration is valid\n";
   }
-  std::cout << config::renderConfigYaml(cli.print_default_config ? config::Config{} : config);
+  std::cout << config::renderConfigYaml(cli.print_default_config ? advice::defaultConfig()
+                                                                 : config);
   return kExitOk;
 }
 

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <variant>
 
+#include "advice/kind_list.h"
 #include "common/duration.h"
 #include "common/log.h"
 #include "config/config_loader.h"
@@ -125,9 +126,9 @@ Result<sources::MetricsSourcePtr> openScrape(const config::Sources& settings) {
 }  // namespace
 
 Result<config::Config> loadEffectiveConfig(const CliOptions& cli) {
-  config::Config config;
+  config::Config config = advice::defaultConfig();
   if (!cli.config_path.empty()) {
-    auto loaded = config::loadConfigFile(cli.config_path);
+    auto loaded = config::loadConfigFile(cli.config_path, advice::defaultConfig());
     if (auto* errors = std::get_if<config::ConfigErrors>(&loaded)) {
       return makeError(errors->describe(), cli.config_path);
     }

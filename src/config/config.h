@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-namespace dagadvisor::config {
+#include "config/detector_settings.h"
 
-using Seconds = std::chrono::duration<double>;
+namespace dagadvisor::config {
 
 /// Metric names we consume (SPEC §2). Defaults are the upstream names; clusters that rename or
 /// relabel override them here.
@@ -208,187 +208,6 @@ struct WorkflowLabels {
   bool operator==(const WorkflowLabels&) const = default;
 };
 
-struct GpuNodeHoarding {
-  bool enabled = true;
-  /// A GPU node is reported when a pending GPU pod does not fit on it only because non-GPU pods
-  /// hold its CPU or memory, and at least this many of its GPUs are unallocated.
-  int min_free_gpus = 1;
-  /// With no GPU pod pending, report nodes anyway (as info) when this is false…
-  bool require_pending_gpu_pods = true;
-  /// …and non-GPU pods request at least this share of the node's CPU or memory.
-  double min_non_gpu_share = 0.5;
-  std::string taint_key = "nvidia.com/gpu";  // the taint the patch proposes
-
-  bool operator==(const GpuNodeHoarding&) const = default;
-};
-
-struct SplitDependencies {
-  bool enabled = true;
-  /// A run is reported when at least min_split_edges of its parent → child edges ran on
-  /// different nodes and either they are at least min_split_share of the edges whose two pods
-  /// were placed, or at least min_cross_zone_edges of them crossed zones.
-  int min_split_edges = 2;
-  double min_split_share = 0.5;
-  int min_cross_zone_edges = 2;
-  /// The transfer-cost floor: a run is reported only when its split edges are estimated to
-  /// cost at least this much in all. The default keeps every planted run of the simulator's
-  /// scenarios (50 s and more at their analysis times) and drops the smallest incidental ones.
-  Seconds min_run_transfer{45};
-
-  bool operator==(const SplitDependencies&) const = default;
-};
-
-struct DagStacking {
-  bool enabled = true;
-  /// A run is reported when at least min_tasks_per_node of its tasks run on one node at the
-  /// analysis time, that node's requested CPU (all pods) is at least min_node_cpu_share of its
-  /// allocatable, and another node of the same pool has at least min_peer_free_cpu_share free.
-  int min_tasks_per_node = 4;
-  double min_node_cpu_share = 0.8;
-  double min_peer_free_cpu_share = 0.5;
-
-  bool operator==(const DagStacking&) const = default;
-};
-
-struct StrandedResources {
-  bool enabled = true;
-  /// A node's resource is exhausted when at most this share of its allocatable is unrequested…
-  double max_exhausted_free_share = 0.05;
-  /// …and another resource of that node is stranded when at least this share of it is free.
-  double min_stranded_share = 0.25;
-  /// The cluster fragmentation finding needs this many pending pods that fit the pooled free
-  /// capacity but no single node.
-  int min_fragmentation_blocked_pods = 1;
-
-  bool operator==(const StrandedResources&) const = default;
-};
-
-struct CapacityShortfall {
-  bool enabled = true;
-  /// Pending pods younger than this are left out: the scheduler may not have tried them yet
-  /// (unless its unschedulable + backoff queues hold more pods than the older ones).
-  Seconds min_pending_age{60};
-  /// Reported when the pending pods' requests exceed the free capacity of all nodes together
-  /// in some resource and at least this many pods find no room in a first-fit-decreasing
-  /// packing onto the nodes' free capacity.
-  int min_unplaced_pods = 1;
-
-  bool operator==(const CapacityShortfall&) const = default;
-};
-
-struct CriticalPathPriority {
-  bool enabled = true;
-  /// A pending task is critical when its slack in the run's remaining work (durations of
-  /// unfinished tasks estimated from earlier runs of the same DAG) is at most max_critical_slack,
-  /// and slack-rich when it is at least min_rich_slack. A run is reported when a critical task
-  /// pends with no higher PriorityClass than a slack-rich pending task.
-  Seconds max_critical_slack{0};
-  Seconds min_rich_slack{300};
-  /// The PriorityClass the advice creates for critical-path tasks, and its value.
-  std::string priority_class = "dag-critical-path";
-  int priority_value = 100000;
-
-  bool operator==(const CriticalPathPriority&) const = default;
-};
-
-struct PoolMismatch {
-  bool enabled = true;
-  /// Node and pod shapes by memory per CPU core: at most compute_max_gib_per_core is
-  /// CPU-heavy (compute-optimized), at least memory_min_gib_per_core memory-heavy.
-  double compute_max_gib_per_core = 3;
-  double memory_min_gib_per_core = 6;
-  /// Pods requesting less than this share of their node's CPU and memory are left out.
-  double min_pod_share = 0.1;
-
-  bool operator==(const PoolMismatch&) const = default;
-};
-
-struct IdleSlots {
-  bool enabled = true;
-  /// A pending task whose parents have all finished (ready) is reported when it has waited at
-  /// least this long since it became ready while a schedulable node has room for it now.
-  Seconds min_ready_wait{60};
-
-  bool operator==(const IdleSlots&) const = default;
-};
-
-struct OverRequest {
-  bool enabled = true;
-  /// Only nodes whose requested CPU or memory is at least this share of allocatable count.
-  double min_node_requested_share = 0.8;
-  /// A pod is over-requested when it used at most this share of a request…
-  double max_usage_share = 0.5;
-  /// …with at least this many usage samples, and the request is at least min_cpu_millis.
-  int min_samples = 30;
-  int min_cpu_millis = 100;
-  /// The advice requests the observed use plus this headroom (0.2 = 20 % more).
-  double headroom = 0.2;
-
-  bool operator==(const OverRequest&) const = default;
-};
-
-struct BatchOnlineColocation {
-  bool enabled = true;
-  /// A node is reported when DAG task pods and long-running service pods (Deployment,
-  /// ReplicaSet, StatefulSet) share it and its requested CPU is at least this share.
-  double min_node_cpu_share = 0.8;
-
-  bool operator==(const BatchOnlineColocation&) const = default;
-};
-
-struct SchedulingLatency {
-  bool enabled = true;
-  /// The service-level objectives of pod scheduling latency (created to scheduled).
-  Seconds p95_slo{5};
-  Seconds p99_slo{30};
-  /// Without scheduler metrics, per-pod times need this many scheduled pods.
-  int min_pods = 20;
-
-  bool operator==(const SchedulingLatency&) const = default;
-};
-
-struct CohortComparison {
-  bool enabled = true;
-  /// The pod label that splits pods and runs into cohorts (A/B).
-  std::string cohort_label = "scheduler-version";
-  /// No verdict below this many samples per cohort, nor above this p-value.
-  int min_samples = 20;
-  double max_p_value = 0.05;
-
-  bool operator==(const CohortComparison&) const = default;
-};
-
-struct ShardCandidate {
-  bool enabled = true;
-  /// A DAG with at least min_runs finished runs is reported when one task takes at least
-  /// min_critical_share of the critical path in each of them…
-  int min_runs = 3;
-  double min_critical_share = 0.5;
-  /// …and at least min_idle_nodes schedulable nodes could each take one more copy of it.
-  int min_idle_nodes = 2;
-  int max_chunks = 8;  // the advice splits the task into at most this many chunks
-
-  bool operator==(const ShardCandidate&) const = default;
-};
-
-struct Detectors {
-  GpuNodeHoarding gpu_node_hoarding;
-  SplitDependencies split_dependencies;
-  DagStacking dag_stacking;
-  StrandedResources stranded_resources;
-  CapacityShortfall capacity_shortfall;
-  CriticalPathPriority critical_path_priority;
-  PoolMismatch pool_mismatch;
-  IdleSlots idle_slots;
-  OverRequest over_request;
-  BatchOnlineColocation batch_online_colocation;
-  SchedulingLatency scheduling_latency;
-  CohortComparison cohort_comparison;
-  ShardCandidate shard_candidate;
-
-  bool operator==(const Detectors&) const = default;
-};
-
 struct Logging {
   std::string level = "info";     // debug, info, warn, error
   std::string format = "logfmt";  // logfmt or json
@@ -404,7 +223,7 @@ struct Config {
   Analysis analysis;
   ClusterLabels cluster_labels;
   WorkflowLabels workflow_labels;
-  Detectors detectors;
+  DetectorSettings detectors;  // each kind's, declared beside its detector
   Logging logging;
 
   bool operator==(const Config&) const = default;

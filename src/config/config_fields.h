@@ -7,52 +7,16 @@
 #include <vector>
 
 #include "config/config.h"
+#include "config/field.h"
 
 namespace dagadvisor::config {
 
-using StringList = std::vector<std::string>;
-using StringMap = std::map<std::string, std::string>;
-
-/// Where a setting lives in a Config, typed by what it holds. The alternative decides how the
-/// setting is read from a file, written back and described in the schema.
-using FieldRef =
-    std::variant<std::string*, int*, double*, bool*, Seconds*, StringList*, StringMap*>;
-
-/// The limits behind the rules below, shared by validate() and the schema.
+/// The limits behind the rules (config/field.h), shared by validate() and the schema.
 inline constexpr int kMinThreads = 1;
 inline constexpr int kMaxThreads = 64;
 inline constexpr std::string_view kLogLevels[] = {"debug", "info", "warn", "error"};
 inline constexpr std::string_view kLogFormats[] = {"logfmt", "json"};
 inline constexpr std::string_view kAirflowApiVersions[] = {"auto", "v1", "v2"};
-
-/// The semantic rule a setting must satisfy, checked by validate().
-enum class Rule {
-  kNone,
-  kNonEmpty,     // a non-empty string
-  kUrl,          // empty, or http(s)://host[:port][/path]
-  kHostPort,     // host:port with port 0..65535
-  kThreads,      // kMinThreads..kMaxThreads
-  kPositive,     // a duration > 0
-  kNonNegative,  // a duration or count >= 0
-  kAtLeastOne,   // a count >= 1 (a threshold of "at least N things" that 0 would make vacuous)
-  kAtLeastTwo,   // a count >= 2 (what takes two to exist: a stack, a split into chunks)
-  kShare,        // a number in [0, 1]
-  kLogLevel,     // one of kLogLevels
-  kLogFormat,    // one of kLogFormats
-  kMetricName,   // one Prometheus metric name, or a non-empty list of them
-  kLabelName,    // a list (possibly empty) of Prometheus label names
-  kSelector,     // empty, or label matchers: cluster="prod",env=~"x.*"
-  kHeaders,      // HTTP header names that are tokens
-  kAirflowApi,   // one of kAirflowApiVersions
-};
-
-/// One setting: its dotted path (the YAML keys, identical to config.h's member names), where
-/// it lives, and its rule.
-struct Field {
-  std::string path;
-  FieldRef ref;
-  Rule rule = Rule::kNone;
-};
 
 /// Every setting of `config`, in file order, each listed exactly once; loading, rendering,
 /// validation and the schema all walk this one table. The references point into `config`.

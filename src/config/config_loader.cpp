@@ -233,8 +233,9 @@ std::string ConfigErrors::describe() const {
   return text;
 }
 
-std::variant<Config, ConfigErrors> loadConfigText(std::string_view yaml, std::string_view origin) {
-  Config config;
+std::variant<Config, ConfigErrors> loadConfigText(std::string_view yaml, Config defaults,
+                                                  std::string_view origin) {
+  Config config = std::move(defaults);
   ConfigErrors result;
   try {
     const YAML::Node root = YAML::Load(std::string(yaml));
@@ -257,7 +258,7 @@ std::variant<Config, ConfigErrors> loadConfigText(std::string_view yaml, std::st
   return config;
 }
 
-std::variant<Config, ConfigErrors> loadConfigFile(const std::string& path) {
+std::variant<Config, ConfigErrors> loadConfigFile(const std::string& path, Config defaults) {
   auto unreadable = [&](std::string reason) {
     return ConfigErrors{{makeError("cannot read the configuration file (" + reason + ")", path)}};
   };
@@ -276,7 +277,7 @@ std::variant<Config, ConfigErrors> loadConfigFile(const std::string& path) {
   if (in.bad()) {
     return unreadable(errno != 0 ? std::strerror(errno) : "read failed");
   }
-  return loadConfigText(text.str(), path);
+  return loadConfigText(text.str(), std::move(defaults), path);
 }
 
 std::string renderConfigYaml(const Config& config) {
@@ -285,6 +286,13 @@ std::string renderConfigYaml(const Config& config) {
   YAML::Emitter out;
   emitSection(out, fieldTree(fields));
   return std::string(out.c_str()) + "\n";
+}
+
+std::string renderFieldValue(const FieldRef& ref) {
+  YAML::Emitter out;
+  out << YAML::Flow;
+  emitValue(out, ref);
+  return out.c_str();
 }
 
 }  // namespace dagadvisor::config

@@ -173,8 +173,7 @@ std::string schemaOf(const FieldNode& node, int depth) {
 
 }  // namespace
 
-std::string renderConfigSchema() {
-  Config defaults;
+std::string renderConfigSchema(Config defaults) {
   const std::vector<Field> fields = configFields(defaults);
   const std::string body = schemaOf(fieldTree(fields), 0);
   // The header members go first, so the object's opening brace is replaced.

@@ -17,7 +17,7 @@ std::vector<Recommendation> adviseCriticalPathPriority(const FindingList& findin
   if (findings.empty()) {
     return {};
   }
-  const auto& params = config.detectors.critical_path_priority;
+  const auto& params = config.detectors.get<analysis::CriticalPathPrioritySettings>();
   Recommendation rec;
   rec.kind = std::string(CriticalPathPriorityEvidence::kKind);
   rec.target = "cluster/" + config.analysis.cluster;

@@ -101,7 +101,8 @@ std::vector<Recommendation> adviseGpuNodeHoarding(
   if (findings.empty()) {
     return {};
   }
-  const std::string& taint_key = config.detectors.gpu_node_hoarding.taint_key;
+  const std::string& taint_key =
+      config.detectors.get<analysis::GpuNodeHoardingSettings>().taint_key;
   Recommendation rec;
   rec.kind = std::string(GpuNodeHoardingEvidence::kKind);
   rec.target = "cluster/" + config.analysis.cluster;

@@ -36,7 +36,8 @@ Recommendation adviseWorkload(const analysis::Finding& f, const config::Config& 
   const std::int64_t reclaim_memory = e.reclaimable.memory_bytes;
   rec.title = f.summary;
   rec.action = "Lower the requests of " + ref.name + " to the observed use plus " +
-               std::to_string(static_cast<int>(config.detectors.over_request.headroom * 100)) +
+               std::to_string(static_cast<int>(
+                   config.detectors.get<analysis::OverRequestSettings>().headroom * 100)) +
                "% headroom (the CPU percentile and the memory peak of the usage window), so "
                "the full nodes it runs on have room for pending pods.";
   rec.impact_score = static_cast<double>(reclaim_cpu) / 1000;

@@ -83,7 +83,7 @@ void BatchOnlineColocation::analyze(const AnalysisInput& input, FindingSink& out
   if (noNodesToJudge(input, out)) {
     return;
   }
-  const auto& params = input.config.detectors.batch_online_colocation;
+  const auto& params = input.config.detectors.get<analysis::BatchOnlineColocationSettings>();
   const model::ClusterSnapshot& cluster = input.cluster;
   const std::string dag_key = model::LabelSet::normalizeKey(input.config.workflow_labels.dag_label);
   for (model::NodeId id = 0; id < cluster.nodes().size(); ++id) {
@@ -113,6 +113,14 @@ void BatchOnlineColocation::analyze(const AnalysisInput& input, FindingSink& out
     finding.impact = static_cast<double>(std::min(s.batch_cpu_millis, s.service_cpu_millis)) / 1000;
     out.emit(std::move(finding));
   }
+}
+
+std::vector<config::Field> BatchOnlineColocationSettings::fields() {
+  return {
+      {"enabled", &enabled, config::Rule::kNone, "Turn this check on or off."},
+      {"min_node_cpu_share", &min_node_cpu_share, config::Rule::kShare,
+       "A node is reported when its requested CPU is at least this share of what it can give."},
+  };
 }
 
 }  // namespace dagadvisor::analysis

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analysis/detector.h"
+#include "config/field.h"
 
 namespace dagadvisor::analysis {
 
@@ -31,10 +32,26 @@ struct BatchOnlineColocationEvidence {
   nlohmann::json toJson() const;
 };
 
+/// The settings of batch-online-colocation: `detectors.batch_online_colocation` in the
+/// configuration file.
+struct BatchOnlineColocationSettings {
+  static constexpr std::string_view kSection = "batch_online_colocation";
+
+  bool enabled = true;
+  double min_node_cpu_share = 0.8;
+
+  bool operator==(const BatchOnlineColocationSettings&) const = default;
+  /// This section's rows, each with its rule and what it means: the one place the
+  /// settings are documented (the example file and docs/findings.md are checked against it).
+  std::vector<config::Field> fields();
+};
+
 /// batch-online-colocation (seed §4.2): busy nodes shared by workflow task pods and
 /// long-running services. One finding per node.
 class BatchOnlineColocation final : public Detector {
  public:
+  using Settings = BatchOnlineColocationSettings;
+
   const DetectorInfo& info() const override;
   void analyze(const AnalysisInput& input, FindingSink& out) const override;
 };

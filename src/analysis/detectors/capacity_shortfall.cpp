@@ -210,7 +210,7 @@ const DetectorInfo& CapacityShortfall::info() const {
 }
 
 void CapacityShortfall::analyze(const AnalysisInput& input, FindingSink& out) const {
-  const auto& params = input.config.detectors.capacity_shortfall;
+  const auto& params = input.config.detectors.get<analysis::CapacityShortfallSettings>();
   const ClusterSnapshot& cluster = input.cluster;
   const PendingSet pending_set = pendingDecreasing(cluster, params.min_pending_age.count());
   const std::vector<PodId>& pending = pending_set.pods;
@@ -268,6 +268,19 @@ void CapacityShortfall::analyze(const AnalysisInput& input, FindingSink& out) co
   finding.summary = buf;
   finding.impact = static_cast<double>(unplaced.size());
   out.emit(std::move(finding));
+}
+
+std::vector<config::Field> CapacityShortfallSettings::fields() {
+  return {
+      {"enabled", &enabled, config::Rule::kNone, "Turn this check on or off."},
+      {"min_pending_age", &min_pending_age, config::Rule::kNonNegative,
+       "Pending pods younger than this are left out: the scheduler may not have tried them yet "
+       "(unless its unschedulable + backoff queues hold more pods than the older ones)."},
+      {"min_unplaced_pods", &min_unplaced_pods, config::Rule::kAtLeastOne,
+       "Reported when at least this many pending pods find no room on the nodes' free capacity "
+       "(packing the largest first), while the pending pods' requests exceed the free capacity of "
+       "all nodes together in CPU, memory or GPUs."},
+  };
 }
 
 }  // namespace dagadvisor::analysis

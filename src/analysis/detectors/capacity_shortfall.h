@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analysis/detector.h"
+#include "config/field.h"
 #include "model/resources.h"
 
 namespace dagadvisor::analysis {
@@ -38,6 +39,20 @@ struct CapacityShortfallEvidence {
   nlohmann::json toJson() const;
 };
 
+/// The settings of capacity-shortfall: `detectors.capacity_shortfall` in the configuration file.
+struct CapacityShortfallSettings {
+  static constexpr std::string_view kSection = "capacity_shortfall";
+
+  bool enabled = true;
+  config::Seconds min_pending_age{60};
+  int min_unplaced_pods = 1;
+
+  bool operator==(const CapacityShortfallSettings&) const = default;
+  /// This section's rows, each with its rule and what it means: the one place the
+  /// settings are documented (the example file and docs/findings.md are checked against it).
+  std::vector<config::Field> fields();
+};
+
 /// capacity-shortfall (seed §4, bursts): the pending pods ask for more than the free capacity of
 /// all nodes together, so no placement could hold them (not fragmentation). A first-fit-
 /// decreasing packing onto the free capacity finds the pods left over, and a second one onto
@@ -45,6 +60,8 @@ struct CapacityShortfallEvidence {
 /// missing. One finding per cluster.
 class CapacityShortfall final : public Detector {
  public:
+  using Settings = CapacityShortfallSettings;
+
   const DetectorInfo& info() const override;
   void analyze(const AnalysisInput& input, FindingSink& out) const override;
 };

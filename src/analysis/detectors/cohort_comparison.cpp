@@ -59,7 +59,7 @@ Test mannWhitney(const std::vector<double>& a, const std::vector<double>& b) {
 }
 
 CohortMeasure compare(std::vector<double> base, std::vector<double> other,
-                      const config::CohortComparison& params) {
+                      const analysis::CohortComparisonSettings& params) {
   CohortMeasure out;
   out.baseline_samples = base.size();
   out.samples = other.size();
@@ -146,7 +146,7 @@ const DetectorInfo& CohortComparison::info() const {
 }
 
 void CohortComparison::analyze(const AnalysisInput& input, FindingSink& out) const {
-  const auto& params = input.config.detectors.cohort_comparison;
+  const auto& params = input.config.detectors.get<analysis::CohortComparisonSettings>();
   const auto groups = cohorts(input, params.cohort_label);
   if (groups.size() < 2) {
     out.noAdvice(
@@ -182,6 +182,18 @@ void CohortComparison::analyze(const AnalysisInput& input, FindingSink& out) con
     finding.impact = impact;
     out.emit(std::move(finding));
   }
+}
+
+std::vector<config::Field> CohortComparisonSettings::fields() {
+  return {
+      {"enabled", &enabled, config::Rule::kNone, "Turn this check on or off."},
+      {"cohort_label", &cohort_label, config::Rule::kNonEmpty,
+       "The pod label whose values are the cohorts."},
+      {"min_samples", &min_samples, config::Rule::kAtLeastOne,
+       "No verdict below this many samples per cohort..."},
+      {"max_p_value", &max_p_value, config::Rule::kShare,
+       "...nor when the p-value of the difference is above this."},
+  };
 }
 
 }  // namespace dagadvisor::analysis

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "analysis/detector.h"
+#include "config/field.h"
 
 namespace dagadvisor::analysis {
 
@@ -45,11 +46,28 @@ struct CohortComparisonEvidence {
   nlohmann::json toJson() const;
 };
 
+/// The settings of cohort-comparison: `detectors.cohort_comparison` in the configuration file.
+struct CohortComparisonSettings {
+  static constexpr std::string_view kSection = "cohort_comparison";
+
+  bool enabled = true;
+  std::string cohort_label = "scheduler-version";
+  int min_samples = 20;
+  double max_p_value = 0.05;
+
+  bool operator==(const CohortComparisonSettings&) const = default;
+  /// This section's rows, each with its rule and what it means: the one place the
+  /// settings are documented (the example file and docs/findings.md are checked against it).
+  std::vector<config::Field> fields();
+};
+
 /// cohort-comparison (seed §3.2): A/B between pod cohorts split by a label (scheduler-version):
 /// per-pod scheduling latency and run makespan, compared with a Mann-Whitney U test. One finding
 /// per cohort compared against the baseline (the first value in sort order).
 class CohortComparison final : public Detector {
  public:
+  using Settings = CohortComparisonSettings;
+
   const DetectorInfo& info() const override;
   void analyze(const AnalysisInput& input, FindingSink& out) const override;
 };

@@ -146,7 +146,7 @@ struct Classified {
 // Sorts the pending tasks of every run into critical (slack within max_critical_slack, some
 // work ahead) and slack-rich (at least min_rich_slack), the latter by PriorityClass.
 Classified classify(const std::vector<graph::RunGraph>& runs, const model::ClusterSnapshot& cluster,
-                    const config::CriticalPathPriority& params) {
+                    const analysis::CriticalPathPrioritySettings& params) {
   const TaskEstimates estimates(runs, cluster);
   Classified out;
   for (const graph::RunGraph& rg : runs) {
@@ -197,7 +197,7 @@ const DetectorInfo& CriticalPathPriority::info() const {
 }
 
 void CriticalPathPriority::analyze(const AnalysisInput& input, FindingSink& out) const {
-  const auto& params = input.config.detectors.critical_path_priority;
+  const auto& params = input.config.detectors.get<analysis::CriticalPathPrioritySettings>();
   const model::ClusterSnapshot& cluster = input.cluster;
   if (input.runs.empty()) {
     out.noAdvice("no workflow runs were rebuilt");
@@ -250,6 +250,22 @@ void CriticalPathPriority::analyze(const AnalysisInput& input, FindingSink& out)
     finding.impact = waiting;
     out.emit(std::move(finding));
   }
+}
+
+std::vector<config::Field> CriticalPathPrioritySettings::fields() {
+  return {
+      {"enabled", &enabled, config::Rule::kNone, "Turn this check on or off."},
+      {"max_critical_slack", &max_critical_slack, config::Rule::kNonNegative,
+       "A pending task is critical when its slack in the run's remaining work is at most this "
+       "(durations of unfinished tasks are estimated from other runs of the same DAG)..."},
+      {"min_rich_slack", &min_rich_slack, config::Rule::kNonNegative,
+       "...and slack-rich when its slack is at least this."},
+      {"priority_class", &priority_class, config::Rule::kNonEmpty,
+       "The PriorityClass the advice creates for critical-path tasks."},
+      {"priority_value", &priority_value, config::Rule::kNonNegative,
+       "The value of that PriorityClass: higher than the workflows' other pods, and below the "
+       "system classes (1000000000 and up)."},
+  };
 }
 
 }  // namespace dagadvisor::analysis

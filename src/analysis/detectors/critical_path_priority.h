@@ -9,6 +9,7 @@
 
 #include "analysis/detector.h"
 #include "analysis/evidence.h"
+#include "config/field.h"
 
 namespace dagadvisor::analysis {
 
@@ -37,11 +38,30 @@ struct CriticalPathPriorityEvidence {
   nlohmann::json toJson() const;
 };
 
+/// The settings of critical-path-priority: `detectors.critical_path_priority` in the configuration
+/// file.
+struct CriticalPathPrioritySettings {
+  static constexpr std::string_view kSection = "critical_path_priority";
+
+  bool enabled = true;
+  config::Seconds max_critical_slack{0};
+  config::Seconds min_rich_slack{300};
+  std::string priority_class = "dag-critical-path";
+  int priority_value = 100000;
+
+  bool operator==(const CriticalPathPrioritySettings&) const = default;
+  /// This section's rows, each with its rule and what it means: the one place the
+  /// settings are documented (the example file and docs/findings.md are checked against it).
+  std::vector<config::Field> fields();
+};
+
 /// critical-path-priority (seed §1, §2.3): pending tasks on the critical path of their run's
 /// remaining work that wait with no higher PriorityClass than pending tasks with plenty of slack.
 /// One finding per run, with its critical pending tasks and the slack-rich work they queue with.
 class CriticalPathPriority final : public Detector {
  public:
+  using Settings = CriticalPathPrioritySettings;
+
   const DetectorInfo& info() const override;
   void analyze(const AnalysisInput& input, FindingSink& out) const override;
 };

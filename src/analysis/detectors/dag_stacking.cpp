@@ -68,7 +68,7 @@ bool eligiblePeer(const Node& node, const Node& peer, const std::string& pool_la
 }
 
 std::vector<StackIdlePeer> idlePeers(const ClusterSnapshot& cluster, NodeId stacked,
-                                     const config::DagStacking& params,
+                                     const analysis::DagStackingSettings& params,
                                      const std::string& pool_label) {
   std::vector<std::pair<double, NodeId>> peers;
   for (NodeId id = 0; id < cluster.nodes().size(); ++id) {
@@ -159,7 +159,7 @@ const DetectorInfo& DagStacking::info() const {
 }
 
 void DagStacking::analyze(const AnalysisInput& input, FindingSink& out) const {
-  const auto& params = input.config.detectors.dag_stacking;
+  const auto& params = input.config.detectors.get<analysis::DagStackingSettings>();
   const ClusterSnapshot& cluster = input.cluster;
   if (input.runs.empty()) {
     out.noAdvice("no workflow runs were rebuilt");
@@ -208,6 +208,21 @@ void DagStacking::analyze(const AnalysisInput& input, FindingSink& out) const {
     finding.impact = static_cast<double>(stacked_tasks);
     out.emit(std::move(finding));
   }
+}
+
+std::vector<config::Field> DagStackingSettings::fields() {
+  return {
+      {"enabled", &enabled, config::Rule::kNone, "Turn this check on or off."},
+      {"min_tasks_per_node", &min_tasks_per_node, config::Rule::kAtLeastTwo,
+       "A run is reported when at least this many of its tasks are running on one node at the time "
+       "of the analysis..."},
+      {"min_node_cpu_share", &min_node_cpu_share, config::Rule::kShare,
+       "...the CPU requested on that node (by all its pods) is at least this share of what it can "
+       "give (a number from 0 to 1)..."},
+      {"min_peer_free_cpu_share", &min_peer_free_cpu_share, config::Rule::kShare,
+       "...and another node of the same pool, that the run's pods may use, has at least this share "
+       "of its CPU unrequested."},
+  };
 }
 
 }  // namespace dagadvisor::analysis

@@ -10,6 +10,7 @@
 
 #include "analysis/detector.h"
 #include "analysis/evidence.h"
+#include "config/field.h"
 
 namespace dagadvisor::analysis {
 
@@ -44,12 +45,29 @@ struct DagStackingEvidence {
   nlohmann::json toJson() const;
 };
 
+/// The settings of dag-stacking: `detectors.dag_stacking` in the configuration file.
+struct DagStackingSettings {
+  static constexpr std::string_view kSection = "dag_stacking";
+
+  bool enabled = true;
+  int min_tasks_per_node = 4;
+  double min_node_cpu_share = 0.8;
+  double min_peer_free_cpu_share = 0.5;
+
+  bool operator==(const DagStackingSettings&) const = default;
+  /// This section's rows, each with its rule and what it means: the one place the
+  /// settings are documented (the example file and docs/findings.md are checked against it).
+  std::vector<config::Field> fields();
+};
+
 /// dag-stacking (seed §2.2): many tasks of one run running on one node at the analysis time,
 /// that node nearly full, while another node of the same pool has CPU to spare. The tasks then
 /// compete for one node's CPU, memory bandwidth and disk. One finding per run, with the
 /// stacked nodes and the idle peers.
 class DagStacking final : public Detector {
  public:
+  using Settings = DagStackingSettings;
+
   const DetectorInfo& info() const override;
   void analyze(const AnalysisInput& input, FindingSink& out) const override;
 };

@@ -191,7 +191,7 @@ void GpuNodeHoarding::analyze(const AnalysisInput& input, FindingSink& out) cons
   if (noNodesToJudge(input, out)) {
     return;
   }
-  const auto& params = input.config.detectors.gpu_node_hoarding;
+  const auto& params = input.config.detectors.get<analysis::GpuNodeHoardingSettings>();
   const ClusterSnapshot& cluster = input.cluster;
   std::vector<PodId> pending_gpu;
   for (PodId id : cluster.pendingPods()) {
@@ -245,6 +245,26 @@ void GpuNodeHoarding::analyze(const AnalysisInput& input, FindingSink& out) cons
     finding.impact = static_cast<double>(free.gpus);
     out.emit(std::move(finding));
   }
+}
+
+std::vector<config::Field> GpuNodeHoardingSettings::fields() {
+  return {
+      {"enabled", &enabled, config::Rule::kNone, "Turn this check on or off."},
+      {"min_non_gpu_share", &min_non_gpu_share, config::Rule::kShare,
+       "A GPU node is reported when a GPU pod is pending that would fit on it if the pods without "
+       "GPUs were elsewhere: they hold the CPU or memory it needs. Such a node is a warning "
+       "whatever share those pods hold. With no GPU pod pending, a node is reported (as "
+       "information) only when require_pending_gpu_pods is false and pods without GPUs request at "
+       "least this share of its CPU or memory: a number from 0 to 1 (0.5 is half)."},
+      {"min_free_gpus", &min_free_gpus, config::Rule::kNonNegative,
+       "In both cases at least this many of the node's GPUs must be unallocated."},
+      {"require_pending_gpu_pods", &require_pending_gpu_pods, config::Rule::kNone,
+       "When true (the default), nodes are only reported while a GPU pod is pending that they "
+       "block; set false to also see nodes that merely hold GPU-node capacity."},
+      {"taint_key", &taint_key, config::Rule::kNonEmpty,
+       "The taint the recommended fix puts on GPU nodes, so that only pods that tolerate it (GPU "
+       "workloads) are placed there."},
+  };
 }
 
 }  // namespace dagadvisor::analysis

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analysis/detector.h"
+#include "config/field.h"
 #include "model/cluster.h"
 
 namespace dagadvisor::analysis {
@@ -48,12 +49,30 @@ struct GpuNodeHoardingEvidence {
   nlohmann::json toJson() const;
 };
 
+/// The settings of gpu-node-hoarding: `detectors.gpu_node_hoarding` in the configuration file.
+struct GpuNodeHoardingSettings {
+  static constexpr std::string_view kSection = "gpu_node_hoarding";
+
+  bool enabled = true;
+  int min_free_gpus = 1;
+  bool require_pending_gpu_pods = true;
+  double min_non_gpu_share = 0.5;
+  std::string taint_key = "nvidia.com/gpu";
+
+  bool operator==(const GpuNodeHoardingSettings&) const = default;
+  /// This section's rows, each with its rule and what it means: the one place the
+  /// settings are documented (the example file and docs/findings.md are checked against it).
+  std::vector<config::Field> fields();
+};
+
 /// gpu-node-hoarding (seed §1): GPU nodes whose CPU or memory is requested by pods that use no
 /// GPU (log collectors, node agents, small services), so GPUs sit unallocated while GPU pods pend
 /// for lack of CPU or memory. One finding per node, with the owners that hold it and the pending
 /// GPU pods that would fit if those owners stayed off the node.
 class GpuNodeHoarding final : public Detector {
  public:
+  using Settings = GpuNodeHoardingSettings;
+
   const DetectorInfo& info() const override;
   void analyze(const AnalysisInput& input, FindingSink& out) const override;
 };

@@ -83,7 +83,7 @@ void IdleSlots::analyze(const AnalysisInput& input, FindingSink& out) const {
   if (noRunsToJudge(input, out)) {
     return;
   }
-  const auto& params = input.config.detectors.idle_slots;
+  const auto& params = input.config.detectors.get<analysis::IdleSlotsSettings>();
   const ClusterSnapshot& cluster = input.cluster;
   for (const graph::RunGraph& rg : input.runs) {
     if (rg.run == nullptr || rg.graph.size() != rg.run->tasks.size()) {
@@ -126,6 +126,14 @@ void IdleSlots::analyze(const AnalysisInput& input, FindingSink& out) const {
     finding.impact = lost;
     out.emit(std::move(finding));
   }
+}
+
+std::vector<config::Field> IdleSlotsSettings::fields() {
+  return {
+      {"enabled", &enabled, config::Rule::kNone, "Turn this check on or off."},
+      {"min_ready_wait", &min_ready_wait, config::Rule::kNonNegative,
+       "A ready task is reported once it has waited this long since its last parent finished."},
+  };
 }
 
 }  // namespace dagadvisor::analysis

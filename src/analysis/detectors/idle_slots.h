@@ -8,6 +8,7 @@
 
 #include "analysis/detector.h"
 #include "analysis/evidence.h"
+#include "config/field.h"
 #include "model/cluster.h"
 
 namespace dagadvisor::analysis {
@@ -34,10 +35,25 @@ struct IdleSlotsEvidence {
   nlohmann::json toJson() const;
 };
 
+/// The settings of idle-slots: `detectors.idle_slots` in the configuration file.
+struct IdleSlotsSettings {
+  static constexpr std::string_view kSection = "idle_slots";
+
+  bool enabled = true;
+  config::Seconds min_ready_wait{60};
+
+  bool operator==(const IdleSlotsSettings&) const = default;
+  /// This section's rows, each with its rule and what it means: the one place the
+  /// settings are documented (the example file and docs/findings.md are checked against it).
+  std::vector<config::Field> fields();
+};
+
 /// idle-slots (seed §2.3, HEFT insertion): ready tasks (all parents finished) pending while a
 /// schedulable node has room for them now. One finding per run, with the time lost.
 class IdleSlots final : public Detector {
  public:
+  using Settings = IdleSlotsSettings;
+
   const DetectorInfo& info() const override;
   void analyze(const AnalysisInput& input, FindingSink& out) const override;
 };

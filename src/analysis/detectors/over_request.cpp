@@ -50,7 +50,8 @@ struct Owner {
 };
 
 // Right-sized requests of an over-requested pod, or nullopt when it uses enough of both.
-std::optional<model::ResourceVector> rightSized(const Pod& pod, const config::OverRequest& params) {
+std::optional<model::ResourceVector> rightSized(const Pod& pod,
+                                                const analysis::OverRequestSettings& params) {
   const model::ObservedUsage& use = *pod.usage;
   const double headroom = 1 + params.headroom;
   const double cpu_used = use.cpu_cores * 1000;
@@ -100,7 +101,8 @@ json podJson(const OverRequestedPod& pod) {
 }
 
 // The finding of one owner's over-requested pods.
-Finding ownerFinding(const OwnerKey& key, Owner& owner, const config::OverRequest& params) {
+Finding ownerFinding(const OwnerKey& key, Owner& owner,
+                     const analysis::OverRequestSettings& params) {
   OverRequestEvidence evidence;
   evidence.namespace_ = std::string(std::get<0>(key));
   evidence.owner_kind = std::string(std::get<1>(key));
@@ -163,7 +165,7 @@ void OverRequest::analyze(const AnalysisInput& input, FindingSink& out) const {
   if (noNodesToJudge(input, out)) {
     return;
   }
-  const auto& params = input.config.detectors.over_request;
+  const auto& params = input.config.detectors.get<analysis::OverRequestSettings>();
   const ClusterSnapshot& cluster = input.cluster;
   // Views into the pods, hashed: a key per pod without building three strings for it.
   std::unordered_map<OwnerKey, Owner, OwnerKeyHash> owners;
@@ -208,6 +210,22 @@ void OverRequest::analyze(const AnalysisInput& input, FindingSink& out) const {
   for (auto* entry : sorted) {
     out.emit(ownerFinding(entry->first, entry->second, params));
   }
+}
+
+std::vector<config::Field> OverRequestSettings::fields() {
+  return {
+      {"enabled", &enabled, config::Rule::kNone, "Turn this check on or off."},
+      {"min_node_requested_share", &min_node_requested_share, config::Rule::kShare,
+       "Only nodes whose requested CPU or memory is at least this share of what they can give."},
+      {"max_usage_share", &max_usage_share, config::Rule::kShare,
+       "A pod is over-requested when its observed use is at most this share of its request..."},
+      {"min_samples", &min_samples, config::Rule::kNonNegative,
+       "...measured over at least this many samples..."},
+      {"min_cpu_millis", &min_cpu_millis, config::Rule::kNonNegative,
+       "...for CPU requests of at least this many millicores."},
+      {"headroom", &headroom, config::Rule::kNonNegative,
+       "The advised request is the observed use plus this headroom (0.2 is 20% more)."},
+  };
 }
 
 }  // namespace dagadvisor::analysis

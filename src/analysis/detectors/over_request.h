@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "analysis/detector.h"
+#include "config/field.h"
 #include "model/resources.h"
 
 namespace dagadvisor::analysis {
@@ -38,10 +39,29 @@ struct OverRequestEvidence {
   nlohmann::json toJson() const;
 };
 
+/// The settings of over-request: `detectors.over_request` in the configuration file.
+struct OverRequestSettings {
+  static constexpr std::string_view kSection = "over_request";
+
+  bool enabled = true;
+  double min_node_requested_share = 0.8;
+  double max_usage_share = 0.5;
+  int min_samples = 30;
+  int min_cpu_millis = 100;
+  double headroom = 0.2;
+
+  bool operator==(const OverRequestSettings&) const = default;
+  /// This section's rows, each with its rule and what it means: the one place the
+  /// settings are documented (the example file and docs/findings.md are checked against it).
+  std::vector<config::Field> fields();
+};
+
 /// over-request (seed §1 `kubectl top`): pods on nearly full nodes that use far less than they
 /// request, with enough usage samples to say so. One finding per owning workload.
 class OverRequest final : public Detector {
  public:
+  using Settings = OverRequestSettings;
+
   const DetectorInfo& info() const override;
   void analyze(const AnalysisInput& input, FindingSink& out) const override;
 };

@@ -22,7 +22,7 @@ constexpr const char* kGeneral = "general-purpose";
 constexpr const char* kMemory = "memory-optimized";
 constexpr const char* kGpu = "gpu";
 
-std::string roleOf(const ResourceVector& shape, const config::PoolMismatch& params) {
+std::string roleOf(const ResourceVector& shape, const analysis::PoolMismatchSettings& params) {
   if (shape.gpus > 0) {
     return kGpu;
   }
@@ -45,14 +45,14 @@ struct Pool {
 };
 
 // A labelled node belongs to its label's pool; an unlabelled one to the pool of its own shape.
-std::string poolOf(const model::Node& node, const config::PoolMismatch& params,
+std::string poolOf(const model::Node& node, const analysis::PoolMismatchSettings& params,
                    const std::string& pool_label) {
   const auto label = node.labels.get(pool_label);
   return label ? std::string(*label) : roleOf(node.allocatable, params);
 }
 
 std::map<std::string, Pool> buildPools(const ClusterSnapshot& cluster,
-                                       const config::PoolMismatch& params,
+                                       const analysis::PoolMismatchSettings& params,
                                        const std::string& pool_label) {
   std::map<std::string, Pool> pools;
   for (NodeId id = 0; id < cluster.nodes().size(); ++id) {
@@ -136,7 +136,7 @@ void PoolMismatch::analyze(const AnalysisInput& input, FindingSink& out) const {
   if (noNodesToJudge(input, out)) {
     return;
   }
-  const auto& params = input.config.detectors.pool_mismatch;
+  const auto& params = input.config.detectors.get<analysis::PoolMismatchSettings>();
   const ClusterSnapshot& cluster = input.cluster;
   const auto pools = buildPools(cluster, params, input.config.cluster_labels.pool);
   std::map<OwnerKey, Misplaced> by_owner;
@@ -184,6 +184,18 @@ void PoolMismatch::analyze(const AnalysisInput& input, FindingSink& out) const {
     finding.impact = static_cast<double>(pod_count);
     out.emit(std::move(finding));
   }
+}
+
+std::vector<config::Field> PoolMismatchSettings::fields() {
+  return {
+      {"enabled", &enabled, config::Rule::kNone, "Turn this check on or off."},
+      {"compute_max_gib_per_core", &compute_max_gib_per_core, config::Rule::kNonNegative,
+       "Shapes by memory per CPU core: at most this many GiB per core is CPU-heavy..."},
+      {"memory_min_gib_per_core", &memory_min_gib_per_core, config::Rule::kNonNegative,
+       "...at least this many GiB per core is memory-heavy; in between is general purpose."},
+      {"min_pod_share", &min_pod_share, config::Rule::kShare,
+       "Pods that request less than this share of their node's CPU and memory are left out."},
+  };
 }
 
 }  // namespace dagadvisor::analysis

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "analysis/detector.h"
+#include "config/field.h"
 #include "model/resources.h"
 
 namespace dagadvisor::analysis {
@@ -43,11 +44,28 @@ struct PoolMismatchEvidence {
   nlohmann::json toJson() const;
 };
 
+/// The settings of pool-mismatch: `detectors.pool_mismatch` in the configuration file.
+struct PoolMismatchSettings {
+  static constexpr std::string_view kSection = "pool_mismatch";
+
+  bool enabled = true;
+  double compute_max_gib_per_core = 3;
+  double memory_min_gib_per_core = 6;
+  double min_pod_share = 0.1;
+
+  bool operator==(const PoolMismatchSettings&) const = default;
+  /// This section's rows, each with its rule and what it means: the one place the
+  /// settings are documented (the example file and docs/findings.md are checked against it).
+  std::vector<config::Field> fields();
+};
+
 /// pool-mismatch (seed §2.1): pods whose CPU:memory shape fits another pool than their node's.
 /// Pools are the values of the pool label, or shapes inferred from allocatable when nodes carry
 /// none. One finding per owning workload.
 class PoolMismatch final : public Detector {
  public:
+  using Settings = PoolMismatchSettings;
+
   const DetectorInfo& info() const override;
   void analyze(const AnalysisInput& input, FindingSink& out) const override;
 };

@@ -92,7 +92,7 @@ json causeJson(const SchedulingCause& c) {
 
 // Emits `evidence` (profile, source, quantiles and causes filled in) as a finding about `target`
 // when a quantile is over its SLO.
-void emitIfOver(const config::SchedulingLatency& params, std::string target,
+void emitIfOver(const analysis::SchedulingLatencySettings& params, std::string target,
                 SchedulingLatencyEvidence evidence, FindingSink& out) {
   evidence.p95_slo_seconds = params.p95_slo.count();
   evidence.p99_slo_seconds = params.p99_slo.count();
@@ -121,7 +121,7 @@ void emitIfOver(const config::SchedulingLatency& params, std::string target,
 
 // kube-state-metrics only: created → scheduled of the pods scheduled in the window.
 void fromPods(const AnalysisInput& input, FindingSink& out) {
-  const auto& params = input.config.detectors.scheduling_latency;
+  const auto& params = input.config.detectors.get<analysis::SchedulingLatencySettings>();
   std::vector<double> latencies;
   for (const model::Pod& pod : input.cluster.pods()) {
     if (pod.created && pod.scheduled && *pod.scheduled >= *pod.created) {
@@ -213,8 +213,8 @@ void SchedulingLatency::analyze(const AnalysisInput& input, FindingSink& out) co
     evidence.p99_seconds = profile.p99.value_or(0);
     evidence.causes = causes(stats);
     evidence.pods_per_second = profile.pods_per_second;
-    emitIfOver(input.config.detectors.scheduling_latency, "profile/" + name, std::move(evidence),
-               out);
+    emitIfOver(input.config.detectors.get<analysis::SchedulingLatencySettings>(), "profile/" + name,
+               std::move(evidence), out);
   }
   if (!measured) {
     out.noAdvice(stats.latency.empty()
@@ -222,6 +222,17 @@ void SchedulingLatency::analyze(const AnalysisInput& input, FindingSink& out) co
                      : "the kube-scheduler's latency histograms are empty: no pod was scheduled "
                        "in the window");
   }
+}
+
+std::vector<config::Field> SchedulingLatencySettings::fields() {
+  return {
+      {"enabled", &enabled, config::Rule::kNone, "Turn this check on or off."},
+      {"p95_slo", &p95_slo, config::Rule::kPositive,
+       "The objective for the 95th percentile of pod scheduling latency."},
+      {"p99_slo", &p99_slo, config::Rule::kPositive, "The objective for the 99th percentile."},
+      {"min_pods", &min_pods, config::Rule::kAtLeastOne,
+       "Without the scheduler's own metrics, per-pod times need at least this many pods."},
+  };
 }
 
 }  // namespace dagadvisor::analysis

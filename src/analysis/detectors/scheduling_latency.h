@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analysis/detector.h"
+#include "config/field.h"
 
 namespace dagadvisor::analysis {
 
@@ -45,11 +46,28 @@ struct SchedulingLatencyEvidence {
   nlohmann::json toJson() const;
 };
 
+/// The settings of scheduling-latency: `detectors.scheduling_latency` in the configuration file.
+struct SchedulingLatencySettings {
+  static constexpr std::string_view kSection = "scheduling_latency";
+
+  bool enabled = true;
+  config::Seconds p95_slo{5};
+  config::Seconds p99_slo{30};
+  int min_pods = 20;
+
+  bool operator==(const SchedulingLatencySettings&) const = default;
+  /// This section's rows, each with its rule and what it means: the one place the
+  /// settings are documented (the example file and docs/findings.md are checked against it).
+  std::vector<config::Field> fields();
+};
+
 /// scheduling-latency (seed §3.1): p95/p99 of pod scheduling latency over the SLO, per scheduler
 /// profile, with the likely cause; falls back to per-pod created → scheduled times when the
 /// scheduler's metrics are absent. One finding per profile (or one for the cluster).
 class SchedulingLatency final : public Detector {
  public:
+  using Settings = SchedulingLatencySettings;
+
   const DetectorInfo& info() const override;
   void analyze(const AnalysisInput& input, FindingSink& out) const override;
 };

@@ -80,7 +80,7 @@ void ShardCandidate::analyze(const AnalysisInput& input, FindingSink& out) const
   if (noRunsToJudge(input, out)) {
     return;
   }
-  const auto& params = input.config.detectors.shard_candidate;
+  const auto& params = input.config.detectors.get<analysis::ShardCandidateSettings>();
   std::map<std::string, std::vector<Dominant>> by_dag;
   for (const graph::RunGraph& rg : input.runs) {
     if (const auto d = dominantTask(rg)) {
@@ -148,6 +148,20 @@ void ShardCandidate::analyze(const AnalysisInput& input, FindingSink& out) const
     finding.impact = saving;
     out.emit(std::move(finding));
   }
+}
+
+std::vector<config::Field> ShardCandidateSettings::fields() {
+  return {
+      {"enabled", &enabled, config::Rule::kNone, "Turn this check on or off."},
+      {"min_runs", &min_runs, config::Rule::kAtLeastOne,
+       "A DAG needs at least this many finished runs..."},
+      {"min_critical_share", &min_critical_share, config::Rule::kShare,
+       "...in each of which one task takes at least this share of the critical path..."},
+      {"min_idle_nodes", &min_idle_nodes, config::Rule::kNonNegative,
+       "...while at least this many nodes could each run one more copy of that task."},
+      {"max_chunks", &max_chunks, config::Rule::kAtLeastTwo,
+       "The advice splits the task into at most this many parallel chunks."},
+  };
 }
 
 }  // namespace dagadvisor::analysis

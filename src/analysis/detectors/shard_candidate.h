@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "analysis/detector.h"
+#include "config/field.h"
 
 namespace dagadvisor::analysis {
 
@@ -31,10 +32,28 @@ struct ShardCandidateEvidence {
   nlohmann::json toJson() const;
 };
 
+/// The settings of shard-candidate: `detectors.shard_candidate` in the configuration file.
+struct ShardCandidateSettings {
+  static constexpr std::string_view kSection = "shard_candidate";
+
+  bool enabled = true;
+  int min_runs = 3;
+  double min_critical_share = 0.5;
+  int min_idle_nodes = 2;
+  int max_chunks = 8;
+
+  bool operator==(const ShardCandidateSettings&) const = default;
+  /// This section's rows, each with its rule and what it means: the one place the
+  /// settings are documented (the example file and docs/findings.md are checked against it).
+  std::vector<config::Field> fields();
+};
+
 /// shard-candidate (seed §4.1): one task dominating the critical path of every recent run of a
 /// DAG while nodes could run copies of it in parallel. One finding per DAG.
 class ShardCandidate final : public Detector {
  public:
+  using Settings = ShardCandidateSettings;
+
   const DetectorInfo& info() const override;
   void analyze(const AnalysisInput& input, FindingSink& out) const override;
 };

@@ -195,7 +195,8 @@ Tally tallyRun(const graph::RunGraph& rg, const ClusterSnapshot& cluster, const 
   return tally;
 }
 
-bool worthReporting(const Tally& tally, double share, const config::SplitDependencies& params) {
+bool worthReporting(const Tally& tally, double share,
+                    const analysis::SplitDependenciesSettings& params) {
   const auto min_split = static_cast<std::size_t>(params.min_split_edges);
   const auto min_cross = static_cast<std::size_t>(params.min_cross_zone_edges);
   return tally.split() >= min_split &&
@@ -320,7 +321,7 @@ void SplitDependencies::analyze(const AnalysisInput& input, FindingSink& out) co
   if (noRunsToJudge(input, out)) {
     return;
   }
-  const auto& params = input.config.detectors.split_dependencies;
+  const auto& params = input.config.detectors.get<analysis::SplitDependenciesSettings>();
   const ZoneIndex zones = indexZones(input.cluster, input.config.cluster_labels.zone);
   Scratch scratch;
   std::size_t placed_edges = 0;
@@ -342,6 +343,24 @@ void SplitDependencies::analyze(const AnalysisInput& input, FindingSink& out) co
   if (placed_edges == 0) {
     out.noAdvice("no dependency edge of any run has both its pods placed on a node");
   }
+}
+
+std::vector<config::Field> SplitDependenciesSettings::fields() {
+  return {
+      {"enabled", &enabled, config::Rule::kNone, "Turn this check on or off."},
+      {"min_split_edges", &min_split_edges, config::Rule::kAtLeastOne,
+       "A run is reported when at least this many of its dependencies (parent -> child) ran on two "
+       "different nodes..."},
+      {"min_split_share", &min_split_share, config::Rule::kShare,
+       "...and they are at least this share of the dependencies whose two pods were placed (a "
+       "number from 0 to 1)..."},
+      {"min_cross_zone_edges", &min_cross_zone_edges, config::Rule::kAtLeastOne,
+       "...or at least this many of them crossed zones, whatever the share."},
+      {"min_run_transfer", &min_run_transfer, config::Rule::kNonNegative,
+       "...and only when its split dependencies cost at least this much in all, by the transfer "
+       "model (analysis.transfer): a few dependencies split by chance are not worth a change of "
+       "pod templates. The zone label is cluster_labels.zone."},
+  };
 }
 
 }  // namespace dagadvisor::analysis

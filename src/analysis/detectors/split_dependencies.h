@@ -9,6 +9,7 @@
 
 #include "analysis/detector.h"
 #include "analysis/evidence.h"
+#include "config/field.h"
 
 namespace dagadvisor::analysis {
 
@@ -50,12 +51,30 @@ struct SplitDependenciesEvidence {
   nlohmann::json toJson() const;
 };
 
+/// The settings of split-dependencies: `detectors.split_dependencies` in the configuration file.
+struct SplitDependenciesSettings {
+  static constexpr std::string_view kSection = "split_dependencies";
+
+  bool enabled = true;
+  int min_split_edges = 2;
+  double min_split_share = 0.5;
+  int min_cross_zone_edges = 2;
+  config::Seconds min_run_transfer{45};
+
+  bool operator==(const SplitDependenciesSettings&) const = default;
+  /// This section's rows, each with its rule and what it means: the one place the
+  /// settings are documented (the example file and docs/findings.md are checked against it).
+  std::vector<config::Field> fields();
+};
+
 /// split-dependencies (seed §1, §2.2): parent → child edges of a run whose pods ran on different
 /// nodes, and above all in different zones, so the child must fetch the parent's output over the
 /// network. One finding per run, with the split counts and the transfer time the configured cost
 /// model estimates (in all and on the critical path).
 class SplitDependencies final : public Detector {
  public:
+  using Settings = SplitDependenciesSettings;
+
   const DetectorInfo& info() const override;
   void analyze(const AnalysisInput& input, FindingSink& out) const override;
 };

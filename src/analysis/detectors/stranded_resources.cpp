@@ -31,9 +31,9 @@ std::array<std::int64_t, 3> components(const ResourceVector& v) {
 
 // Stranding on one node (the rule of analysis/stranding.h): resources it has that no pod can get
 // because another is used up.
-void reportNode(const ClusterSnapshot& cluster, NodeId id, const config::StrandedResources& params,
-                FindingSink& out) {
-  const NodeStranding rule = strandingOf(cluster, id, params);
+void reportNode(const ClusterSnapshot& cluster, NodeId id,
+                const analysis::StrandedResourcesSettings& params, FindingSink& out) {
+  const NodeStranding rule = strandingOf(cluster, id, params.rule);
   if (!rule.anyStranded()) {
     return;
   }
@@ -203,8 +203,8 @@ void reportCluster(const ClusterSnapshot& cluster, const config::Config& config,
     fragmentation.capacity_blocked_pods += s.capacity_blocked;
   }
   const std::size_t fragmentation_blocked = fragmentation.fragmentation_blocked_pods;
-  const auto min_blocked =
-      static_cast<std::size_t>(config.detectors.stranded_resources.min_fragmentation_blocked_pods);
+  const auto min_blocked = static_cast<std::size_t>(
+      config.detectors.get<analysis::StrandedResourcesSettings>().min_fragmentation_blocked_pods);
   if (fragmentation_blocked < min_blocked) {
     return;
   }
@@ -282,7 +282,7 @@ const DetectorInfo& StrandedResources::info() const {
 }
 
 void StrandedResources::analyze(const AnalysisInput& input, FindingSink& out) const {
-  const auto& params = input.config.detectors.stranded_resources;
+  const auto& params = input.config.detectors.get<analysis::StrandedResourcesSettings>();
   std::size_t usable_nodes = 0;
   for (NodeId id = 0; id < input.cluster.nodes().size(); ++id) {
     if (acceptsPods(input.cluster.node(id))) {
@@ -295,6 +295,21 @@ void StrandedResources::analyze(const AnalysisInput& input, FindingSink& out) co
     return;
   }
   reportCluster(input.cluster, input.config, out);
+}
+
+std::vector<config::Field> StrandedResourcesSettings::fields() {
+  return {
+      {"enabled", &enabled, config::Rule::kNone, "Turn this check on or off."},
+      {"max_exhausted_free_share", &rule.max_exhausted_free_share, config::Rule::kShare,
+       "A node's resource counts as used up when at most this share of it is unrequested (a number "
+       "from 0 to 1; 0.05 is 5%)..."},
+      {"min_stranded_share", &rule.min_stranded_share, config::Rule::kShare,
+       "...and another of its resources counts as stranded when at least this share of it is "
+       "unrequested."},
+      {"min_fragmentation_blocked_pods", &min_fragmentation_blocked_pods, config::Rule::kAtLeastOne,
+       "The cluster-wide fragmentation finding needs at least this many pending pods that fit the "
+       "free capacity of all nodes put together but not the free capacity of any one node."},
+  };
 }
 
 }  // namespace dagadvisor::analysis

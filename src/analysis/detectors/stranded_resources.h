@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "analysis/detector.h"
+#include "analysis/stranding.h"
+#include "config/field.h"
 #include "model/resources.h"
 
 namespace dagadvisor::analysis {
@@ -64,6 +66,20 @@ struct StrandedResourcesEvidence {
   nlohmann::json toJson() const;
 };
 
+/// The settings of stranded-resources: `detectors.stranded_resources` in the configuration file.
+struct StrandedResourcesSettings {
+  static constexpr std::string_view kSection = "stranded_resources";
+
+  bool enabled = true;
+  StrandingRule rule;
+  int min_fragmentation_blocked_pods = 1;
+
+  bool operator==(const StrandedResourcesSettings&) const = default;
+  /// This section's rows, each with its rule and what it means: the one place the
+  /// settings are documented (the example file and docs/findings.md are checked against it).
+  std::vector<config::Field> fields();
+};
+
 /// stranded-resources (seed §1): per node, resources left free because another resource of the
 /// node is exhausted (Borg's "stranded resources", Verma et al. EuroSys 2015), one finding per
 /// node; and for the cluster, the fit-count fragmentation index of each pending pod shape,
@@ -71,6 +87,8 @@ struct StrandedResourcesEvidence {
 /// no single node.
 class StrandedResources final : public Detector {
  public:
+  using Settings = StrandedResourcesSettings;
+
   const DetectorInfo& info() const override;
   void analyze(const AnalysisInput& input, FindingSink& out) const override;
 };

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <set>
 
+#include "analysis/detectors/gpu_node_hoarding.h"
 #include "config/config_fields.h"
 #include "support/test_support.h"
 
@@ -19,7 +20,7 @@ std::string configSection(std::string_view kind) {
 }
 
 bool hasConfigField(const std::string& prefix) {
-  config::Config config;
+  config::Config config = advice::defaultConfig();
   const auto fields = config::configFields(config);
   return std::any_of(fields.begin(), fields.end(),
                      [&](const config::Field& f) { return f.path.starts_with(prefix); });
@@ -52,9 +53,9 @@ TEST_CASE("every kind has a unique name, a detector, an adviser, docs and settin
 }
 
 TEST_CASE("disabling a detector in config removes it from the enabled list", "[kinds]") {
-  config::Detectors settings;
+  config::DetectorSettings settings;
   CHECK(advice::enabledDetectors(settings).size() == advice::kindList().size());
-  settings.gpu_node_hoarding.enabled = false;
+  settings.get<analysis::GpuNodeHoardingSettings>().enabled = false;
   const auto enabled = advice::enabledDetectors(settings);
   CHECK(enabled.size() == advice::kindList().size() - 1);
   for (const auto& detector : enabled) {

@@ -51,9 +51,9 @@ TEST_CASE("batch-online-colocation min_node_cpu_share holds at its edge",
           "[detector][batch-online-colocation]") {
   testing::RunFixture fx = testing::colocationScenario();
   config::Config config;
-  config.detectors.batch_online_colocation.min_node_cpu_share = 0.875;
+  config.detectors.get<analysis::BatchOnlineColocationSettings>().min_node_cpu_share = 0.875;
   CHECK(detectBatchOnlineColocation(fx, config).size() == 1);
-  config.detectors.batch_online_colocation.min_node_cpu_share = 0.876;
+  config.detectors.get<analysis::BatchOnlineColocationSettings>().min_node_cpu_share = 0.876;
   CHECK(detectBatchOnlineColocation(fx, config).empty());
 }
 

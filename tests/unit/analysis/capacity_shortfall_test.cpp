@@ -114,9 +114,9 @@ TEST_CASE("min_unplaced_pods holds at its edge", "[detector][capacity-shortfall]
     pods.push_back(pending(name, 4));  // two left over
   }
   config::Config config;
-  config.detectors.capacity_shortfall.min_unplaced_pods = 2;
+  config.detectors.get<analysis::CapacityShortfallSettings>().min_unplaced_pods = 2;
   CHECK(detectCapacityShortfall(twoNodes(), pods, config).size() == 1);
-  config.detectors.capacity_shortfall.min_unplaced_pods = 3;
+  config.detectors.get<analysis::CapacityShortfallSettings>().min_unplaced_pods = 3;
   CHECK(detectCapacityShortfall(twoNodes(), pods, config).empty());
 }
 

@@ -77,7 +77,7 @@ TEST_CASE("no verdict below the minimum sample", "[detector][cohort-comparison]"
   CHECK(e.verdict == "no verdict");
   CHECK(findings[0].severity == analysis::Severity::kInfo);
   config::Config config;
-  config.detectors.cohort_comparison.min_samples = 19;
+  config.detectors.get<analysis::CohortComparisonSettings>().min_samples = 19;
   CHECK(detectCohortComparison(pods, config)[0]
             .evidenceAs<analysis::CohortComparisonEvidence>()
             .verdict == "slower");

@@ -56,9 +56,11 @@ TEST_CASE("pending critical-path tasks at the priority of slack-rich work are re
 TEST_CASE("min_rich_slack holds at its edge", "[detector][critical-path-priority]") {
   testing::RunFixture fx = testing::criticalPathScenario();
   config::Config config;
-  config.detectors.critical_path_priority.min_rich_slack = config::Seconds(990);
+  config.detectors.get<analysis::CriticalPathPrioritySettings>().min_rich_slack =
+      config::Seconds(990);
   CHECK(detectCriticalPathPriority(fx, config).size() == 1);
-  config.detectors.critical_path_priority.min_rich_slack = config::Seconds(991);
+  config.detectors.get<analysis::CriticalPathPrioritySettings>().min_rich_slack =
+      config::Seconds(991);
   CHECK(detectCriticalPathPriority(fx, config).empty());
 }
 

@@ -82,18 +82,18 @@ TEST_CASE("tasks of one run piled on a busy node beside an idle peer are reporte
 TEST_CASE("min_tasks_per_node holds at its edge", "[detector][dag-stacking]") {
   RunFixture fx = stacked(4, 4);  // 16 of 16 cores
   config::Config config;
-  REQUIRE(config.detectors.dag_stacking.min_tasks_per_node == 4);
+  REQUIRE(config.detectors.get<analysis::DagStackingSettings>().min_tasks_per_node == 4);
   CHECK(detectDagStacking(fx, config).size() == 1);
-  config.detectors.dag_stacking.min_tasks_per_node = 5;
+  config.detectors.get<analysis::DagStackingSettings>().min_tasks_per_node = 5;
   CHECK(detectDagStacking(fx, config).empty());
 }
 
 TEST_CASE("min_node_cpu_share holds at its edge", "[detector][dag-stacking]") {
   RunFixture fx = stacked(4, 3.2);  // 12.8 of 16 cores = 0.8
   config::Config config;
-  REQUIRE(config.detectors.dag_stacking.min_node_cpu_share == 0.8);
+  REQUIRE(config.detectors.get<analysis::DagStackingSettings>().min_node_cpu_share == 0.8);
   CHECK(detectDagStacking(fx, config).size() == 1);
-  config.detectors.dag_stacking.min_node_cpu_share = 0.81;
+  config.detectors.get<analysis::DagStackingSettings>().min_node_cpu_share = 0.81;
   CHECK(detectDagStacking(fx, config).empty());
 }
 
@@ -102,9 +102,9 @@ TEST_CASE("a peer counts as idle only with enough free CPU, edge included",
   RunFixture fx = stacked(5, 3);
   fx.pods.push_back(makePod("web", "api", "w2", 8, 1));  // w2: 8 of 16 free = 0.5
   config::Config config;
-  REQUIRE(config.detectors.dag_stacking.min_peer_free_cpu_share == 0.5);
+  REQUIRE(config.detectors.get<analysis::DagStackingSettings>().min_peer_free_cpu_share == 0.5);
   CHECK(detectDagStacking(fx, config).size() == 1);
-  config.detectors.dag_stacking.min_peer_free_cpu_share = 0.51;
+  config.detectors.get<analysis::DagStackingSettings>().min_peer_free_cpu_share = 0.51;
   CHECK(detectDagStacking(fx, config).empty());
 }
 

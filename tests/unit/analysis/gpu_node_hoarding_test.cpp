@@ -98,7 +98,7 @@ TEST_CASE("without pending GPU pods the hold is reported only when asked, as inf
   model::ClusterSnapshot cluster(5000, {makeNode("gpu-1", 16, 64, 4)}, std::move(pods));
   CHECK(detectGpuNodeHoarding(cluster).empty());
   config::Config config;
-  config.detectors.gpu_node_hoarding.require_pending_gpu_pods = false;
+  config.detectors.get<analysis::GpuNodeHoardingSettings>().require_pending_gpu_pods = false;
   const auto findings = detectGpuNodeHoarding(cluster, config);
   REQUIRE(findings.size() == 1);
   CHECK(findings[0].severity == analysis::Severity::kInfo);
@@ -126,18 +126,18 @@ TEST_CASE("without pending pods the share threshold decides, edge included",
   pods[1].requests.memory_bytes = 0;
   model::ClusterSnapshot cluster(5000, {makeNode("gpu-1", 16, 64, 4)}, pods);
   config::Config config;
-  config.detectors.gpu_node_hoarding.require_pending_gpu_pods = false;
+  config.detectors.get<analysis::GpuNodeHoardingSettings>().require_pending_gpu_pods = false;
   CHECK(detectGpuNodeHoarding(cluster, config).size() == 1);
-  config.detectors.gpu_node_hoarding.min_non_gpu_share = 0.51;
+  config.detectors.get<analysis::GpuNodeHoardingSettings>().min_non_gpu_share = 0.51;
   CHECK(detectGpuNodeHoarding(cluster, config).empty());
 }
 
 TEST_CASE("min_free_gpus is honoured", "[detector][gpu-node-hoarding]") {
   model::ClusterSnapshot cluster(5000, {makeNode("gpu-1", 16, 64, 4)}, seedPods());
   config::Config config;
-  config.detectors.gpu_node_hoarding.min_free_gpus = 3;
+  config.detectors.get<analysis::GpuNodeHoardingSettings>().min_free_gpus = 3;
   CHECK(detectGpuNodeHoarding(cluster, config).size() == 1);
-  config.detectors.gpu_node_hoarding.min_free_gpus = 4;
+  config.detectors.get<analysis::GpuNodeHoardingSettings>().min_free_gpus = 4;
   CHECK(detectGpuNodeHoarding(cluster, config).empty());
 }
 

@@ -45,9 +45,9 @@ TEST_CASE("a ready task pending while a node has room is reported", "[detector][
 TEST_CASE("min_ready_wait holds at its edge", "[detector][idle-slots]") {
   testing::RunFixture fx = testing::idleSlotScenario();
   config::Config config;
-  config.detectors.idle_slots.min_ready_wait = config::Seconds(9'800);
+  config.detectors.get<analysis::IdleSlotsSettings>().min_ready_wait = config::Seconds(9'800);
   CHECK(detectIdleSlots(fx, config).size() == 1);
-  config.detectors.idle_slots.min_ready_wait = config::Seconds(9'801);
+  config.detectors.get<analysis::IdleSlotsSettings>().min_ready_wait = config::Seconds(9'801);
   CHECK(detectIdleSlots(fx, config).empty());
 }
 

@@ -61,7 +61,7 @@ TEST_CASE("over-request needs enough samples", "[detector][over-request]") {
 TEST_CASE("over-request thresholds hold at their edges", "[detector][over-request]") {
   testing::RunFixture fx = testing::overRequestScenario();  // node 7/8 CPU requested
   config::Config config;
-  auto& params = config.detectors.over_request;
+  auto& params = config.detectors.get<analysis::OverRequestSettings>();
   params.min_node_requested_share = 0.875;
   CHECK(detectOverRequest(fx, config).size() == 1);
   params.min_node_requested_share = 0.876;

@@ -67,7 +67,7 @@ TEST_CASE("labelled pools are named by their label", "[detector][pool-mismatch]"
 TEST_CASE("pool-mismatch thresholds hold at their edges", "[detector][pool-mismatch]") {
   testing::RunFixture fx = testing::poolMismatchScenario();  // cache: 12 GiB/core, 24/32 memory
   config::Config config;
-  auto& params = config.detectors.pool_mismatch;
+  auto& params = config.detectors.get<analysis::PoolMismatchSettings>();
   params.memory_min_gib_per_core = 12;
   CHECK(detectPoolMismatch(fx, config).size() == 1);
   params.memory_min_gib_per_core = 12.5;  // the cache becomes general purpose

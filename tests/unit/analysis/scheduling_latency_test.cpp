@@ -110,10 +110,10 @@ TEST_CASE("the SLOs hold at their edges", "[detector][scheduling-latency]") {
   model::ClusterSnapshot cluster(5000, {testing::makeNode("n1", 16, 64)}, {});
   cluster.setScheduler(slowScheduler());
   config::Config config;
-  config.detectors.scheduling_latency.p95_slo = config::Seconds(8);
-  config.detectors.scheduling_latency.p99_slo = config::Seconds(40);
+  config.detectors.get<analysis::SchedulingLatencySettings>().p95_slo = config::Seconds(8);
+  config.detectors.get<analysis::SchedulingLatencySettings>().p99_slo = config::Seconds(40);
   CHECK(detectSchedulingLatency(cluster, config).empty());
-  config.detectors.scheduling_latency.p99_slo = config::Seconds(39.9);
+  config.detectors.get<analysis::SchedulingLatencySettings>().p99_slo = config::Seconds(39.9);
   const auto findings = detectSchedulingLatency(cluster, config);
   REQUIRE(findings.size() == 1);
   CHECK(findings[0].severity == analysis::Severity::kWarning);
@@ -145,7 +145,7 @@ TEST_CASE("without scheduler metrics, per-pod times are used", "[detector][sched
   CHECK(json["pods"] == 20);
   CHECK_FALSE(json.contains("pods_per_second"));
   config::Config config;
-  config.detectors.scheduling_latency.min_pods = 21;
+  config.detectors.get<analysis::SchedulingLatencySettings>().min_pods = 21;
   CHECK(detectSchedulingLatency(cluster, config).empty());
 }
 

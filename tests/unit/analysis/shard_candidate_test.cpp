@@ -49,7 +49,7 @@ TEST_CASE("a task dominating every run's critical path is a shard candidate",
 TEST_CASE("shard-candidate thresholds hold at their edges", "[detector][shard-candidate]") {
   testing::RunFixture fx = testing::shardScenario();
   config::Config config;
-  auto& params = config.detectors.shard_candidate;
+  auto& params = config.detectors.get<analysis::ShardCandidateSettings>();
   params.min_critical_share = 0.83;
   CHECK(detectShardCandidate(fx, config).size() == 1);
   params.min_critical_share = 0.84;

@@ -33,7 +33,7 @@ RunFixture diamond(const std::vector<std::string>& node_of_task) {
 // The cases below test the edge counting; the transfer-cost floor has its own tests.
 config::Config noFloor() {
   config::Config config;
-  config.detectors.split_dependencies.min_run_transfer = config::Seconds(0);
+  config.detectors.get<analysis::SplitDependenciesSettings>().min_run_transfer = config::Seconds(0);
   return config;
 }
 
@@ -118,14 +118,14 @@ TEST_CASE("the split-share threshold and min_split_edges hold at their edges",
   RunFixture fx = diamond({"a1", "a1", "a1", "a2", "a1"});
   config::Config config = noFloor();
   CHECK(detectSplitDependencies(fx, config).empty());  // 0.4 < 0.5 and no cross-zone edge
-  config.detectors.split_dependencies.min_split_share = 0.4;
+  config.detectors.get<analysis::SplitDependenciesSettings>().min_split_share = 0.4;
   const auto findings = detectSplitDependencies(fx, config);
   REQUIRE(findings.size() == 1);
   CHECK(findings[0].severity == analysis::Severity::kInfo);  // no zone crossed
   const auto& e = findings[0].evidenceAs<analysis::SplitDependenciesEvidence>();
   CHECK(e.same_zone_split_edges == 2);
   CHECK(e.estimated_transfer_seconds == Approx(10));
-  config.detectors.split_dependencies.min_split_edges = 3;
+  config.detectors.get<analysis::SplitDependenciesSettings>().min_split_edges = 3;
   CHECK(detectSplitDependencies(fx, config).empty());
 }
 
@@ -133,11 +133,11 @@ TEST_CASE("enough cross-zone edges fire below the share threshold, edge included
           "[detector][split-dependencies]") {
   RunFixture fx = diamond({"a1", "a1", "a1", "b1", "a1"});  // 2 cross-zone edges of 5
   config::Config config = noFloor();
-  REQUIRE(config.detectors.split_dependencies.min_cross_zone_edges == 2);
+  REQUIRE(config.detectors.get<analysis::SplitDependenciesSettings>().min_cross_zone_edges == 2);
   const auto findings = detectSplitDependencies(fx, config);
   REQUIRE(findings.size() == 1);
   CHECK(findings[0].evidenceAs<analysis::SplitDependenciesEvidence>().cross_zone_edges == 2);
-  config.detectors.split_dependencies.min_cross_zone_edges = 3;
+  config.detectors.get<analysis::SplitDependenciesSettings>().min_cross_zone_edges = 3;
   CHECK(detectSplitDependencies(fx, config).empty());
 }
 
@@ -180,11 +180,14 @@ TEST_CASE("the transfer-cost floor: a run is reported only from min_run_transfer
           "[detector][split-dependencies]") {
   RunFixture fx = diamond({"a1", "b1", "b1", "a2", "a2"});  // 3 cross-zone edges: 90 s
   config::Config config;
-  REQUIRE(config.detectors.split_dependencies.min_run_transfer.count() == 45);
+  REQUIRE(config.detectors.get<analysis::SplitDependenciesSettings>().min_run_transfer.count() ==
+          45);
   REQUIRE(detectSplitDependencies(fx, config).size() == 1);  // over the default floor
-  config.detectors.split_dependencies.min_run_transfer = config::Seconds(90);
+  config.detectors.get<analysis::SplitDependenciesSettings>().min_run_transfer =
+      config::Seconds(90);
   REQUIRE(detectSplitDependencies(fx, config).size() == 1);  // exactly at the floor
-  config.detectors.split_dependencies.min_run_transfer = config::Seconds(90.5);
+  config.detectors.get<analysis::SplitDependenciesSettings>().min_run_transfer =
+      config::Seconds(90.5);
   CHECK(detectSplitDependencies(fx, config).empty());
   // The floor reads the cost model: dearer cross-zone hops lift the same run over it.
   config.analysis.transfer.cross_zone = config::Seconds(31);
@@ -196,9 +199,10 @@ TEST_CASE("a split inside one zone stays under the default floor",
   // align-2 alone on a2: two same-zone edges, 10 s in all, under the 45 s floor.
   RunFixture fx = diamond({"a1", "a1", "a1", "a2", "a1"});
   config::Config config;
-  config.detectors.split_dependencies.min_split_share = 0.4;
+  config.detectors.get<analysis::SplitDependenciesSettings>().min_split_share = 0.4;
   CHECK(detectSplitDependencies(fx, config).empty());
-  config.detectors.split_dependencies.min_run_transfer = config::Seconds(10);
+  config.detectors.get<analysis::SplitDependenciesSettings>().min_run_transfer =
+      config::Seconds(10);
   CHECK(detectSplitDependencies(fx, config).size() == 1);
 }
 

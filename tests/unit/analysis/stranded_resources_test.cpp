@@ -184,9 +184,9 @@ TEST_CASE("min_fragmentation_blocked_pods holds at its edge", "[detector][strand
                                   makePod("ml", "big-2", "", 6, 8)};
   model::ClusterSnapshot cluster(5000, nodes, pods);
   config::Config config;
-  config.detectors.stranded_resources.min_fragmentation_blocked_pods = 2;
+  config.detectors.get<analysis::StrandedResourcesSettings>().min_fragmentation_blocked_pods = 2;
   CHECK(clusterScope(detectStrandedResources(cluster, config)).size() == 1);
-  config.detectors.stranded_resources.min_fragmentation_blocked_pods = 3;
+  config.detectors.get<analysis::StrandedResourcesSettings>().min_fragmentation_blocked_pods = 3;
   CHECK(clusterScope(detectStrandedResources(cluster, config)).empty());
 }
 

@@ -12,7 +12,7 @@ TEST_CASE("stranding: an exhausted resource strands the others' free shares", "[
   // 15.5 of 16 cores requested (3 % free ≤ 5 %): the 48 GiB of 64 still free are stranded.
   model::ClusterSnapshot cluster(100, {makeNode("n1", 16, 64)},
                                  {makePod("a", "p", "n1", 15.5, 16, 0)});
-  const auto s = analysis::strandingOf(cluster, 0, config::StrandedResources{});
+  const auto s = analysis::strandingOf(cluster, 0, analysis::StrandingRule{});
   CHECK(s.exhausted[0]);
   CHECK_FALSE(s.exhausted[1]);
   CHECK(s.stranded[1]);
@@ -28,7 +28,7 @@ TEST_CASE("stranding: an over-committed resource counts as exhausted, not as abs
   // free memory is stranded. The nodes view once skipped such nodes (its share went negative).
   model::ClusterSnapshot cluster(100, {makeNode("n1", 16, 64)},
                                  {makePod("a", "p", "n1", 20, 16, 0)});
-  const auto s = analysis::strandingOf(cluster, 0, config::StrandedResources{});
+  const auto s = analysis::strandingOf(cluster, 0, analysis::StrandingRule{});
   CHECK(s.free_share[0] == 0);
   CHECK(s.exhausted[0]);
   CHECK(s.stranded[1]);
@@ -42,8 +42,8 @@ TEST_CASE("stranding: cordoned nodes and nodes without free-share trouble strand
   model::ClusterSnapshot cluster(
       100, {cordoned, makeNode("n2", 16, 64)},
       {makePod("a", "p", "n1", 15, 16, 0), makePod("a", "q", "n2", 8, 32, 0)});
-  CHECK_FALSE(analysis::strandingOf(cluster, 0, config::StrandedResources{}).anyStranded());
-  const auto half = analysis::strandingOf(cluster, 1, config::StrandedResources{});
+  CHECK_FALSE(analysis::strandingOf(cluster, 0, analysis::StrandingRule{}).anyStranded());
+  const auto half = analysis::strandingOf(cluster, 1, analysis::StrandingRule{});
   CHECK_FALSE(half.anyStranded());
   CHECK(half.free_share[0] == Approx(0.5));
 }

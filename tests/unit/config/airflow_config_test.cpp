@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "advice/kind_list.h"
 #include "config/config_loader.h"
 #include "unit/config/error_fields.h"
 
@@ -18,7 +19,8 @@ sources:
     basic_auth: {username: viewer, password_file: /etc/airflow/password}
     tls: {ca_file: /etc/ca.pem, insecure_skip_verify: true}
     max_dags_per_cycle: 7
-)");
+)",
+                                     advice::defaultConfig());
   REQUIRE(std::holds_alternative<Config>(loaded));
   const AirflowSource& airflow = std::get<Config>(loaded).sources.airflow;
   CHECK(airflow.enabled);

@@ -1,8 +1,11 @@
 #include "config/config_fields.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <limits>
 #include <set>
+
+#include "advice/kind_list.h"
 
 using dagadvisor::config::Config;
 using dagadvisor::config::configFields;
@@ -39,7 +42,7 @@ std::size_t checkNode(const FieldNode& node) {
 }  // namespace
 
 TEST_CASE("every setting is listed once, at its own address", "[config][fields]") {
-  Config config;
+  Config config = dagadvisor::advice::defaultConfig();
   const std::vector<Field> fields = configFields(config);
   std::set<std::string_view> paths;
   std::set<const void*> addresses;
@@ -50,15 +53,20 @@ TEST_CASE("every setting is listed once, at its own address", "[config][fields]"
     const auto* base = reinterpret_cast<const char*>(&config);
     const auto* at =
         static_cast<const char*>(std::visit([](auto* p) -> const void* { return p; }, field.ref));
-    CHECK((at >= base && at < base + sizeof(Config)));
+    if (!field.path.starts_with("detectors.")) {  // those live in their kinds' section objects
+      CHECK((at >= base && at < base + sizeof(Config)));
+    }
   }
   // A tripwire for a member added to config.h without its row: count config.h's settings
-  // again when this fails.
-  CHECK(fields.size() == 152);
+  // again when this fails (each detector's rows sit beside its members, in its own file).
+  const auto detector_rows = std::count_if(fields.begin(), fields.end(), [](const Field& f) {
+    return f.path.starts_with("detectors.");
+  });
+  CHECK(fields.size() - static_cast<std::size_t>(detector_rows) == 99);
 }
 
 TEST_CASE("the field tree groups each section in one place", "[config][fields]") {
-  Config config;
+  Config config = dagadvisor::advice::defaultConfig();
   const std::vector<Field> fields = configFields(config);
   const FieldNode root = fieldTree(fields);
   CHECK(root.path.empty());
@@ -75,7 +83,7 @@ TEST_CASE("the field tree groups each section in one place", "[config][fields]")
 }
 
 TEST_CASE("kinds and numbers are spelled for people and for YAML", "[config][fields]") {
-  Config config;
+  Config config = dagadvisor::advice::defaultConfig();
   CHECK(kindName(&config.server.threads) == "an integer");
   CHECK(kindName(&config.analysis.interval) == "a duration");
   CHECK(kindName(&config.sources.prometheus.headers) == "a map of strings");

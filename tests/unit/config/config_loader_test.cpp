@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 
+#include "advice/kind_list.h"
+#include "analysis/detectors/gpu_node_hoarding.h"
 #include "config/config_fields.h"
 #include "support/test_support.h"
 
@@ -14,6 +16,8 @@ using dagadvisor::config::renderConfigYaml;
 using dagadvisor::config::Seconds;
 using dagadvisor::testing::fixturePath;
 using dagadvisor::testing::readFile;
+namespace advice = dagadvisor::advice;
+namespace analysis = dagadvisor::analysis;
 
 namespace {
 
@@ -39,7 +43,7 @@ std::vector<std::string> errorLines(const Loaded& loaded) {
 std::vector<std::string> fixtureErrors(const std::string& name) {
   const std::string path = fixturePath("config/" + name);
   std::vector<std::string> lines;
-  for (const std::string& line : errorLines(loadConfigFile(path))) {
+  for (const std::string& line : errorLines(loadConfigFile(path, advice::defaultConfig()))) {
     lines.push_back(line.starts_with(path) ? "<file>" + line.substr(path.size()) : line);
   }
   return lines;
@@ -47,7 +51,7 @@ std::vector<std::string> fixtureErrors(const std::string& name) {
 
 // Every setting away from its default, with strings that YAML would misread if unquoted.
 Config unusualConfig() {
-  Config c;
+  Config c = advice::defaultConfig();
   auto& prom = c.sources.prometheus;
   prom.url = "http://[::1]:9090/prom";
   prom.timeout = Seconds(0.25);
@@ -81,7 +85,7 @@ Config unusualConfig() {
   c.workflow_labels.run_label = "- run";
   c.workflow_labels.task_label = "tâche";
   c.workflow_labels.dependencies_annotation = "deps\nwith newline";
-  auto& hoarding = c.detectors.gpu_node_hoarding;
+  auto& hoarding = c.detectors.get<analysis::GpuNodeHoardingSettings>();
   hoarding.enabled = false;
   hoarding.min_non_gpu_share = 0.1;
   hoarding.min_free_gpus = 0;
@@ -100,20 +104,20 @@ Config unusualConfig() {
 TEST_CASE("an empty or comment-only text gives the defaults", "[config][loader]") {
   for (const char* text : {"", "\n", "# nothing set\n# at all\n", "---\n", "server:\n"}) {
     INFO(text);
-    CHECK(configOf(loadConfigText(text)) == Config{});
+    CHECK(configOf(loadConfigText(text, advice::defaultConfig())) == Config{});
   }
 }
 
 TEST_CASE("the example file loads without errors and holds exactly the defaults",
           "[config][loader]") {
   const std::string path = std::string(DAGADVISOR_SOURCE_DIR) + "/config/dagadvisor.example.yaml";
-  const Config example = configOf(loadConfigFile(path));
+  const Config example = configOf(loadConfigFile(path, advice::defaultConfig()));
   CHECK(example == Config{});
-  CHECK(renderConfigYaml(example) == renderConfigYaml(Config{}));
+  CHECK(renderConfigYaml(example) == renderConfigYaml(advice::defaultConfig()));
 }
 
 TEST_CASE("the rendered defaults are the example without its comments", "[config][render]") {
-  const std::string rendered = renderConfigYaml(Config{});
+  const std::string rendered = renderConfigYaml(advice::defaultConfig());
   for (const char* line :
        {"    url: \"\"\n", "    timeout: 30s\n", "    lookback: 6h\n", "    headers: {}\n",
         "      pod_info: kube_pod_info\n", "  listen: 127.0.0.1:9731\n", "  threads: 4\n",
@@ -129,13 +133,14 @@ TEST_CASE("a rendered configuration loads back to an equal configuration", "[con
   REQUIRE_FALSE(original == Config{});
   const std::string rendered = renderConfigYaml(original);
   INFO(rendered);
-  const Config loaded = configOf(loadConfigText(rendered));
+  const Config loaded = configOf(loadConfigText(rendered, advice::defaultConfig()));
   CHECK(loaded == original);
   CHECK(renderConfigYaml(loaded) == rendered);
 }
 
 TEST_CASE("a file overrides only the settings it names", "[config][loader]") {
-  const Config c = configOf(loadConfigFile(fixturePath("config/valid-custom.yaml")));
+  const Config c =
+      configOf(loadConfigFile(fixturePath("config/valid-custom.yaml"), advice::defaultConfig()));
   const auto& prom = c.sources.prometheus;
   CHECK(prom.url == "https://mimir.monitoring.svc:8080/prometheus");
   CHECK(prom.timeout == Seconds(90));
@@ -148,15 +153,15 @@ TEST_CASE("a file overrides only the settings it names", "[config][loader]") {
   CHECK(c.server.threads == 8);
   CHECK(c.analysis.interval == Seconds(30));
   CHECK(c.workflow_labels.dag_label == "pipeline");
-  CHECK_FALSE(c.detectors.gpu_node_hoarding.enabled);
-  CHECK(c.detectors.gpu_node_hoarding.min_non_gpu_share == 0.25);
+  CHECK_FALSE(c.detectors.get<analysis::GpuNodeHoardingSettings>().enabled);
+  CHECK(c.detectors.get<analysis::GpuNodeHoardingSettings>().min_non_gpu_share == 0.25);
   CHECK(c.logging.format == "json");
   // Untouched settings keep their defaults.
   const Config defaults;
   CHECK(prom.metrics.pod_labels == defaults.sources.prometheus.metrics.pod_labels);
   CHECK(c.server.stale_after == defaults.server.stale_after);
   CHECK(c.workflow_labels.run_label == defaults.workflow_labels.run_label);
-  CHECK(c.detectors.gpu_node_hoarding.min_free_gpus == 1);
+  CHECK(c.detectors.get<analysis::GpuNodeHoardingSettings>().min_free_gpus == 1);
 }
 
 TEST_CASE("several mistakes are all reported at once, each with its field path",
@@ -214,7 +219,7 @@ TEST_CASE("list items, map values and repeated keys are checked one by one", "[c
 TEST_CASE("a YAML syntax error names the file, line and column", "[config][errors]") {
   CHECK(fixtureErrors("invalid-syntax.yaml") ==
         std::vector<std::string>{"<file>:5:11: illegal map value"});
-  CHECK(errorLines(loadConfigText("a: [1, 2\n", "inline")) ==
+  CHECK(errorLines(loadConfigText("a: [1, 2\n", advice::defaultConfig(), "inline")) ==
         std::vector<std::string>{"inline:2:1: end of sequence flow not found"});
 }
 
@@ -222,23 +227,24 @@ TEST_CASE("a document that is not a map of settings is refused", "[config][error
   CHECK(
       fixtureErrors("invalid-top-level.yaml") ==
       std::vector<std::string>{"<file>: expected a map of settings at the top level, got a list"});
-  CHECK(errorLines(loadConfigText("just words")) ==
+  CHECK(errorLines(loadConfigText("just words", advice::defaultConfig())) ==
         std::vector<std::string>{
             "<text>: expected a map of settings at the top level, got \"just words\""});
 }
 
 TEST_CASE("a missing file is one error naming its path", "[config][errors]") {
   const std::string path = fixturePath("config/does-not-exist.yaml");
-  CHECK(errorLines(loadConfigFile(path)) ==
+  CHECK(errorLines(loadConfigFile(path, advice::defaultConfig())) ==
         std::vector<std::string>{
             path + ": cannot read the configuration file (No such file or directory)"});
   const std::string dir = fixturePath("config");
-  CHECK(errorLines(loadConfigFile(dir)) ==
+  CHECK(errorLines(loadConfigFile(dir, advice::defaultConfig())) ==
         std::vector<std::string>{dir + ": cannot read the configuration file (it is a directory)"});
 }
 
 TEST_CASE("describe() prints one error per line", "[config][errors]") {
-  const Loaded loaded = loadConfigText("server:\n  threads: 0\nlogging:\n  format: text\n");
+  const Loaded loaded =
+      loadConfigText("server:\n  threads: 0\nlogging:\n  format: text\n", advice::defaultConfig());
   REQUIRE(std::holds_alternative<ConfigErrors>(loaded));
   CHECK(std::get<ConfigErrors>(loaded).describe() ==
         "server.threads: must be between 1 and 64 (got 0)\n"
@@ -264,7 +270,7 @@ TEST_CASE("damaged files never throw and always explain themselves", "[config][r
   }
   for (const std::string& input : inputs) {
     Loaded loaded;
-    REQUIRE_NOTHROW(loaded = loadConfigText(input));
+    REQUIRE_NOTHROW(loaded = loadConfigText(input, advice::defaultConfig()));
     if (const auto* errors = std::get_if<ConfigErrors>(&loaded)) {
       REQUIRE_FALSE(errors->errors.empty());
       for (const auto& error : errors->errors) {
@@ -276,19 +282,22 @@ TEST_CASE("damaged files never throw and always explain themselves", "[config][r
 
 TEST_CASE("a retired setting says where it went instead of \"unknown key\"", "[config][errors]") {
   CHECK(
-      errorLines(loadConfigText("detectors:\n  dag_stacking:\n    pool_label: pool\n")) ==
+      errorLines(loadConfigText("detectors:\n  dag_stacking:\n    pool_label: pool\n",
+                                advice::defaultConfig())) ==
       std::vector<std::string>{
           "detectors.dag_stacking.pool_label: no longer a setting: moved to cluster_labels.pool"});
-  CHECK(errorLines(
-            loadConfigText("detectors:\n  split_dependencies:\n    cross_zone_transfer: 10s\n")) ==
-        std::vector<std::string>{"detectors.split_dependencies.cross_zone_transfer: no longer a "
-                                 "setting: moved to analysis.transfer.cross_zone"});
+  CHECK(
+      errorLines(loadConfigText("detectors:\n  split_dependencies:\n    cross_zone_transfer: 10s\n",
+                                advice::defaultConfig())) ==
+      std::vector<std::string>{"detectors.split_dependencies.cross_zone_transfer: no longer a "
+                               "setting: moved to analysis.transfer.cross_zone"});
   CHECK(errorLines(loadConfigText(
-            "sources:\n  prometheus:\n    metrics:\n      node_info: kube_node_info\n")) ==
+            "sources:\n  prometheus:\n    metrics:\n      node_info: kube_node_info\n",
+            advice::defaultConfig())) ==
         std::vector<std::string>{"sources.prometheus.metrics.node_info: no longer a setting (it "
                                  "was never read): remove it"});
   // Every retired path is really gone from the settings, and its replacement exists.
-  Config config;
+  Config config = advice::defaultConfig();
   const auto fields = dagadvisor::config::configFields(config);
   for (const auto& retired : dagadvisor::config::kRetiredSettings) {
     INFO(retired.path);

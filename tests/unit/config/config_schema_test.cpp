@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "advice/kind_list.h"
 #include "config/config_fields.h"
 
 using dagadvisor::config::Config;
@@ -29,13 +30,13 @@ void collectLeaves(const json& node, const std::string& prefix, std::vector<std:
 }  // namespace
 
 TEST_CASE("the schema is JSON that refuses unknown keys at every level", "[config][schema]") {
-  const json schema = json::parse(renderConfigSchema());
+  const json schema = json::parse(renderConfigSchema(dagadvisor::advice::defaultConfig()));
   CHECK(schema.at("$schema") == "https://json-schema.org/draft/2020-12/schema");
   CHECK(schema.at("additionalProperties") == false);
   std::vector<std::string> leaves;
   collectLeaves(schema, "", leaves);
   // One leaf per setting: the count itself is checked against config.h in config_fields_test.
-  Config config;
+  Config config = dagadvisor::advice::defaultConfig();
   CHECK(leaves.size() == configFields(config).size());
   for (const char* path : {"sources.prometheus.url", "sources.prometheus.metrics.pod_info",
                            "detectors.gpu_node_hoarding.taint_key", "logging.format"}) {
@@ -44,7 +45,8 @@ TEST_CASE("the schema is JSON that refuses unknown keys at every level", "[confi
 }
 
 TEST_CASE("each setting carries its type, limits and default", "[config][schema]") {
-  const json props = json::parse(renderConfigSchema()).at("properties");
+  const json props =
+      json::parse(renderConfigSchema(dagadvisor::advice::defaultConfig())).at("properties");
   CHECK(props.at("server").at("properties").at("threads") ==
         json{{"type", "integer"}, {"minimum", 1}, {"maximum", 64}, {"default", 4}});
   const json& interval = props.at("analysis").at("properties").at("interval");

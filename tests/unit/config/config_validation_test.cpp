@@ -3,11 +3,16 @@
 #include <functional>
 #include <limits>
 
+#include "analysis/detectors/dag_stacking.h"
+#include "analysis/detectors/gpu_node_hoarding.h"
+#include "analysis/detectors/scheduling_latency.h"
+#include "analysis/detectors/shard_candidate.h"
 #include "config/config_loader.h"
 
 using dagadvisor::config::Config;
 using dagadvisor::config::Seconds;
 using dagadvisor::config::validate;
+namespace analysis = dagadvisor::analysis;
 
 namespace {
 
@@ -82,19 +87,22 @@ TEST_CASE("numbers must lie in their ranges", "[config][validate]") {
         std::vector<std::string>{"server.threads: must be between 1 and 64 (got 0)"});
   CHECK(errorsAfter([](Config& c) { c.server.threads = 65; }) ==
         std::vector<std::string>{"server.threads: must be between 1 and 64 (got 65)"});
-  CHECK(errorsAfter([](Config& c) { c.detectors.gpu_node_hoarding.min_free_gpus = -1; }) ==
-        std::vector<std::string>{
-            "detectors.gpu_node_hoarding.min_free_gpus: must not be negative (got -1)"});
+  CHECK(errorsAfter([](Config& c) {
+          c.detectors.get<analysis::GpuNodeHoardingSettings>().min_free_gpus = -1;
+        }) == std::vector<std::string>{
+                  "detectors.gpu_node_hoarding.min_free_gpus: must not be negative (got -1)"});
   for (double share : {0.0, 1.0, 0.75}) {
     CHECK(errorsAfter([&](Config& c) {
-            c.detectors.gpu_node_hoarding.min_non_gpu_share = share;
+            c.detectors.get<analysis::GpuNodeHoardingSettings>().min_non_gpu_share = share;
           }).empty());
   }
-  CHECK(errorsAfter([](Config& c) { c.detectors.gpu_node_hoarding.min_non_gpu_share = -0.1; }) ==
+  CHECK(errorsAfter([](Config& c) {
+          c.detectors.get<analysis::GpuNodeHoardingSettings>().min_non_gpu_share = -0.1;
+        }) ==
         std::vector<std::string>{
             "detectors.gpu_node_hoarding.min_non_gpu_share: must be between 0 and 1 (got -0.1)"});
   CHECK(errorsAfter([](Config& c) {
-          c.detectors.gpu_node_hoarding.min_non_gpu_share = std::nan("");
+          c.detectors.get<analysis::GpuNodeHoardingSettings>().min_non_gpu_share = std::nan("");
         }).size() == 1);
 }
 
@@ -175,7 +183,7 @@ TEST_CASE("names that label outputs and pods must not be empty", "[config][valid
   CHECK(errorsAfter([](Config& c) {
           c.analysis.cluster = "";
           c.workflow_labels.dag_label = "";
-          c.detectors.gpu_node_hoarding.taint_key = "";
+          c.detectors.get<analysis::GpuNodeHoardingSettings>().taint_key = "";
         }) == std::vector<std::string>{
                   "analysis.cluster: must not be empty",
                   "workflow_labels.dag_label: must not be empty",
@@ -186,14 +194,21 @@ TEST_CASE("names that label outputs and pods must not be empty", "[config][valid
 TEST_CASE("thresholds that only make sense from 1 or 2 refuse less, naming the field",
           "[config][validate]") {
   // These were clamped silently inside the detectors; a file asking for 0 now hears why not.
-  CHECK(errorsAfter([](Config& c) { c.detectors.shard_candidate.min_runs = 0; }) ==
+  CHECK(errorsAfter(
+            [](Config& c) { c.detectors.get<analysis::ShardCandidateSettings>().min_runs = 0; }) ==
         std::vector<std::string>{"detectors.shard_candidate.min_runs: must be at least 1 (got 0)"});
-  CHECK(
-      errorsAfter([](Config& c) { c.detectors.shard_candidate.max_chunks = 1; }) ==
-      std::vector<std::string>{"detectors.shard_candidate.max_chunks: must be at least 2 (got 1)"});
-  CHECK(errorsAfter([](Config& c) { c.detectors.dag_stacking.min_tasks_per_node = 1; }) ==
-        std::vector<std::string>{
-            "detectors.dag_stacking.min_tasks_per_node: must be at least 2 (got 1)"});
-  CHECK(errorsAfter([](Config& c) { c.detectors.shard_candidate.max_chunks = 2; }).empty());
-  CHECK(errorsAfter([](Config& c) { c.detectors.scheduling_latency.min_pods = 1; }).empty());
+  CHECK(errorsAfter([](Config& c) {
+          c.detectors.get<analysis::ShardCandidateSettings>().max_chunks = 1;
+        }) == std::vector<std::string>{
+                  "detectors.shard_candidate.max_chunks: must be at least 2 (got 1)"});
+  CHECK(errorsAfter([](Config& c) {
+          c.detectors.get<analysis::DagStackingSettings>().min_tasks_per_node = 1;
+        }) == std::vector<std::string>{
+                  "detectors.dag_stacking.min_tasks_per_node: must be at least 2 (got 1)"});
+  CHECK(errorsAfter([](Config& c) {
+          c.detectors.get<analysis::ShardCandidateSettings>().max_chunks = 2;
+        }).empty());
+  CHECK(errorsAfter([](Config& c) {
+          c.detectors.get<analysis::SchedulingLatencySettings>().min_pods = 1;
+        }).empty());
 }

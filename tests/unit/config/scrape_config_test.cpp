@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "advice/kind_list.h"
 #include "config/config_loader.h"
 #include "unit/config/error_fields.h"
 
@@ -14,7 +15,8 @@ sources:
     bearer_token_file: /var/run/token
     basic_auth: {username: u, password_file: /etc/p}
     tls: {ca_file: /etc/ca.pem, cert_file: /etc/c.pem, key_file: /etc/k.pem, insecure_skip_verify: true}
-)");
+)",
+                                     advice::defaultConfig());
   REQUIRE(std::holds_alternative<Config>(loaded));
   const ScrapeSource& scrape = std::get<Config>(loaded).sources.scrape;
   CHECK(scrape.targets == std::vector<std::string>{"http://ksm:8080/metrics", "/var/lib/ksm.om"});

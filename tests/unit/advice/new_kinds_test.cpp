@@ -38,6 +38,8 @@ TEST_CASE("critical-path advice creates the PriorityClass and lists the pending 
 TEST_CASE("over-request advice patches the ReplicaSet's Deployment with the right-sized requests",
           "[advice][over-request]") {
   testing::RunFixture fx = testing::overRequestScenario();
+  // A pending pod short of CPU on n1 only (1 core free): the 3,400m freed is what it lacks.
+  fx.pods.push_back(testing::makePod("batch", "waiting", "", 3, 1));
   const auto recs = adviseOn(fx, analysis::OverRequest());
   REQUIRE(recs.size() == 1);
   const YAML::Node doc = YAML::Load(recs[0].patch_yaml);
@@ -49,6 +51,17 @@ TEST_CASE("over-request advice patches the ReplicaSet's Deployment with the righ
   CHECK(requests["cpu"].as<std::string>() == "600m");
   CHECK(requests["memory"].as<std::string>() == "2458Mi");
   CHECK(recs[0].impact_score == Approx(3.4));
+  CHECK(recs[0].impact.find("3400m CPU and 0 MiB freed where pending pods lack it") == 0);
+}
+
+TEST_CASE("over-request advice says it frees nothing needed when no pending pod lacks it",
+          "[advice][over-request]") {
+  testing::RunFixture fx = testing::overRequestScenario();  // nothing pends
+  const auto recs = adviseOn(fx, analysis::OverRequest());
+  REQUIRE(recs.size() == 1);
+  CHECK(recs[0].impact_score == 0);
+  CHECK(recs[0].impact.find("frees nothing pending pods need now") == 0);
+  CHECK(recs[0].action.find("hygiene, not a fix") != std::string::npos);
 }
 
 TEST_CASE("pool-mismatch advice labels the inferred pool and pins the workload to it",

@@ -83,13 +83,16 @@ TEST_CASE("over-request advice patches the requests the evidence recommends",
   e.owner_name = "db";
   e.recommended = {250, 512LL << 20, 0};
   e.reclaimable = {1750, 1LL << 30, 0};
+  e.needed = {1750, 0, 0};  // pending pods lack CPU where it frees it, not memory
   const auto recs = advice::recommend(
       {typedFinding(std::move(e), "workload/web/StatefulSet/db", 1.75)}, config::Config{});
   REQUIRE(recs.size() == 1);
   const advice::Recommendation& rec = recs[0];
   CHECK(rec.kind == "over-request");
   CHECK(rec.impact_score == Approx(1.75));
-  CHECK(rec.impact == "1750m CPU and 1024 MiB of requests freed on contended nodes");
+  CHECK(rec.impact ==
+        "1750m CPU and 0 MiB freed where pending pods lack it (of 1750m CPU and 1024 MiB freed in "
+        "all; measured use)");
   CHECK_THAT(rec.patch_yaml, Catch::Contains("kubectl patch StatefulSet db -n web"));
   CHECK_THAT(rec.patch_yaml, Catch::Contains("cpu: \"250m\""));
   CHECK_THAT(rec.patch_yaml, Catch::Contains("memory: \"512Mi\""));

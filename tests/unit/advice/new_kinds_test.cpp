@@ -33,6 +33,40 @@ TEST_CASE("critical-path advice creates the PriorityClass and lists the pending 
   CHECK(pc["metadata"]["name"].as<std::string>() == "dag-critical-path");
   CHECK(pc["value"].as<int>() == 100000);
   CHECK(rec.patch_yaml.find("priorityClassName: dag-critical-path") != std::string::npos);
+  // Nothing runs on w1 to preempt: the class orders the queue and evicts nothing.
+  CHECK(pc["preemptionPolicy"].as<std::string>() == "Never");
+  CHECK(rec.evidence["preemption_policy"] == "Never");
+  CHECK(rec.evidence["preemptible"]["pods"] == 0);
+  CHECK(rec.action.find("preemptionPolicy: Never") != std::string::npos);
+}
+
+TEST_CASE("critical-path advice never preempts GPU or online pods, and says what it spared",
+          "[advice][critical-path-priority]") {
+  testing::RunFixture fx = testing::criticalPathScenario();
+  fx.pods.push_back(testing::makePod("web", "api-1", "w1", 2, 4, 0, [](model::Pod& p) {
+    testing::ownedBy("ReplicaSet", "api-7d9")(p);
+    p.started = 0;
+  }));
+  const auto recs = adviseOn(fx, analysis::CriticalPathPriority());
+  REQUIRE(recs.size() == 1);
+  const YAML::Node pc = YAML::Load(recs[0].patch_yaml.substr(0, recs[0].patch_yaml.find("---", 4)));
+  CHECK(pc["preemptionPolicy"].as<std::string>() == "Never");
+  CHECK(recs[0].evidence["preemptible"]["online_pods"] == 1);
+  CHECK(recs[0].action.find("1 pod(s) of online services") != std::string::npos);
+}
+
+TEST_CASE("critical-path advice preempts when only young batch pods without GPUs are in the way",
+          "[advice][critical-path-priority]") {
+  testing::RunFixture fx = testing::criticalPathScenario();  // b and d have waited 10,000 s
+  fx.pods.push_back(testing::makePod("etl", "young", "w1", 1, 1, 0, [](model::Pod& p) {
+    p.labels.set("dag-id", "other");
+    p.started = 9'900;
+  }));
+  const auto recs = adviseOn(fx, analysis::CriticalPathPriority());
+  REQUIRE(recs.size() == 1);
+  const YAML::Node pc = YAML::Load(recs[0].patch_yaml.substr(0, recs[0].patch_yaml.find("---", 4)));
+  CHECK(pc["preemptionPolicy"].as<std::string>() == "PreemptLowerPriority");
+  CHECK(recs[0].evidence["preemption_policy"] == "PreemptLowerPriority");
 }
 
 TEST_CASE("over-request advice patches the ReplicaSet's Deployment with the right-sized requests",

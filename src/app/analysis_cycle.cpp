@@ -102,6 +102,7 @@ report::RunSummary summarizeRun(const graph::RunGraph& g, const model::ClusterSn
   s.wait_share = g.waitShare();
   s.whatif_makespan_seconds = g.whatif_makespan;
   s.whatif_basis = g.whatif_makespan ? std::string(graph::whatIfBasisName(g.whatif_basis)) : "";
+  s.whatif_reading = graph::readWhatIf(g);
   s.problems = g.problems;
   return s;
 }

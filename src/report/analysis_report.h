@@ -10,6 +10,7 @@
 #include "analysis/detector_runner.h"
 #include "analysis/finding.h"
 #include "common/clock.h"
+#include "graph/whatif_reading.h"
 #include "model/resources.h"
 #include "model/scheduler_stats.h"
 
@@ -49,6 +50,8 @@ struct RunSummary {
   std::string engine;  // "labels" (seed convention), "argo", "airflow", "tekton"
   std::size_t tasks = 0;
   std::size_t edges = 0;
+  /// Every task succeeded or failed. An unfinished run has no makespan yet: makespan_seconds is
+  /// then the time elapsed since its first pod was created, and every view says "elapsed".
   bool finished = false;
   double makespan_seconds = 0;             // first created → last finished (or analysis time)
   double critical_path_seconds = 0;        // sum of run times along the critical path
@@ -62,6 +65,9 @@ struct RunSummary {
   /// What the what-if's run times are: "observed" (finished run), "estimated" (unfinished tasks
   /// got estimates), "lower_bound" (some had none); "" without a what-if.
   std::string whatif_basis;
+  /// What the what-if says against makespan_seconds: a gain only where it is one
+  /// (graph/whatif_reading.h); unset without a what-if.
+  std::optional<graph::WhatIfReading> whatif_reading;
   std::vector<TaskRow> task_rows;  // in the run's task order
   std::vector<EdgeRow> edge_rows;
 };

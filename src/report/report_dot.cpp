@@ -94,7 +94,8 @@ std::string renderDot(const report::RunSummary& run, std::size_t max_tasks) {
   }
   std::string out = "digraph " + dotString(run.id) + " {\n";
   out += "  graph [rankdir=LR, fontname=\"Helvetica\", label=" +
-         dotString(run.id + "  makespan " + seconds(run.makespan_seconds) + ", critical path " +
+         dotString(run.id + (run.finished ? "  makespan " : "  unfinished, elapsed ") +
+                   seconds(run.makespan_seconds) + ", critical path " +
                    seconds(run.critical_path_seconds)) +
          ", labelloc=t];\n";
   out += "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=10];\n";

@@ -94,6 +94,16 @@ json resourcesJson(const model::ResourceVector& r) {
               {"gpus", r.gpus}};
 }
 
+// What the what-if says against the run's time: `whatif_verdict` and, for a gain, its seconds.
+void writeWhatIf(json& out, const report::RunSummary& run) {
+  out["whatif_makespan_seconds"] = optionalNumber(run.whatif_makespan_seconds);
+  out["whatif_basis"] = run.whatif_basis.empty() ? json() : json(run.whatif_basis);
+  const auto& reading = run.whatif_reading;
+  out["whatif_verdict"] = reading ? json(graph::whatIfVerdictName(reading->verdict)) : json();
+  out["whatif_gain_seconds"] =
+      reading && reading->gain_seconds > 0 ? json(reading->gain_seconds) : json();
+}
+
 }  // namespace
 
 std::optional<analysis::Severity> parseSeverity(std::string_view text) {
@@ -165,22 +175,25 @@ json findingsJson(const report::AnalysisReport& report) {
 }
 
 json runJson(const report::RunSummary& run) {
-  return json{{"id", run.id},
-              {"namespace", run.namespace_},
-              {"dag", run.dag},
-              {"run", run.run},
-              {"engine", run.engine},
-              {"tasks", run.tasks},
-              {"edges", run.edges},
-              {"finished", run.finished},
-              {"makespan_seconds", run.makespan_seconds},
-              {"critical_path_seconds", run.critical_path_seconds},
-              {"critical_path", stringArray(run.critical_path)},
-              {"efficiency", run.efficiency},
-              {"wait_share", run.wait_share},
-              {"whatif_makespan_seconds", optionalNumber(run.whatif_makespan_seconds)},
-              {"whatif_basis", run.whatif_basis.empty() ? json() : json(run.whatif_basis)},
-              {"problems", stringArray(run.problems)}};
+  // An unfinished run has no makespan: its time so far is elapsed_seconds, never makespan.
+  json out{{"id", run.id},
+           {"namespace", run.namespace_},
+           {"dag", run.dag},
+           {"run", run.run},
+           {"engine", run.engine},
+           {"tasks", run.tasks},
+           {"edges", run.edges},
+           {"finished", run.finished},
+           {"status", run.finished ? "finished" : "unfinished"},
+           {"makespan_seconds", run.finished ? json(run.makespan_seconds) : json()},
+           {"elapsed_seconds", run.makespan_seconds},
+           {"critical_path_seconds", run.critical_path_seconds},
+           {"critical_path", stringArray(run.critical_path)},
+           {"efficiency", run.efficiency},
+           {"wait_share", run.wait_share},
+           {"problems", stringArray(run.problems)}};
+  writeWhatIf(out, run);
+  return out;
 }
 
 json runDetailJson(const report::RunSummary& run) {

@@ -177,6 +177,34 @@ std::string joined(const std::vector<std::string>& items, const char* sep) {
   return out;
 }
 
+// A finished run's makespan; an unfinished run's time so far, which is no makespan yet.
+std::string runTime(const report::RunSummary& run) {
+  return run.finished ? humanSeconds(run.makespan_seconds)
+                      : humanSeconds(run.makespan_seconds) + " elapsed";
+}
+
+// The what-if as what it is: a gain only where it is one.
+std::string whatIf(const report::RunSummary& run) {
+  if (!run.whatif_reading || !run.whatif_makespan_seconds) {
+    return "-";
+  }
+  const std::string makespan = humanSeconds(*run.whatif_makespan_seconds);
+  const graph::WhatIfReading& reading = *run.whatif_reading;
+  switch (reading.verdict) {
+    case graph::WhatIfVerdict::kGain:
+      return makespan + ", saves " + humanSeconds(reading.gain_seconds);
+    case graph::WhatIfVerdict::kEstimatedGain:
+      return makespan + " est., saves >= " + humanSeconds(reading.gain_seconds);
+    case graph::WhatIfVerdict::kEstimate:
+      return makespan + " est. for the whole run";
+    case graph::WhatIfVerdict::kLowerBound:
+      return ">= " + makespan + ", no gain known";
+    case graph::WhatIfVerdict::kNoGain:
+      break;
+  }
+  return makespan + ", no gain";
+}
+
 void writeRuns(std::ostream& out, const report::AnalysisReport& r, const TextOptions& options) {
   std::vector<const report::RunSummary*> runs;
   for (const auto& run : r.runs) {
@@ -187,19 +215,27 @@ void writeRuns(std::ostream& out, const report::AnalysisReport& r, const TextOpt
   });
   const std::size_t shown =
       options.max_runs == 0 ? runs.size() : std::min(runs.size(), options.max_runs);
-  out << "\nRUNS (" << runs.size() << ")\n";
-  std::vector<Row> rows{
-      {"RUN", "TASKS", "MAKESPAN", "CRITICAL PATH", "EFFICIENCY", "CRITICAL PATH TASKS"}};
+  const auto unfinished =
+      std::count_if(runs.begin(), runs.end(), [](const auto* run) { return !run->finished; });
+  out << "\nRUNS (" << runs.size()
+      << (unfinished > 0 ? ", " + std::to_string(unfinished) + " unfinished" : "") << ")\n";
+  std::vector<Row> rows{{"RUN", "STATUS", "TASKS", "MAKESPAN OR ELAPSED", "CRITICAL PATH",
+                         "EFFICIENCY", "HEFT WHAT-IF", "CRITICAL PATH TASKS"}};
   for (std::size_t i = 0; i < shown; ++i) {
     const auto& run = *runs[i];
-    rows.push_back({run.id, std::to_string(run.tasks), humanSeconds(run.makespan_seconds),
-                    humanSeconds(run.critical_path_seconds), fixed(run.efficiency * 100, 0) + "%",
+    rows.push_back({run.id, run.finished ? "finished" : "unfinished", std::to_string(run.tasks),
+                    runTime(run), humanSeconds(run.critical_path_seconds),
+                    fixed(run.efficiency * 100, 0) + "%", whatIf(run),
                     joined(run.critical_path, " > ")});
   }
   writeTable(out, rows);
   if (shown < runs.size()) {
     out << "  … and " << runs.size() - shown << " shorter runs\n";
   }
+  out << "  An unfinished run has no makespan yet: its time is elapsed so far. The what-if (HEFT "
+         "on\n"
+         "  the observed nodes) is modelled; \"est.\" charges estimated run times to unfinished\n"
+         "  tasks, \">=\" is a lower bound (some had no estimate).\n";
 }
 
 }  // namespace

@@ -91,22 +91,37 @@ function showRecommendations(list) {
     ).join("") + '</table>';
 }
 function longest(runs, n) {
-  return runs.slice().sort((a, b) => b.makespan_seconds - a.makespan_seconds).slice(0, n);
+  return runs.slice().sort((a, b) => b.elapsed_seconds - a.elapsed_seconds).slice(0, n);
+}
+// An unfinished run has no makespan yet: its time so far is shown as elapsed.
+function runTime(r) {
+  return r.finished ? secs(r.makespan_seconds) :
+    secs(r.elapsed_seconds) + ' elapsed <span class="muted">(unfinished)</span>';
+}
+// The what-if as what it is: a gain only where it is one (docs/api.md, whatif_verdict).
+function whatIf(r) {
+  const m = secs(r.whatif_makespan_seconds), g = secs(r.whatif_gain_seconds);
+  switch (r.whatif_verdict) {
+    case "gain": return m + ", saves " + g;
+    case "estimated_gain": return m + " est., saves ≥ " + g;
+    case "estimate": return m + " est. for the whole run";
+    case "lower_bound": return "≥ " + m + ", no gain known";
+    case "no_gain": return m + ", no gain";
+  }
+  return "–";
 }
 function showRuns(all) {
   if (!all.length) { return '<p class="muted">No workflow runs in the window.</p>'; }
   const runs = longest(all, MAX_RUNS);
   const more = all.length > MAX_RUNS ? '<p class="muted">The ' + MAX_RUNS + ' longest of ' +
     all.length + ' runs; all of them in /api/v1/dags.</p>' : "";
-  return more + '<table id="run-table"><tr><th>run</th><th>tasks</th><th>makespan</th><th>critical path</th>' +
+  return more + '<table id="run-table"><tr><th>run</th><th>tasks</th><th>makespan (or elapsed)</th><th>critical path</th>' +
     '<th>efficiency</th><th>wait share</th><th>HEFT what-if</th><th>critical chain</th></tr>' +
     runs.map(r => '<tr><td><a href="' + esc(runUrl(r.id)) + '">' + esc(r.id) + '</a></td><td>' +
-      r.tasks + '</td><td>' + secs(r.makespan_seconds) + '</td><td>' +
+      r.tasks + '</td><td>' + runTime(r) + '</td><td>' +
       secs(r.critical_path_seconds) + '</td><td>' + pct(r.efficiency) + '</td><td>' +
       '<span class="bar" style="width:' + Math.round(60 * (r.wait_share || 0)) + 'px"></span> ' +
-      pct(r.wait_share) + '</td><td>' + secs(r.whatif_makespan_seconds) +
-      (r.whatif_basis === "estimated" ? ' (est.)' : r.whatif_basis === "lower_bound" ? ' (≥)' : '') +
-      '</td><td>' +
+      pct(r.wait_share) + '</td><td>' + whatIf(r) + '</td><td>' +
       esc(r.critical_path.join(" → ")) + '</td></tr>').join("") + '</table>';
 }
 function showPictures(runs) {

@@ -1,5 +1,6 @@
 #include "advice/kinds/critical_path_priority.h"
 
+#include <algorithm>
 #include <set>
 
 #include "advice/kinds/finding_groups.h"
@@ -7,9 +8,56 @@
 #include "analysis/detectors/critical_path_priority.h"
 
 namespace dagadvisor::advice {
+namespace {
 
 using analysis::CriticalPathPriorityEvidence;
+using analysis::PreemptionExposure;
 using nlohmann::json;
+
+constexpr const char* kRule =
+    "preemption only when every pod it could evict on the nodes the critical tasks fit is a "
+    "batch pod without GPUs that has run no longer than the critical tasks have waited";
+
+// The policy all runs allow: one class serves them all, so one run's unsafe exposure decides.
+bool preemptionAcceptable(const FindingList& findings) {
+  return std::all_of(findings.begin(), findings.end(), [](const analysis::Finding* f) {
+    return f->evidenceAs<CriticalPathPriorityEvidence>().preemption.acceptable;
+  });
+}
+
+// The run whose critical tasks could preempt the most pods: the exposure the advice shows.
+const PreemptionExposure& widestExposure(const FindingList& findings) {
+  const PreemptionExposure* widest = nullptr;
+  for (const analysis::Finding* f : findings) {
+    const auto& e = f->evidenceAs<CriticalPathPriorityEvidence>().preemption;
+    if (widest == nullptr || e.pods > widest->pods) {
+      widest = &e;
+    }
+  }
+  return *widest;
+}
+
+std::string exposureWords(const PreemptionExposure& e) {
+  return std::to_string(e.pods) + " pod(s) at a lower or unknown priority on the " +
+         std::to_string(e.nodes) + " node(s) a critical task fits: " + std::to_string(e.gpu_pods) +
+         " holding GPUs, " + std::to_string(e.online_pods) + " pod(s) of online services, " +
+         std::to_string(e.long_running_pods) +
+         " running longer than the critical tasks have waited";
+}
+
+// patch_yaml's PriorityClass builder writes one policy (the patches branch makes it take one);
+// until then the adviser writes the policy it decided.
+std::string withPolicy(std::string manifest, const std::string& policy) {
+  const std::string key = "preemptionPolicy: ";
+  const auto at = manifest.find(key);
+  if (at != std::string::npos) {
+    const auto end = manifest.find('\n', at);
+    manifest.replace(at + key.size(), end - at - key.size(), policy);
+  }
+  return manifest;
+}
+
+}  // namespace
 
 // One root cause for the whole cluster: nothing raises critical-path tasks above the rest.
 std::vector<Recommendation> adviseCriticalPathPriority(const FindingList& findings,
@@ -34,17 +82,29 @@ std::vector<Recommendation> adviseCriticalPathPriority(const FindingList& findin
   rec.title = std::to_string(pods.size()) + " critical-path task(s) in " +
               std::to_string(findings.size()) +
               " run(s) pend at the same priority as slack-rich work";
+  const bool preempt = preemptionAcceptable(findings);
+  const std::string policy = preempt ? "PreemptLowerPriority" : "Never";
+  const PreemptionExposure& exposure = widestExposure(findings);
   rec.action =
-      "Create the PriorityClass " + params.priority_class +
-      " (first document) and give it to the tasks on each run's critical path: the workflow "
+      "Create the PriorityClass " + params.priority_class + " with preemptionPolicy: " + policy +
+      " (first document): " +
+      (preempt ? "what it could preempt is restartable batch work that has run less than the "
+                 "critical tasks have waited (" +
+                     exposureWords(exposure) + ")"
+               : "it puts the critical tasks first in the scheduling queue and evicts nothing, "
+                 "because preempting would hit " +
+                     exposureWords(exposure)) +
+      " (rule: " + kRule +
+      "). Give it to the tasks on each run's critical path: the workflow "
       "engine sets priorityClassName (second document) on a task whose slack is zero when it "
       "submits the pod (dynamic priority). priorityClassName cannot change on an existing pod, "
       "so the pending pods listed in the evidence take it only when re-created (delete them where "
       "their controller or the engine's retry re-creates them).";
   rec.patch_yaml = joinDocuments(
       {{"kubectl apply -f <this document>",
-        priorityClassManifest(params.priority_class, params.priority_value,
-                              "Tasks on the critical path of a DAG run (dagadvisor)")},
+        withPolicy(priorityClassManifest(params.priority_class, params.priority_value,
+                                         "Tasks on the critical path of a DAG run (dagadvisor)"),
+                   policy)},
        {"merge into the pod spec of critical-path tasks when the engine submits them",
         priorityClassNamePatch(params.priority_class)}});
   rec.impact_score = waiting;
@@ -52,7 +112,10 @@ std::vector<Recommendation> adviseCriticalPathPriority(const FindingList& findin
                " in all; each second a critical task waits adds a second to its run's makespan";
   rec.evidence = {{"runs", runs},
                   {"pending_critical_pods", std::vector<std::string>(pods.begin(), pods.end())},
-                  {"critical_waiting_seconds", waiting}};
+                  {"critical_waiting_seconds", waiting},
+                  {"preemption_policy", policy},
+                  {"preemption_rule", kRule},
+                  {"preemptible", exposure.toJson()}};
   return {std::move(rec)};
 }
 

@@ -11,6 +11,12 @@ using analysis::OverRequestEvidence;
 
 constexpr double kMiB = 1024.0 * 1024;
 
+std::string resources(const model::ResourceVector& r) {
+  return std::to_string(r.cpu_millis) + "m CPU and " +
+         std::to_string(static_cast<long long>(static_cast<double>(r.memory_bytes) / kMiB)) +
+         " MiB";
+}
+
 Recommendation adviseWorkload(const analysis::Finding& f, const config::Config& config) {
   const auto& e = f.evidenceAs<OverRequestEvidence>();
   const WorkloadRef ref = workloadOf(e.owner_kind, e.owner_name);
@@ -32,18 +38,21 @@ Recommendation adviseWorkload(const analysis::Finding& f, const config::Config& 
       {{how + "; the container name is assumed to be the workload's: requests are the pod's "
               "total, split them between containers if it has several",
         requestsPatch(spec)}});
-  const std::int64_t reclaim_cpu = e.reclaimable.cpu_millis;
-  const std::int64_t reclaim_memory = e.reclaimable.memory_bytes;
   rec.title = f.summary;
+  const bool needed = e.needed != model::ResourceVector{};
   rec.action = "Lower the requests of " + ref.name + " to the observed use plus " +
                std::to_string(static_cast<int>(
                    config.detectors.get<analysis::OverRequestSettings>().headroom * 100)) +
-               "% headroom (the CPU percentile and the memory peak of the usage window), so "
-               "the full nodes it runs on have room for pending pods.";
-  rec.impact_score = static_cast<double>(reclaim_cpu) / 1000;
-  rec.impact = std::to_string(reclaim_cpu) + "m CPU and " +
-               std::to_string(static_cast<long long>(static_cast<double>(reclaim_memory) / kMiB)) +
-               " MiB of requests freed on contended nodes";
+               "% headroom (the CPU percentile and the memory peak of the usage window)" +
+               (needed ? ", so the full nodes it runs on have room for pending pods."
+                       : ". It is hygiene, not a fix for what pends now: no pending pod lacks "
+                         "what it frees, where it frees it (another resource blocks them there, "
+                         "or none pends).");
+  rec.impact_score = f.impact;
+  rec.impact = needed ? resources(e.needed) + " freed where pending pods lack it (of " +
+                            resources(e.reclaimable) + " freed in all; measured use)"
+                      : "frees nothing pending pods need now (" + resources(e.reclaimable) +
+                            " of requests freed on contended nodes)";
   return rec;
 }
 

@@ -15,9 +15,21 @@ using nlohmann::json;
 
 struct TargetPool {
   const analysis::SuggestedPool* pool = nullptr;
+  const analysis::PoolRoom* room = nullptr;
   std::vector<std::string> workloads;
 };
 
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) {
+    out += (out.empty() ? "" : ", ") + item;
+  }
+  return out;
+}
+
+// Node labels for inferred pools; a required affinity only into a pool with room for every pod
+// moved there. Into one without, the pods that found no room would pend: a preferred affinity
+// (in words, below) moves only those that fit.
 std::vector<std::pair<std::string, std::string>> patches(
     const std::map<std::string, TargetPool>& pools, const std::string& label) {
   std::vector<std::pair<std::string, std::string>> docs;
@@ -29,14 +41,35 @@ std::vector<std::pair<std::string, std::string>> patches(
                           nodeLabelsPatch(node, {{label, name}}));
       }
     }
-    std::string who;
-    for (const std::string& w : target.workloads) {
-      who += (who.empty() ? "" : ", ") + w;
+    if (target.room->takesAll()) {
+      docs.emplace_back("merge into the pod template spec of " + joined(target.workloads) +
+                            " (pool " + name + " has room for all " +
+                            std::to_string(target.room->pool_moves) + " pod(s))",
+                        nodeAffinityPatch(label, {name}));
     }
-    docs.emplace_back("merge into the pod template spec of " + who,
-                      nodeAffinityPatch(label, {name}));
   }
   return docs;
+}
+
+// What to do per target pool: required where it has room for every move, preferred elsewhere.
+std::string affinityAction(const std::map<std::string, TargetPool>& pools,
+                           const std::string& label) {
+  std::string out;
+  for (const auto& [name, target] : pools) {
+    const analysis::PoolRoom& room = *target.room;
+    const std::string counts = std::to_string(room.pool_moves_fitting) + " of the " +
+                               std::to_string(room.pool_moves) + " pod(s) moved there";
+    out += room.takesAll()
+               ? "Pool " + name + " has room for all " + std::to_string(room.pool_moves) +
+                     " pod(s) moved there: give " + joined(target.workloads) +
+                     " a required node affinity " + label + " In [" + name + "]. "
+               : "Pool " + name + " has room for only " + counts + ": give " +
+                     joined(target.workloads) + " a preferred node affinity (weight 100) " + label +
+                     " In [" + name +
+                     "], not a required one, which would leave the rest pending; add nodes to " +
+                     name + " before making it required. ";
+  }
+  return out;
 }
 
 }  // namespace
@@ -58,22 +91,29 @@ std::vector<Recommendation> advisePoolMismatch(const FindingList& findings,
     const auto& w = f->evidenceAs<PoolMismatchEvidence>();
     TargetPool& target = pools[w.suggested_pool.name];
     target.pool = &w.suggested_pool;
+    target.room = &w.room;
     target.workloads.push_back(w.namespace_ + "/" + w.owner_kind + "/" + w.owner_name);
-    pods += w.pods.size();
+    pods += w.pod_count;
     inferred = inferred || !w.suggested_pool.labelled;
+  }
+  std::size_t fitting = 0;
+  for (const auto& [name, target] : pools) {
+    fitting += target.room->pool_moves_fitting;
   }
   rec.title = std::to_string(findings.size()) + " workload(s) with " + std::to_string(pods) +
               " pod(s) run on a pool that does not fit their CPU:memory shape";
-  rec.action = std::string(inferred ? "Label the nodes of each inferred pool " + label +
-                                          "=<pool> (Node patches below), then g"
-                                    : "G") +
-               "ive each listed workload a required node affinity on " + label +
-               " for the pool its shape fits, so memory-heavy pods stop stranding CPU on "
-               "compute nodes and CPU-heavy pods stop stranding memory.";
+  rec.action = (inferred ? "Label the nodes of each inferred pool " + label +
+                               "=<pool> (Node patches below). "
+                         : std::string()) +
+               affinityAction(pools, label) +
+               "Memory-heavy pods then stop stranding CPU on compute nodes, CPU-heavy pods "
+               "memory on memory nodes.";
   rec.patch_yaml = joinDocuments(patches(pools, label));
-  rec.impact_score = static_cast<double>(pods);
-  rec.impact = std::to_string(pods) + " pod(s) move to the pool their shape fits";
-  rec.evidence = {{"workloads", workloads}, {"pods", pods}};
+  rec.impact_score = static_cast<double>(fitting);
+  rec.impact = std::to_string(fitting) + " of " + std::to_string(pods) +
+               " pod(s) fit the free room of the pool their shape fits now (first-fit packing "
+               "of their requests)";
+  rec.evidence = {{"workloads", workloads}, {"pods", pods}, {"pods_fitting", fitting}};
   return {std::move(rec)};
 }
 

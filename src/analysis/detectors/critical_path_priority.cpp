@@ -178,13 +178,33 @@ Classified classify(const std::vector<graph::RunGraph>& runs, const model::Clust
   return out;
 }
 
+// What the run's critical pending pods could preempt, judged against the shortest wait among
+// them: the wait a preemption would end soonest.
+PreemptionExposure exposureOf(const model::ClusterSnapshot& cluster,
+                              const std::vector<PendingPathTask>& critical,
+                              const analysis::CriticalPathPrioritySettings& params,
+                              std::string_view dag_key) {
+  std::vector<const Pod*> pods;
+  double shortest_wait = -1;
+  for (const PendingPathTask& t : critical) {
+    if (const auto id = cluster.findPod(t.namespace_, t.pod)) {
+      pods.push_back(&cluster.pod(*id));
+    }
+    const double wait = t.waiting_seconds.value_or(0.0);
+    shortest_wait = shortest_wait < 0 ? wait : std::min(shortest_wait, wait);
+  }
+  return preemptionExposure(cluster, pods, std::max(0.0, shortest_wait), params.priority_class,
+                            dag_key);
+}
+
 }  // namespace
 
 json CriticalPathPriorityEvidence::toJson() const {
   json out = {{"critical_tasks", tasksJson(critical_tasks)},
               {"critical_waiting_seconds", critical_waiting_seconds},
               {"slack_rich_pending", slack_rich_pending},
-              {"slack_rich_examples", tasksJson(slack_rich_examples)}};
+              {"slack_rich_examples", tasksJson(slack_rich_examples)},
+              {"preemption", preemption.toJson()}};
   scope.writeJson(out);
   return out;
 }
@@ -210,6 +230,7 @@ void CriticalPathPriority::analyze(const AnalysisInput& input, FindingSink& out)
         "durations from");
     return;
   }
+  const std::string dag_key = model::LabelSet::normalizeKey(input.config.workflow_labels.dag_label);
   const auto& critical_by_run = classified.critical_by_run;
   const auto& rich_by_class = classified.rich_by_class;
   for (const auto& critical : critical_by_run) {
@@ -239,6 +260,7 @@ void CriticalPathPriority::analyze(const AnalysisInput& input, FindingSink& out)
     }
     const model::WorkflowRun& run = *critical.front().rg->run;
     evidence.scope = runScope(run);
+    evidence.preemption = exposureOf(cluster, evidence.critical_tasks, params, dag_key);
     const std::string summary = formatText(
         "%s: %zu critical-path task(s) pending at the same priority as %zu slack-rich task(s)",
         run.id().c_str(), evidence.critical_tasks.size(), evidence.slack_rich_pending);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analysis/detector.h"
+#include "analysis/detectors/preemption_exposure.h"
 #include "analysis/evidence.h"
 #include "config/field.h"
 
@@ -34,6 +35,9 @@ struct CriticalPathPriorityEvidence {
   double critical_waiting_seconds = 0;  // the critical tasks' waiting_seconds, summed
   std::size_t slack_rich_pending = 0;   // slack-rich pending tasks of the critical tasks' classes
   std::vector<PendingPathTask> slack_rich_examples;  // the first few of them
+  /// What the critical tasks' PriorityClass could preempt, and whether that is acceptable:
+  /// the advice's preemptionPolicy (Never unless it is).
+  PreemptionExposure preemption;
 
   nlohmann::json toJson() const;
 };

@@ -20,6 +20,10 @@ using nlohmann::json;
 constexpr std::int64_t kCpuStep = 10;                // millicores
 constexpr std::int64_t kMemoryStep = 1024LL * 1024;  // one Mi
 constexpr std::size_t kMaxListedPods = OverRequestEvidence::kMaxListedPods;
+// Only to rank workloads by what they free: memory counted at 4 GiB per core, the ratio of a
+// general-purpose node.
+constexpr double kRankGiBPerCore = 4;
+constexpr double kGiB = 1024.0 * 1024 * 1024;
 
 std::int64_t roundUp(double value, std::int64_t step) {
   return std::max<std::int64_t>(step, static_cast<std::int64_t>(std::ceil(value / step)) * step);
@@ -44,6 +48,7 @@ struct Owner {
   model::ResourceVector requested;    // largest request of one pod
   model::ResourceVector recommended;  // largest right-sized request of one pod
   model::ResourceVector reclaimable;  // over all its pods on contended nodes
+  model::ResourceVector needed;       // of reclaimable, what pending pods need now
   double samples = 0;                 // fewest samples of one pod
   std::size_t pod_count = 0;
   std::vector<OverRequestedPod> pods;  // the first kMaxListedPods, to keep findings small
@@ -73,8 +78,75 @@ std::optional<model::ResourceVector> rightSized(const Pod& pod,
   return sized;
 }
 
-void add(Owner& owner, const Pod& pod, const model::Node& node,
-         const model::ResourceVector& sized) {
+// An over-requested pod on a contended node and its right-sized requests.
+struct SizedPod {
+  const Pod* pod;
+  model::ResourceVector sized;
+};
+
+// The distinct request shapes of the pending pods: pods of one workload share a shape, so the
+// node test runs per shape, not per pod.
+std::vector<model::ResourceVector> pendingShapes(const ClusterSnapshot& cluster) {
+  std::vector<model::ResourceVector> shapes;
+  for (model::PodId id : cluster.pendingPods()) {
+    const model::ResourceVector& r = cluster.pod(id).requests;
+    if (std::find(shapes.begin(), shapes.end(), r) == shapes.end()) {
+      shapes.push_back(r);
+    }
+  }
+  return shapes;
+}
+
+// Which of the resources freed on a node pending pods need there.
+struct Need {
+  bool cpu = false;
+  bool memory = false;
+};
+
+// Which freed resources pending pods need on a node (free capacity `free`, `freed` by
+// right-sizing all its over-requested pods): those a pending shape lacks now, counted only for
+// shapes that fit once freed. A GPU pod short of GPUs, or of memory nobody frees, needs no CPU.
+Need neededOn(const model::Node& node, const model::ResourceVector& free,
+              const model::ResourceVector& freed,
+              const std::vector<model::ResourceVector>& shapes) {
+  Need need;
+  if (node.unschedulable) {
+    return need;
+  }
+  for (const model::ResourceVector& shape : shapes) {
+    if (free.fits(shape) || !(free + freed).fits(shape)) {
+      continue;
+    }
+    need.cpu = need.cpu || shape.cpu_millis > free.cpu_millis;
+    need.memory = need.memory || shape.memory_bytes > free.memory_bytes;
+  }
+  return need;
+}
+
+// Right-sizes every pod of `candidates` on its node, and returns by node which of the freed
+// resources pending pods need (neededOn).
+std::vector<Need> neededByNode(const ClusterSnapshot& cluster,
+                               const std::vector<SizedPod>& candidates) {
+  std::vector<model::ResourceVector> freed(cluster.nodes().size());
+  for (const SizedPod& c : candidates) {
+    freed[c.pod->node] += c.pod->requests - c.sized;
+  }
+  const std::vector<model::ResourceVector> shapes = pendingShapes(cluster);
+  std::vector<Need> need(freed.size());
+  for (model::NodeId id = 0; id < freed.size() && !shapes.empty(); ++id) {
+    if (freed[id] != model::ResourceVector{}) {
+      need[id] = neededOn(cluster.node(id), cluster.freeOn(id), freed[id], shapes);
+    }
+  }
+  return need;
+}
+
+void add(Owner& owner, const Pod& pod, const model::Node& node, const model::ResourceVector& sized,
+         Need need) {
+  const model::ResourceVector freed = pod.requests - sized;
+  const model::ResourceVector needed{need.cpu ? freed.cpu_millis : 0,
+                                     need.memory ? freed.memory_bytes : 0, 0};
+  owner.needed += needed;
   auto max = [](model::ResourceVector& a, const model::ResourceVector& b) {
     a = {std::max(a.cpu_millis, b.cpu_millis), std::max(a.memory_bytes, b.memory_bytes), a.gpus};
   };
@@ -87,7 +159,7 @@ void add(Owner& owner, const Pod& pod, const model::Node& node,
     return;
   }
   owner.pods.push_back({pod.name, node.name, pod.requests, pod.usage->cpu_cores * 1000,
-                        pod.usage->memory_bytes, pod.usage->samples});
+                        pod.usage->memory_bytes, pod.usage->samples, needed});
 }
 
 json podJson(const OverRequestedPod& pod) {
@@ -97,12 +169,14 @@ json podJson(const OverRequestedPod& pod) {
           {"cpu_used_millis", pod.cpu_used_millis},
           {"memory_requested_bytes", pod.requests.memory_bytes},
           {"memory_used_bytes", pod.memory_used_bytes},
-          {"samples", pod.samples}};
+          {"samples", pod.samples},
+          {"needed_cpu_millis", pod.needed.cpu_millis},
+          {"needed_memory_bytes", pod.needed.memory_bytes}};
 }
 
 // The finding of one owner's over-requested pods.
-Finding ownerFinding(const OwnerKey& key, Owner& owner,
-                     const analysis::OverRequestSettings& params) {
+Finding ownerFinding(const OwnerKey& key, Owner& owner, const analysis::OverRequestSettings& params,
+                     std::size_t pending_pods) {
   OverRequestEvidence evidence;
   evidence.namespace_ = std::string(std::get<0>(key));
   evidence.owner_kind = std::string(std::get<1>(key));
@@ -110,6 +184,8 @@ Finding ownerFinding(const OwnerKey& key, Owner& owner,
   evidence.requested = owner.requested;
   evidence.recommended = owner.recommended;
   evidence.reclaimable = owner.reclaimable;
+  evidence.needed = owner.needed;
+  evidence.pending_pods = pending_pods;
   evidence.min_samples = owner.samples;
   evidence.pod_count = owner.pod_count;
   evidence.headroom = params.headroom;
@@ -118,18 +194,22 @@ Finding ownerFinding(const OwnerKey& key, Owner& owner,
   const std::string& kind = evidence.owner_kind;
   const std::string& name = evidence.owner_name;
   const std::string target = "workload/" + ns + "/" + kind + "/" + name;
+  const bool frees_needed = owner.needed != model::ResourceVector{};
   const std::string summary = formatText(
-      "%s %s/%s: %zu pod(s) on full nodes request %lldm CPU / %lld MiB but need %lldm / %lld MiB",
+      "%s %s/%s: %zu pod(s) on full nodes request %lldm CPU / %lld MiB but need %lldm / %lld "
+      "MiB%s",
       kind.c_str(), ns.c_str(), name.c_str(), owner.pod_count,
       static_cast<long long>(owner.requested.cpu_millis),
       static_cast<long long>(owner.requested.memory_bytes / kMemoryStep),
       static_cast<long long>(owner.recommended.cpu_millis),
-      static_cast<long long>(owner.recommended.memory_bytes / kMemoryStep));
+      static_cast<long long>(owner.recommended.memory_bytes / kMemoryStep),
+      frees_needed ? "" : "; that frees nothing pending pods need now");
   Finding finding = findingOf(std::move(evidence));
   finding.severity = Severity::kInfo;
   finding.target = target;
   finding.summary = summary;
-  finding.impact = static_cast<double>(owner.reclaimable.cpu_millis) / 1000;
+  finding.impact = static_cast<double>(owner.needed.cpu_millis) / 1000 +
+                   static_cast<double>(owner.needed.memory_bytes) / kGiB / kRankGiBPerCore;
   return finding;
 }
 
@@ -149,6 +229,9 @@ json OverRequestEvidence::toJson() const {
           {"recommended_memory_bytes", recommended.memory_bytes},
           {"reclaimable_cpu_millis", reclaimable.cpu_millis},
           {"reclaimable_memory_bytes", reclaimable.memory_bytes},
+          {"needed_cpu_millis", needed.cpu_millis},
+          {"needed_memory_bytes", needed.memory_bytes},
+          {"pending_pods", pending_pods},
           {"min_samples", min_samples},
           {"pod_count", pod_count},
           {"headroom", headroom},
@@ -171,6 +254,7 @@ void OverRequest::analyze(const AnalysisInput& input, FindingSink& out) const {
   std::unordered_map<OwnerKey, Owner, OwnerKeyHash> owners;
   std::size_t on_full_nodes = 0;
   std::size_t sampled = 0;
+  std::vector<SizedPod> candidates;
   // One pass over the pods in memory order: walking them node by node jumps through the whole
   // pod table, a cache miss per pod on a large cluster.
   std::vector<bool> full(cluster.nodes().size());
@@ -188,10 +272,15 @@ void OverRequest::analyze(const AnalysisInput& input, FindingSink& out) const {
     }
     ++sampled;
     if (const auto sized = rightSized(pod, params)) {
-      add(owners[{pod.namespace_, pod.owner_kind.empty() ? std::string_view("Pod") : pod.owner_kind,
-                  pod.owner_name.empty() ? pod.name : pod.owner_name}],
-          pod, cluster.node(pod.node), *sized);
+      candidates.push_back({&pod, *sized});
     }
+  }
+  const std::vector<Need> need = neededByNode(cluster, candidates);
+  for (const SizedPod& c : candidates) {
+    const Pod& pod = *c.pod;
+    add(owners[{pod.namespace_, pod.owner_kind.empty() ? std::string_view("Pod") : pod.owner_kind,
+                pod.owner_name.empty() ? pod.name : pod.owner_name}],
+        pod, cluster.node(pod.node), c.sized, need[pod.node]);
   }
   if (on_full_nodes > 0 && sampled == 0) {
     out.noAdvice(
@@ -208,7 +297,7 @@ void OverRequest::analyze(const AnalysisInput& input, FindingSink& out) const {
   std::sort(sorted.begin(), sorted.end(),
             [](const auto* a, const auto* b) { return a->first < b->first; });
   for (auto* entry : sorted) {
-    out.emit(ownerFinding(entry->first, entry->second, params));
+    out.emit(ownerFinding(entry->first, entry->second, params, cluster.pendingPods().size()));
   }
 }
 

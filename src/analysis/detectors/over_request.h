@@ -18,10 +18,18 @@ struct OverRequestedPod {
   double cpu_used_millis = 0;      // the usage percentile, in millicores
   double memory_used_bytes = 0;    // the working-set peak
   double samples = 0;              // usage samples behind those figures
+  /// What its right-sizing frees where pending pods need it (OverRequestEvidence::needed).
+  model::ResourceVector needed;
 };
 
 /// Evidence of one workload whose pods on nearly full nodes request far more than they use.
 /// requested and recommended are the largest of one pod; reclaimable is over all its pods.
+///
+/// `needed` is the part of `reclaimable` that pending pods need now. A resource freed on a node
+/// counts only where it is the blocking one: some pending pod that does not fit the node's free
+/// capacity now lacks that resource there, and would fit once every over-requested pod of the
+/// node is right-sized (CPU freed where memory still blocks the pending pods frees nothing
+/// they can use). Node selectors, affinities and taints are not checked.
 struct OverRequestEvidence {
   static constexpr std::string_view kKind = "over-request";
   static constexpr std::size_t kMaxListedPods = 20;
@@ -31,7 +39,9 @@ struct OverRequestEvidence {
   model::ResourceVector requested;    // CPU and memory
   model::ResourceVector recommended;  // right-sized requests: use plus headroom
   model::ResourceVector reclaimable;
-  double min_samples = 0;  // fewest usage samples of one pod
+  model::ResourceVector needed;  // of reclaimable, what pending pods need now (above)
+  std::size_t pending_pods = 0;  // pending pods in the cluster when judged
+  double min_samples = 0;        // fewest usage samples of one pod
   std::size_t pod_count = 0;
   double headroom = 0;                 // the configured headroom share over use
   std::vector<OverRequestedPod> pods;  // the first kMaxListedPods

@@ -1,5 +1,6 @@
 #include "analysis/detectors/pool_mismatch.h"
 
+#include <algorithm>
 #include <map>
 #include <tuple>
 
@@ -83,8 +84,11 @@ using OwnerKey = std::tuple<std::string, std::string, std::string>;  // namespac
 struct Misplaced {
   std::string role;
   std::string pool;
-  std::vector<MisplacedPod> pods;
+  std::vector<ResourceVector> requests;  // of every misplaced pod
+  std::vector<MisplacedPod> pods;        // the first kMaxListedPods
 };
+
+constexpr std::size_t kMaxListedPods = PoolMismatchEvidence::kMaxListedPods;
 
 SuggestedPool suggestedPool(const ClusterSnapshot& cluster, const std::string& name,
                             const Pool& pool) {
@@ -95,12 +99,68 @@ SuggestedPool suggestedPool(const ClusterSnapshot& cluster, const std::string& n
   return out;
 }
 
+// First fit of `demand` onto `bins` (free capacities); true when a bin took it.
+bool placeFirstFit(std::vector<ResourceVector>& bins, const ResourceVector& demand) {
+  const auto bin = std::find_if(bins.begin(), bins.end(),
+                                [&](const ResourceVector& b) { return b.fits(demand); });
+  if (bin == bins.end()) {
+    return false;
+  }
+  *bin -= demand;
+  return true;
+}
+
+// The free capacity of the pool's schedulable nodes, one bin per node.
+std::vector<ResourceVector> freeBins(const ClusterSnapshot& cluster, const Pool& pool) {
+  std::vector<ResourceVector> bins;
+  for (NodeId id : pool.nodes) {
+    if (!cluster.node(id).unschedulable) {
+      bins.push_back(cluster.freeOn(id));
+    }
+  }
+  return bins;
+}
+
+// How many of `pods` the free room of `pool` takes: first fit, largest first (by CPU and
+// memory as shares of the pool, so that neither unit dominates).
+std::size_t podsFitting(const ClusterSnapshot& cluster, const Pool& pool,
+                        std::vector<ResourceVector> pods) {
+  auto size = [&](const ResourceVector& r) {
+    return share(r.cpu_millis, pool.total.cpu_millis) +
+           share(r.memory_bytes, pool.total.memory_bytes);
+  };
+  std::stable_sort(pods.begin(), pods.end(), [&](const ResourceVector& a, const ResourceVector& b) {
+    return size(a) > size(b);
+  });
+  std::vector<ResourceVector> bins = freeBins(cluster, pool);
+  return static_cast<std::size_t>(
+      std::count_if(pods.begin(), pods.end(),
+                    [&](const ResourceVector& pod) { return placeFirstFit(bins, pod); }));
+}
+
+ResourceVector sum(const std::vector<ResourceVector>& bins) {
+  ResourceVector out;
+  for (const ResourceVector& b : bins) {
+    out += b;
+  }
+  return out;
+}
+
 json poolJson(const SuggestedPool& pool) {
   return {{"name", pool.name},
           {"role", pool.role},
           {"labelled", pool.labelled},
           {"node_count", pool.node_count},
           {"nodes", pool.nodes}};
+}
+
+json roomJson(const PoolRoom& room) {
+  return {{"free_cpu_millis", room.free.cpu_millis},
+          {"free_memory_bytes", room.free.memory_bytes},
+          {"pods_fitting", room.pods_fitting},
+          {"pool_moves", room.pool_moves},
+          {"pool_moves_fitting", room.pool_moves_fitting},
+          {"takes_all", room.takesAll()}};
 }
 
 json podJson(const MisplacedPod& pod) {
@@ -122,6 +182,7 @@ json PoolMismatchEvidence::toJson() const {
   return {{"namespace", namespace_},  {"owner_kind", owner_kind},
           {"owner_name", owner_name}, {"pod_role", pod_role},
           {"pool_label", pool_label}, {"suggested_pool", poolJson(suggested_pool)},
+          {"room", roomJson(room)},   {"pod_count", pod_count},
           {"pods", std::move(listed)}};
 }
 
@@ -132,17 +193,18 @@ const DetectorInfo& PoolMismatch::info() const {
   return kInfo;
 }
 
-void PoolMismatch::analyze(const AnalysisInput& input, FindingSink& out) const {
-  if (noNodesToJudge(input, out)) {
-    return;
-  }
-  const auto& params = input.config.detectors.get<analysis::PoolMismatchSettings>();
-  const ClusterSnapshot& cluster = input.cluster;
-  const auto pools = buildPools(cluster, params, input.config.cluster_labels.pool);
-  std::map<OwnerKey, Misplaced> by_owner;
+namespace {
+
+using ByOwner = std::map<OwnerKey, Misplaced>;
+
+// The pods of every workload running outside the pool its shape fits, by workload.
+ByOwner misplacedByOwner(const ClusterSnapshot& cluster, const std::map<std::string, Pool>& pools,
+                         const analysis::PoolMismatchSettings& params,
+                         const std::string& pool_label) {
+  ByOwner by_owner;
   for (NodeId id = 0; id < cluster.nodes().size(); ++id) {
     const model::Node& node = cluster.node(id);
-    const std::string node_pool = poolOf(node, params, input.config.cluster_labels.pool);
+    const std::string node_pool = poolOf(node, params, pool_label);
     for (model::PodId pid : cluster.podsOn(id)) {
       const model::Pod& pod = cluster.pod(pid);
       // DaemonSets belong on every node; non-GPU pods on GPU nodes are gpu-node-hoarding's.
@@ -161,27 +223,70 @@ void PoolMismatch::analyze(const AnalysisInput& input, FindingSink& out) const {
                                pod.owner_name.empty() ? pod.name : pod.owner_name}];
       m.role = role;
       m.pool = *fit;
-      m.pods.push_back({pod.name, node.name, node_pool, pools.at(node_pool).role, pod.requests});
+      m.requests.push_back(pod.requests);
+      if (m.pods.size() < kMaxListedPods) {
+        m.pods.push_back({pod.name, node.name, node_pool, pools.at(node_pool).role, pod.requests});
+      }
     }
   }
+  return by_owner;
+}
+
+// Each target pool's room for every move into it together: its free capacity, the pods moved
+// and how many of them fit.
+std::map<std::string, PoolRoom> roomByPool(const ClusterSnapshot& cluster,
+                                           const std::map<std::string, Pool>& pools,
+                                           const ByOwner& by_owner) {
+  std::map<std::string, std::vector<ResourceVector>> moves;
+  for (const auto& [owner, m] : by_owner) {
+    auto& into = moves[m.pool];
+    into.insert(into.end(), m.requests.begin(), m.requests.end());
+  }
+  std::map<std::string, PoolRoom> rooms;
+  for (auto& [name, requests] : moves) {
+    const Pool& pool = pools.at(name);
+    PoolRoom& room = rooms[name];
+    room.free = sum(freeBins(cluster, pool));
+    room.pool_moves = requests.size();
+    room.pool_moves_fitting = podsFitting(cluster, pool, std::move(requests));
+  }
+  return rooms;
+}
+
+}  // namespace
+
+void PoolMismatch::analyze(const AnalysisInput& input, FindingSink& out) const {
+  if (noNodesToJudge(input, out)) {
+    return;
+  }
+  const auto& params = input.config.detectors.get<analysis::PoolMismatchSettings>();
+  const ClusterSnapshot& cluster = input.cluster;
+  const std::string& pool_label = input.config.cluster_labels.pool;
+  const auto pools = buildPools(cluster, params, pool_label);
+  ByOwner by_owner = misplacedByOwner(cluster, pools, params, pool_label);
+  const std::map<std::string, PoolRoom> rooms = roomByPool(cluster, pools, by_owner);
   for (auto& [owner, m] : by_owner) {
     const auto& [ns, kind, name] = owner;
-    const std::size_t pod_count = m.pods.size();
+    const std::size_t pod_count = m.requests.size();
     PoolMismatchEvidence evidence;
     evidence.namespace_ = ns;
     evidence.owner_kind = kind;
     evidence.owner_name = name;
     evidence.pod_role = m.role;
-    evidence.pool_label = input.config.cluster_labels.pool;
+    evidence.pool_label = pool_label;
     evidence.suggested_pool = suggestedPool(cluster, m.pool, pools.at(m.pool));
+    evidence.room = rooms.at(m.pool);
+    evidence.room.pods_fitting = podsFitting(cluster, pools.at(m.pool), m.requests);
+    evidence.pod_count = pod_count;
     evidence.pods = std::move(m.pods);
+    const std::size_t fitting = evidence.room.pods_fitting;
     Finding finding = findingOf(std::move(evidence));
     finding.severity = Severity::kInfo;
     finding.target = "workload/" + ns + "/" + kind + "/" + name;
-    finding.summary =
-        formatText("%s %s/%s: %zu %s pod(s) run outside pool %s", kind.c_str(), ns.c_str(),
-                   name.c_str(), pod_count, m.role.c_str(), m.pool.c_str());
-    finding.impact = static_cast<double>(pod_count);
+    finding.summary = formatText(
+        "%s %s/%s: %zu %s pod(s) run outside pool %s, which has room for %zu of them now",
+        kind.c_str(), ns.c_str(), name.c_str(), pod_count, m.role.c_str(), m.pool.c_str(), fitting);
+    finding.impact = static_cast<double>(fitting);  // the pods that can move now
     out.emit(std::move(finding));
   }
 }

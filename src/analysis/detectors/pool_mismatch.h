@@ -30,16 +30,33 @@ struct SuggestedPool {
   static constexpr std::size_t kMaxListedNodes = 50;
 };
 
+/// How much of a move the target pool has room for now: a first-fit-decreasing packing of the
+/// moved pods onto the free capacity (allocatable − requested) of its schedulable nodes.
+struct PoolRoom {
+  model::ResourceVector free;    // the pool's free capacity, summed over its schedulable nodes
+  std::size_t pods_fitting = 0;  // of this workload's pods, those the free room takes, alone
+  /// Every pod that all pool-mismatch findings move to this pool, and how many of them the free
+  /// room takes together. A required node affinity is safe only when it takes them all; else
+  /// the pods that find no room would pend, and a preferred affinity moves only those that fit.
+  std::size_t pool_moves = 0;
+  std::size_t pool_moves_fitting = 0;
+
+  bool takesAll() const { return pool_moves_fitting == pool_moves; }
+};
+
 /// Evidence of one workload whose pods run outside the pool their shape fits.
 struct PoolMismatchEvidence {
   static constexpr std::string_view kKind = "pool-mismatch";
+  static constexpr std::size_t kMaxListedPods = 20;
   std::string namespace_;
   std::string owner_kind;  // "Pod" when unowned
   std::string owner_name;
   std::string pod_role;    // the role the pods' shape fits
   std::string pool_label;  // the node label that names pools
   SuggestedPool suggested_pool;
-  std::vector<MisplacedPod> pods;
+  PoolRoom room;                   // of suggested_pool, for these pods
+  std::size_t pod_count = 0;       // misplaced pods of the workload
+  std::vector<MisplacedPod> pods;  // the first kMaxListedPods of them
 
   nlohmann::json toJson() const;
 };

@@ -33,11 +33,47 @@ TEST_CASE("critical-path advice creates the PriorityClass and lists the pending 
   CHECK(pc["metadata"]["name"].as<std::string>() == "dag-critical-path");
   CHECK(pc["value"].as<int>() == 100000);
   CHECK(rec.patch_yaml.find("priorityClassName: dag-critical-path") != std::string::npos);
+  // Nothing runs on w1 to preempt: the class orders the queue and evicts nothing.
+  CHECK(pc["preemptionPolicy"].as<std::string>() == "Never");
+  CHECK(rec.evidence["preemption_policy"] == "Never");
+  CHECK(rec.evidence["preemptible"]["pods"] == 0);
+  CHECK(rec.action.find("preemptionPolicy: Never") != std::string::npos);
+}
+
+TEST_CASE("critical-path advice never preempts GPU or online pods, and says what it spared",
+          "[advice][critical-path-priority]") {
+  testing::RunFixture fx = testing::criticalPathScenario();
+  fx.pods.push_back(testing::makePod("web", "api-1", "w1", 2, 4, 0, [](model::Pod& p) {
+    testing::ownedBy("ReplicaSet", "api-7d9")(p);
+    p.started = 0;
+  }));
+  const auto recs = adviseOn(fx, analysis::CriticalPathPriority());
+  REQUIRE(recs.size() == 1);
+  const YAML::Node pc = YAML::Load(recs[0].patch_yaml.substr(0, recs[0].patch_yaml.find("---", 4)));
+  CHECK(pc["preemptionPolicy"].as<std::string>() == "Never");
+  CHECK(recs[0].evidence["preemptible"]["online_pods"] == 1);
+  CHECK(recs[0].action.find("1 pod(s) of online services") != std::string::npos);
+}
+
+TEST_CASE("critical-path advice preempts when only young batch pods without GPUs are in the way",
+          "[advice][critical-path-priority]") {
+  testing::RunFixture fx = testing::criticalPathScenario();  // b and d have waited 10,000 s
+  fx.pods.push_back(testing::makePod("etl", "young", "w1", 1, 1, 0, [](model::Pod& p) {
+    p.labels.set("dag-id", "other");
+    p.started = 9'900;
+  }));
+  const auto recs = adviseOn(fx, analysis::CriticalPathPriority());
+  REQUIRE(recs.size() == 1);
+  const YAML::Node pc = YAML::Load(recs[0].patch_yaml.substr(0, recs[0].patch_yaml.find("---", 4)));
+  CHECK(pc["preemptionPolicy"].as<std::string>() == "PreemptLowerPriority");
+  CHECK(recs[0].evidence["preemption_policy"] == "PreemptLowerPriority");
 }
 
 TEST_CASE("over-request advice patches the ReplicaSet's Deployment with the right-sized requests",
           "[advice][over-request]") {
   testing::RunFixture fx = testing::overRequestScenario();
+  // A pending pod short of CPU on n1 only (1 core free): the 3,400m freed is what it lacks.
+  fx.pods.push_back(testing::makePod("batch", "waiting", "", 3, 1));
   const auto recs = adviseOn(fx, analysis::OverRequest());
   REQUIRE(recs.size() == 1);
   const YAML::Node doc = YAML::Load(recs[0].patch_yaml);
@@ -49,6 +85,17 @@ TEST_CASE("over-request advice patches the ReplicaSet's Deployment with the righ
   CHECK(requests["cpu"].as<std::string>() == "600m");
   CHECK(requests["memory"].as<std::string>() == "2458Mi");
   CHECK(recs[0].impact_score == Approx(3.4));
+  CHECK(recs[0].impact.find("3400m CPU and 0 MiB freed where pending pods lack it") == 0);
+}
+
+TEST_CASE("over-request advice says it frees nothing needed when no pending pod lacks it",
+          "[advice][over-request]") {
+  testing::RunFixture fx = testing::overRequestScenario();  // nothing pends
+  const auto recs = adviseOn(fx, analysis::OverRequest());
+  REQUIRE(recs.size() == 1);
+  CHECK(recs[0].impact_score == 0);
+  CHECK(recs[0].impact.find("frees nothing pending pods need now") == 0);
+  CHECK(recs[0].action.find("hygiene, not a fix") != std::string::npos);
 }
 
 TEST_CASE("pool-mismatch advice labels the inferred pool and pins the workload to it",

@@ -22,7 +22,10 @@ analysis::Finding typedFinding(E evidence, std::string target, double impact) {
   return f;
 }
 
-analysis::Finding misplacedWorkload(const std::string& name, std::size_t pods, bool labelled) {
+// A workload of `pods` misplaced pods; the pool's room takes `fitting` of the `moves` pods that
+// every finding moves there together (by default, all of this workload's).
+analysis::Finding misplacedWorkload(const std::string& name, std::size_t pods, bool labelled,
+                                    std::size_t moves = 0, std::size_t fitting = 0) {
   analysis::PoolMismatchEvidence e;
   e.namespace_ = "web";
   e.owner_kind = "ReplicaSet";
@@ -31,6 +34,10 @@ analysis::Finding misplacedWorkload(const std::string& name, std::size_t pods, b
   e.pool_label = "node-type";
   e.suggested_pool = {"memory-optimized", "memory-optimized", labelled, 1, {"m1"}};
   e.pods.resize(pods);
+  e.pod_count = pods;
+  e.room.pool_moves = moves == 0 ? pods : moves;
+  e.room.pool_moves_fitting = moves == 0 ? pods : fitting;
+  e.room.pods_fitting = std::min(pods, e.room.pool_moves_fitting);
   return typedFinding(std::move(e), "workload/web/ReplicaSet/" + name, static_cast<double>(pods));
 }
 
@@ -56,7 +63,8 @@ analysis::Finding slowProfile(std::vector<analysis::SchedulingCause> causes) {
 TEST_CASE("pool-mismatch advice lists the workloads of a pool largest first",
           "[advice][pool-mismatch]") {
   const auto recs = advice::recommend(
-      {misplacedWorkload("small", 1, false), misplacedWorkload("big", 3, false)}, config::Config{});
+      {misplacedWorkload("small", 1, false, 4, 4), misplacedWorkload("big", 3, false, 4, 4)},
+      config::Config{});
   REQUIRE(recs.size() == 1);
   const advice::Recommendation& rec = recs[0];
   CHECK(rec.kind == "pool-mismatch");
@@ -66,13 +74,33 @@ TEST_CASE("pool-mismatch advice lists the workloads of a pool largest first",
   CHECK_THAT(rec.action, Catch::StartsWith("Label the nodes of each inferred pool"));
   CHECK_THAT(rec.patch_yaml, Catch::Contains("kubectl patch node m1"));
   CHECK_THAT(rec.patch_yaml, Catch::Contains("of web/ReplicaSet/big, web/ReplicaSet/small"));
+  // The pool takes all four: a required affinity is safe, and says why.
+  CHECK_THAT(rec.patch_yaml, Catch::Contains("requiredDuringSchedulingIgnoredDuringExecution"));
+  CHECK_THAT(rec.patch_yaml, Catch::Contains("has room for all 4 pod(s)"));
+  CHECK(rec.impact_score == 4);
 }
 
 TEST_CASE("pool-mismatch advice on a labelled pool patches no node", "[advice][pool-mismatch]") {
   const auto recs = advice::recommend({misplacedWorkload("cache", 2, true)}, config::Config{});
   REQUIRE(recs.size() == 1);
-  CHECK_THAT(recs[0].action, Catch::StartsWith("Give each listed workload"));
+  CHECK_THAT(recs[0].action, Catch::StartsWith("Pool memory-optimized has room for all 2 pod(s)"));
   CHECK_THAT(recs[0].patch_yaml, !Catch::Contains("kubectl patch node"));
+}
+
+TEST_CASE("pool-mismatch advice sets no required affinity into a pool without room for all",
+          "[advice][pool-mismatch]") {
+  // 18 pods moved into memory-optimized, whose free room takes 3 of them.
+  const auto recs = advice::recommend(
+      {misplacedWorkload("cache", 3, true, 18, 3), misplacedWorkload("reports", 15, true, 18, 3)},
+      config::Config{});
+  REQUIRE(recs.size() == 1);
+  const advice::Recommendation& rec = recs[0];
+  CHECK_THAT(rec.patch_yaml, !Catch::Contains("requiredDuringScheduling"));
+  CHECK_THAT(rec.action, Catch::Contains("has room for only 3 of the 18 pod(s) moved there"));
+  CHECK_THAT(rec.action, Catch::Contains("a preferred node affinity (weight 100)"));
+  CHECK(rec.evidence["pods_fitting"] == 3);
+  CHECK(rec.impact_score == 3);
+  CHECK_THAT(rec.impact, Catch::StartsWith("3 of 18 pod(s) fit"));
 }
 
 TEST_CASE("over-request advice patches the requests the evidence recommends",
@@ -83,13 +111,16 @@ TEST_CASE("over-request advice patches the requests the evidence recommends",
   e.owner_name = "db";
   e.recommended = {250, 512LL << 20, 0};
   e.reclaimable = {1750, 1LL << 30, 0};
+  e.needed = {1750, 0, 0};  // pending pods lack CPU where it frees it, not memory
   const auto recs = advice::recommend(
       {typedFinding(std::move(e), "workload/web/StatefulSet/db", 1.75)}, config::Config{});
   REQUIRE(recs.size() == 1);
   const advice::Recommendation& rec = recs[0];
   CHECK(rec.kind == "over-request");
   CHECK(rec.impact_score == Approx(1.75));
-  CHECK(rec.impact == "1750m CPU and 1024 MiB of requests freed on contended nodes");
+  CHECK(rec.impact ==
+        "1750m CPU and 0 MiB freed where pending pods lack it (of 1750m CPU and 1024 MiB freed in "
+        "all; measured use)");
   CHECK_THAT(rec.patch_yaml, Catch::Contains("kubectl patch StatefulSet db -n web"));
   CHECK_THAT(rec.patch_yaml, Catch::Contains("cpu: \"250m\""));
   CHECK_THAT(rec.patch_yaml, Catch::Contains("memory: \"512Mi\""));

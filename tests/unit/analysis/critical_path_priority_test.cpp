@@ -182,3 +182,113 @@ TEST_CASE("critical-path-priority says why it gives no advice when durations are
     CHECK(sink.noAdviceReason().empty());
   }
 }
+
+namespace {
+
+// criticalPathScenario (b and d pend, 1 core each, waiting 10,000 s) with a GPU node g1 and
+// `running` pods holding resources on w1 or g1.
+testing::RunFixture withRunning(std::vector<model::Pod> running) {
+  testing::RunFixture fx = testing::criticalPathScenario();
+  fx.nodes.push_back(testing::makeNode("g1", 16, 64, 4));
+  for (model::Pod& pod : running) {
+    fx.pods.push_back(std::move(pod));
+  }
+  return fx;
+}
+
+// A pod of etl/other (a batch task) on `node` that started `age` seconds before the analysis.
+model::Pod batchTask(const std::string& name, const std::string& node, double age,
+                     std::int64_t gpus = 0) {
+  return testing::makePod("etl", name, node, 1, 1, gpus, [&](model::Pod& p) {
+    p.labels.set("dag-id", "other");
+    p.started = 10'000 - age;
+  });
+}
+
+const analysis::PreemptionExposure& exposureIn(const std::vector<analysis::Finding>& findings) {
+  REQUIRE(findings.size() == 1);
+  return findings[0].evidenceAs<analysis::CriticalPathPriorityEvidence>().preemption;
+}
+
+}  // namespace
+
+TEST_CASE("the evidence lists what a critical PriorityClass could preempt",
+          "[detector][critical-path-priority]") {
+  testing::RunFixture fx =
+      withRunning({batchTask("trainer", "g1", 7200, 1),
+                   testing::makePod("web", "api-1", "w1", 2, 4, 0,
+                                    [](model::Pod& p) {
+                                      testing::ownedBy("ReplicaSet", "api-7d9")(p);
+                                      p.started = 0;
+                                    }),
+                   batchTask("young", "w1", 60)});
+  const auto findings = detectCriticalPathPriority(fx);
+  const analysis::PreemptionExposure& e = exposureIn(findings);
+  CHECK(e.nodes == 2);
+  CHECK(e.pods == 3);
+  CHECK(e.gpu_pods == 1);
+  CHECK(e.online_pods == 1);
+  CHECK(e.not_batch_pods == 1);
+  CHECK(e.long_running_pods == 0);  // 7,200 s and 10,000 s, against a 10,000 s wait
+  CHECK_FALSE(e.acceptable);
+  // The costliest first: the GPU pod, then the service, then the rest.
+  REQUIRE(e.examples.size() == 3);
+  CHECK(e.examples[0].pod == "trainer");
+  CHECK(e.examples[0].gpu);
+  CHECK(e.examples[0].batch);
+  REQUIRE(e.examples[0].running_seconds);
+  CHECK(*e.examples[0].running_seconds == Approx(7200));
+  CHECK(e.examples[1].pod == "api-1");
+  CHECK(e.examples[1].online);
+  CHECK_FALSE(e.examples[1].batch);
+  CHECK(e.examples[2].pod == "young");
+  const auto json = findings[0].evidenceJson()["preemption"];
+  CHECK(json["pods"] == 3);
+  CHECK(json["gpu_pods"] == 1);
+  CHECK(json["acceptable"] == false);
+  CHECK(json["examples"][0]["pod"] == "trainer");
+  CHECK(json["examples"][0]["running_seconds"].get<double>() == Approx(7200));
+}
+
+TEST_CASE("preemption is acceptable only for young batch pods without GPUs",
+          "[detector][critical-path-priority]") {
+  testing::RunFixture young =
+      withRunning({batchTask("young", "w1", 60), batchTask("b2", "g1", 9'999)});
+  CHECK(exposureIn(detectCriticalPathPriority(young)).acceptable);
+  // Nothing to preempt: the class need not preempt either.
+  testing::RunFixture idle = withRunning({});
+  const auto& nothing = exposureIn(detectCriticalPathPriority(idle));
+  CHECK(nothing.pods == 0);
+  CHECK_FALSE(nothing.acceptable);
+  // Run longer than the critical tasks have waited, or of unknown age: not acceptable.
+  testing::RunFixture old = withRunning({batchTask("old", "w1", 10'001)});
+  const auto& long_running = exposureIn(detectCriticalPathPriority(old));
+  CHECK(long_running.long_running_pods == 1);
+  CHECK_FALSE(long_running.acceptable);
+  model::Pod unknown = batchTask("unknown", "w1", 0);
+  unknown.started.reset();
+  testing::RunFixture ageless = withRunning({unknown});
+  CHECK_FALSE(exposureIn(detectCriticalPathPriority(ageless)).acceptable);
+  // A GPU batch pod, however young.
+  testing::RunFixture gpu = withRunning({batchTask("gpu", "g1", 60, 1)});
+  CHECK_FALSE(exposureIn(detectCriticalPathPriority(gpu)).acceptable);
+}
+
+TEST_CASE(
+    "pods at the critical class or a system class, and nodes the tasks do not fit, are "
+    "not candidates",
+    "[detector][critical-path-priority]") {
+  model::Pod same = batchTask("same", "w1", 10'001);
+  same.priority_class = "dag-critical-path";
+  model::Pod system = batchTask("system", "w1", 10'001);
+  system.priority_class = "system-node-critical";
+  testing::RunFixture fx = withRunning({same, system});
+  fx.nodes.push_back(testing::makeNode("tiny", 0.5, 64));  // the 1-core tasks do not fit
+  fx.pods.push_back(batchTask("elsewhere", "tiny", 10'001));
+  fx.nodes.push_back(
+      testing::makeNode("cordoned", 16, 64, 0, [](model::Node& n) { n.unschedulable = true; }));
+  fx.pods.push_back(batchTask("cordoned-pod", "cordoned", 10'001));
+  const auto& e = exposureIn(detectCriticalPathPriority(fx));
+  CHECK(e.nodes == 2);  // w1 and g1
+  CHECK(e.pods == 0);
+}

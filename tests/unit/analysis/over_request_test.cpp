@@ -45,7 +45,13 @@ TEST_CASE("an over-requested pod on a full node gets right-sized requests",
   CHECK(json["headroom"].get<double>() == Approx(0.2));
   CHECK(json["pods"][0]["pod"] == "api-1");
   CHECK(json["pods"][0]["cpu_used_millis"].get<double>() == Approx(500));
-  CHECK(f.impact == Approx(3.4));
+  // Nothing pends: what it frees is needed by no one now, and the finding says so.
+  CHECK(e.pending_pods == 0);
+  CHECK(e.needed == dagadvisor::model::ResourceVector{});
+  CHECK(json["needed_cpu_millis"] == 0);
+  CHECK(json["needed_memory_bytes"] == 0);
+  CHECK(f.impact == 0);
+  CHECK(f.summary.find("frees nothing pending pods need now") != std::string::npos);
 }
 
 TEST_CASE("over-request needs enough samples", "[detector][over-request]") {
@@ -103,4 +109,66 @@ TEST_CASE("over-request gives one finding per owner, in owner order, pods summed
   CHECK(api.pods.size() == 2);
   // api-1 gives back 3,400m (4,000 − 600), api-2 3,700m (4,000 − 300).
   CHECK(api.reclaimable.cpu_millis == 7'100);
+}
+
+namespace {
+
+// overRequestScenario (n1: 1 core and 20 GiB free; right-sizing api frees 3,400m and
+// 8,192 − 2,458 MiB) with one pending pod of `cores` and `mem_gib` (and `gpus`).
+testing::RunFixture withPending(double cores, double mem_gib, std::int64_t gpus = 0) {
+  testing::RunFixture fx = testing::overRequestScenario();
+  fx.pods.push_back(testing::makePod("batch", "waiting", "", cores, mem_gib, gpus));
+  return fx;
+}
+
+const analysis::OverRequestEvidence& onlyEvidence(const std::vector<analysis::Finding>& findings) {
+  REQUIRE(findings.size() == 1);
+  return findings[0].evidenceAs<analysis::OverRequestEvidence>();
+}
+
+}  // namespace
+
+TEST_CASE("freed CPU counts where a pending pod lacks CPU and would fit once it is freed",
+          "[detector][over-request]") {
+  testing::RunFixture fx = withPending(3, 1);  // lacks CPU only (1 core free)
+  const auto findings = detectOverRequest(fx);
+  const auto& e = onlyEvidence(findings);
+  CHECK(e.pending_pods == 1);
+  CHECK(e.needed.cpu_millis == 3'400);
+  CHECK(e.needed.memory_bytes == 0);  // memory is not what it lacks
+  REQUIRE(e.pods.size() == 1);
+  CHECK(e.pods[0].needed.cpu_millis == 3'400);
+  CHECK(findings[0].impact == Approx(3.4));
+  CHECK(findings[0].summary.find("frees nothing") == std::string::npos);
+}
+
+TEST_CASE("freed memory counts where memory is what a pending pod lacks",
+          "[detector][over-request]") {
+  testing::RunFixture fx = withPending(1, 24);  // 20 GiB free, 25.6 GiB once right-sized
+  const auto findings = detectOverRequest(fx);
+  const auto& e = onlyEvidence(findings);
+  CHECK(e.needed.cpu_millis == 0);
+  CHECK(e.needed.memory_bytes == 8 * 1024 * kMi - 2458 * kMi);
+  CHECK(findings[0].impact == Approx((8 * 1024 - 2458) / 1024.0 / 4));
+}
+
+TEST_CASE("freed CPU counts for nothing where memory or GPUs still block the pending pods",
+          "[detector][over-request]") {
+  // Lacks 2 cores and 10 GiB: the CPU freed would do, but 25.6 GiB is still short of 30.
+  testing::RunFixture memory_blocks = withPending(3, 30);
+  const auto& e = onlyEvidence(detectOverRequest(memory_blocks));
+  CHECK(e.reclaimable.cpu_millis == 3'400);
+  CHECK(e.needed == dagadvisor::model::ResourceVector{});
+  // A GPU pod cannot land on n1 at all, whatever it frees.
+  testing::RunFixture gpu = withPending(3, 1, 1);
+  CHECK(onlyEvidence(detectOverRequest(gpu)).needed == dagadvisor::model::ResourceVector{});
+  // A pod that fits n1 already is not blocked by resources there.
+  testing::RunFixture fits = withPending(0.5, 1);
+  CHECK(onlyEvidence(detectOverRequest(fits)).needed == dagadvisor::model::ResourceVector{});
+}
+
+TEST_CASE("an unschedulable node frees nothing pending pods can use", "[detector][over-request]") {
+  testing::RunFixture fx = withPending(3, 1);
+  fx.nodes[0].unschedulable = true;
+  CHECK(onlyEvidence(detectOverRequest(fx)).needed == dagadvisor::model::ResourceVector{});
 }

@@ -174,3 +174,27 @@ TEST_CASE("invalid UTF-8 from cluster data is replaced, never thrown") {
   CHECK(json::parse(body).at("cluster") == "bad\xEF\xBF\xBD");
   CHECK(report::dumpJson(json("x\xc3")) == "\"x\xEF\xBF\xBD\"");
 }
+
+TEST_CASE("an unfinished run has no makespan in the JSON: its time is elapsed_seconds") {
+  auto r = t::sampleReport();
+  r->runs[1].finished = false;
+  r->runs[1].whatif_basis = "estimated";
+  r->runs[1].whatif_reading =
+      dagadvisor::graph::WhatIfReading{dagadvisor::graph::WhatIfVerdict::kEstimate, 0};
+  const json runs = report::runsJson(*r);
+  const json& unfinished = runs.at(1);
+  CHECK(unfinished.at("finished") == false);
+  CHECK(unfinished.at("status") == "unfinished");
+  CHECK(unfinished.at("makespan_seconds").is_null());
+  CHECK(unfinished.at("elapsed_seconds") == 7200.0);
+  CHECK(unfinished.at("whatif_verdict") == "estimate");
+  CHECK(unfinished.at("whatif_gain_seconds").is_null());
+  const json& finished = runs.at(0);
+  CHECK(finished.at("status") == "finished");
+  CHECK(finished.at("makespan_seconds") == 600.0);
+  CHECK(finished.at("elapsed_seconds") == 600.0);
+  CHECK(finished.at("whatif_verdict") == "gain");
+  CHECK(finished.at("whatif_gain_seconds") == Approx(120));
+  r->runs[0].whatif_reading.reset();
+  CHECK(report::runsJson(*r).at(0).at("whatif_verdict").is_null());
+}

@@ -134,3 +134,55 @@ TEST_CASE("the YAML report has the JSON field names and the patch as a literal b
   CHECK(contains(yaml, "  kind: Node\n"));
   CHECK(contains(yaml, "makespan_seconds: 7200"));
 }
+
+namespace {
+
+// ml/train/2026-11-28 still running after 7200 s, its what-if an estimate for the whole run.
+std::shared_ptr<report::AnalysisReport> reportWithUnfinishedRun(
+    dagadvisor::graph::WhatIfReading reading) {
+  auto r = t::sampleReport();
+  report::RunSummary& ml = r->runs[1];
+  ml.finished = false;
+  ml.whatif_basis = "estimated";
+  ml.whatif_makespan_seconds = 9000;
+  ml.whatif_reading = reading;
+  return r;
+}
+
+std::string lineOf(const std::string& text, const std::string& start) {
+  const auto at = text.find(start, text.find("RUNS ("));
+  REQUIRE(at != std::string::npos);
+  return text.substr(at, text.find('\n', at) - at);
+}
+
+}  // namespace
+
+TEST_CASE("the runs table marks unfinished runs and calls their time elapsed") {
+  namespace g = dagadvisor::graph;
+  const std::string text =
+      report::renderText(*reportWithUnfinishedRun({g::WhatIfVerdict::kEstimate, 0}));
+  CHECK(contains(text, "RUNS (3, 1 unfinished)"));
+  const std::string ml = lineOf(text, "ml/train/2026-11-28");
+  CHECK(contains(ml, "unfinished"));
+  CHECK(contains(ml, "2h elapsed"));
+  CHECK(contains(ml, "2h30m est. for the whole run"));
+  CHECK_FALSE(contains(ml, "saves"));
+  // A finished run: its makespan, and the what-if's gain (600 s → 480 s).
+  const std::string r1 = lineOf(text, "etl/daily/r1");
+  CHECK(contains(r1, "finished"));
+  CHECK_FALSE(contains(r1, "elapsed"));
+  CHECK(contains(r1, "8m, saves 2m"));
+  CHECK(contains(text, "An unfinished run has no makespan yet"));
+}
+
+TEST_CASE("the runs table shows a what-if as a gain only when it is one") {
+  namespace g = dagadvisor::graph;
+  const auto past = reportWithUnfinishedRun({g::WhatIfVerdict::kEstimatedGain, 600});
+  CHECK(contains(lineOf(report::renderText(*past), "ml/train"), "2h30m est., saves >= 10m"));
+  const auto bound = reportWithUnfinishedRun({g::WhatIfVerdict::kLowerBound, 0});
+  CHECK(contains(lineOf(report::renderText(*bound), "ml/train"), ">= 2h30m, no gain known"));
+  auto slower = t::sampleReport();
+  slower->runs[0].whatif_makespan_seconds = 700;
+  slower->runs[0].whatif_reading = g::WhatIfReading{g::WhatIfVerdict::kNoGain, 0};
+  CHECK(contains(lineOf(report::renderText(*slower), "etl/daily/r1"), "11m40s, no gain"));
+}

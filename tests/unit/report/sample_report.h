@@ -57,6 +57,8 @@ inline report::RunSummary sampleRun(const char* ns, const char* dag, const char*
   r.critical_path = {"extract", "transform", "load"};
   r.wait_share = 0.25;
   r.whatif_makespan_seconds = makespan * 0.8;
+  r.whatif_basis = "observed";
+  r.whatif_reading = graph::WhatIfReading{graph::WhatIfVerdict::kGain, makespan * 0.2};
   // On cpu-1, extract ends at 100 and transform starts at 150: a 50 s idle gap.
   r.task_rows = {sampleTask("extract", "cpu-1", 0, 100, 10, true),
                  sampleTask("transform", "cpu-1", 150, 200, 40, true),

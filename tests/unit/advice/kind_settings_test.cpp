@@ -100,8 +100,10 @@ std::string withTable(std::string docs, std::string_view kind, const std::string
   }
   const std::size_t heading = docs.find("\n## " + std::string(kind) + "\n");
   std::size_t next = docs.find("\n## ", heading + 1);
-  next = next == std::string::npos ? docs.size() : next + 1;
-  return docs.insert(next, table + "\n");
+  if (next == std::string::npos) {  // the last section: the table ends the page
+    return docs + (docs.ends_with("\n\n") ? "" : "\n") + table;
+  }
+  return docs.insert(next + 1, table + "\n");
 }
 
 }  // namespace

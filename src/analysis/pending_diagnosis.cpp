@@ -91,12 +91,18 @@ struct Diagnoser {
   const DiagnosisOptions& options;
   NodeEligibility eligibility;
   std::vector<NodeFacts> facts;
+  /// Per node: the free room left once the queue pods placed by test 1 took theirs.
+  std::vector<ResourceVector> room;
   std::vector<std::string> groups;  // per pending index: NodeEligibility::groupsFor
   std::vector<bool> decided;        // per pending index
   PendingDiagnosis out;
 
   Diagnoser(const ClusterSnapshot& c, const DiagnosisOptions& o)
-      : cluster(c), options(o), eligibility(c, o.gpu_taint_key), facts(nodeFacts(c)) {}
+      : cluster(c), options(o), eligibility(c, o.gpu_taint_key), facts(nodeFacts(c)) {
+    for (const NodeFacts& f : facts) {
+      room.push_back(f.free);
+    }
+  }
 
   const ResourceVector& requestsOf(std::size_t i) const {
     return cluster.pod(cluster.pendingPods()[i]).requests;
@@ -121,18 +127,32 @@ struct Diagnoser {
   }
 
   void placeNow();
-  void placeOne(std::size_t i);
+  bool placeQueued(std::size_t i);
+  void placeConstrained(std::size_t i);
   void matchHoarding();
   void classifyGpuNodes(const std::vector<std::size_t>& blocked,
                         const std::vector<ResourceVector>& initial_room);
   void classifyUnmatched(GpuNodeDiagnosis& node, const std::vector<std::size_t>& blocked,
-                         const ResourceVector& room) const;
+                         const ResourceVector& movable_room) const;
   void splitPooled();
   void tallyShapes();
 };
 
-// Tests 1 and 2 for pod i.
-void Diagnoser::placeOne(std::size_t i) {
+// Test 1 for pod i: the first node it may land on with room takes it.
+bool Diagnoser::placeQueued(std::size_t i) {
+  const ResourceVector& r = requestsOf(i);
+  for (NodeId n = 0; n < facts.size(); ++n) {
+    if (eligibility.eligible(groups[i], n) && (room[n].fits(r) || requestsNothing(r))) {
+      room[n] -= r;
+      decide(i, PendingCause::kQueue, n);
+      return true;
+    }
+  }
+  return false;
+}
+
+// Test 2 for pod i: room only on excluded nodes, or no node it may use could ever hold it.
+void Diagnoser::placeConstrained(std::size_t i) {
   const ResourceVector& r = requestsOf(i);
   NodeId fits_excluded = model::kNoNode;
   bool eligible_shape = false;
@@ -142,12 +162,8 @@ void Diagnoser::placeOne(std::size_t i) {
       continue;
     }
     const bool eligible = eligibility.eligible(groups[i], n);
-    if (facts[n].free.fits(r) || (eligible && requestsNothing(r))) {
-      if (eligible) {
-        decide(i, PendingCause::kQueue, n);
-        return;
-      }
-      fits_excluded = fits_excluded == model::kNoNode ? n : fits_excluded;
+    if (!eligible && fits_excluded == model::kNoNode && room[n].fits(r)) {
+      fits_excluded = n;
     }
     (eligible ? eligible_shape : excluded_shape) |= facts[n].repackable.fits(r);
   }
@@ -156,38 +172,47 @@ void Diagnoser::placeOne(std::size_t i) {
   }
 }
 
+// Tests 1 and 2, largest pods first: the queue pods draw the room down as the scheduler would.
 void Diagnoser::placeNow() {
   const auto& pending = cluster.pendingPods();
   for (std::size_t i = 0; i < pending.size(); ++i) {
     out.pods[i].pod = pending[i];
     groups[i] = eligibility.groupsFor(cluster.pod(pending[i]));
-    placeOne(i);
+  }
+  const std::vector<std::size_t> order = undecidedDecreasing(false);
+  std::vector<std::size_t> unplaced;
+  for (std::size_t i : order) {
+    if (!placeQueued(i)) {
+      unplaced.push_back(i);
+    }
+  }
+  for (std::size_t i : unplaced) {
+    placeConstrained(i);
   }
 }
 
 // Test 3: first-fit decreasing of the blocked GPU pods into the room each GPU node's movable
 // non-GPU pods would leave.
 void Diagnoser::matchHoarding() {
-  std::vector<ResourceVector> room(facts.size());
+  std::vector<ResourceVector> freed(facts.size());  // room once the movable pods left
   std::vector<GpuNodeDiagnosis> nodes(facts.size());
   for (NodeId n = 0; n < facts.size(); ++n) {
     nodes[n].node = n;
     nodes[n].non_gpu = facts[n].non_gpu;
     nodes[n].movable = facts[n].movable;
     const bool candidate = eligibility.usable(n) && cluster.node(n).hasGpus() &&
-                           facts[n].free.gpus >= options.min_free_gpus &&
+                           room[n].gpus >= options.min_free_gpus &&
                            (facts[n].non_gpu.cpu_millis > 0 || facts[n].non_gpu.memory_bytes > 0);
     // A node that is no candidate offers no room: no GPU fits there.
-    room[n] =
-        candidate ? facts[n].free + cpuAndMemory(facts[n].movable) : ResourceVector{-1, -1, -1};
+    freed[n] = candidate ? room[n] + cpuAndMemory(facts[n].movable) : ResourceVector{-1, -1, -1};
   }
-  const std::vector<ResourceVector> initial_room = room;
+  const std::vector<ResourceVector> initial_room = freed;
   const std::vector<std::size_t> blocked = undecidedDecreasing(true);
   for (std::size_t i : blocked) {
     const ResourceVector& r = requestsOf(i);
     for (NodeId n = 0; n < facts.size(); ++n) {
-      if (room[n].fits(r) && eligibility.eligible(groups[i], n)) {
-        room[n] -= r;
+      if (freed[n].fits(r) && eligibility.eligible(groups[i], n)) {
+        freed[n] -= r;
         nodes[n].matched.push_back(out.pods[i].pod);
         nodes[n].gpus_unblocked += r.gpus;
         decide(i, PendingCause::kHoarding, n);
@@ -202,15 +227,15 @@ void Diagnoser::matchHoarding() {
 // The hold of a GPU node no pending pod was matched to: a blocked GPU pod it may take would fit
 // the room its movable pods leave (matched elsewhere), or only with its DaemonSets gone too.
 void Diagnoser::classifyUnmatched(GpuNodeDiagnosis& node, const std::vector<std::size_t>& blocked,
-                                  const ResourceVector& room) const {
+                                  const ResourceVector& movable_room) const {
   const NodeId n = node.node;
-  const ResourceVector all_gone = facts[n].free + cpuAndMemory(facts[n].non_gpu);
+  const ResourceVector all_gone = room[n] + cpuAndMemory(facts[n].non_gpu);
   const std::size_t* smallest = nullptr;  // blocked is largest first: the last one that fits
   for (const std::size_t& i : blocked) {
     if (!eligibility.eligible(groups[i], n)) {
       continue;
     }
-    if (room.fits(requestsOf(i))) {
+    if (movable_room.fits(requestsOf(i))) {
       node.hold = GpuNodeHold::kMovableUnmatched;
       return;
     }
@@ -218,7 +243,7 @@ void Diagnoser::classifyUnmatched(GpuNodeDiagnosis& node, const std::vector<std:
   }
   if (smallest != nullptr) {
     node.hold = GpuNodeHold::kDaemonSets;
-    node.daemonset_excess = clampFree(cpuAndMemory(requestsOf(*smallest) - room));
+    node.daemonset_excess = clampFree(cpuAndMemory(requestsOf(*smallest) - movable_room));
   }
 }
 
@@ -244,7 +269,7 @@ void Diagnoser::classifyGpuNodes(const std::vector<std::size_t>& blocked,
 void Diagnoser::splitPooled() {
   std::vector<ResourceVector> pool(facts.size());
   for (NodeId n = 0; n < facts.size(); ++n) {
-    pool[n] = eligibility.usable(n) ? clampFree(facts[n].free) : ResourceVector{};
+    pool[n] = eligibility.usable(n) ? clampFree(room[n]) : ResourceVector{};
   }
   std::map<ShapeKey, std::int64_t> claimed;
   for (std::size_t i = 0; i < out.pods.size(); ++i) {

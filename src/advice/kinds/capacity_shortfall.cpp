@@ -71,8 +71,8 @@ Recommendation adviseOne(const analysis::Finding& f, const config::Config& confi
                " more (first-fit decreasing onto the real node shapes; the lower bound is the "
                "resource-sum bound)";
   rec.evidence = e.toJson();
-  rec.evidence["related"] =
-      relatedRecommendations(e.diagnosis, analysis::PendingCause::kCapacity, config);
+  rec.evidence.emplace(
+      "related", relatedRecommendations(e.diagnosis, analysis::PendingCause::kCapacity, config));
   return rec;
 }
 

@@ -61,10 +61,10 @@ std::string fragmentationText(const Totals& totals, const config::Config& config
   if (totals.diagnosis && totals.diagnosis->hoarded_nodes > 0) {
     text += "first apply gpu-node-hoarding's taint (" +
             clusterRecommendationId("gpu-node-hoarding", config) +
-            "), whose moves are counted before this; do not switch scoring to MostAllocated "
-            "while GPU nodes are hoarded (it would pull more small pods onto them). Then move "
-            "or split the large pods, or deschedule small pods off the nodes closest to holding "
-            "a large one.";
+            "), whose moves are counted before this, and keep NodeResourcesFit's LeastAllocated "
+            "scoring while GPU nodes are hoarded: packing tighter would pull more small pods "
+            "onto them. Then split the large pods, or deschedule small pods off the nodes "
+            "closest to holding a large one.";
   } else {
     text +=
         "pack smaller pods tighter (NodeResourcesFit MostAllocated scoring) so that whole "

@@ -78,22 +78,27 @@ struct PendingSet {
 // on its pods.
 PendingSet sizedDecreasing(const ClusterSnapshot& cluster, const std::vector<PodId>& blocked,
                            double min_age) {
+  const auto old = [&](const Pod& pod) {
+    return !pod.created || cluster.at() - *pod.created >= min_age;
+  };
+  // The scheduler's queues hold the old pending pods of every cause, not only these.
+  const auto old_pending = static_cast<std::size_t>(std::count_if(
+      cluster.pendingPods().begin(), cluster.pendingPods().end(),
+      [&](PodId id) { return hasRequests(cluster.pod(id)) && old(cluster.pod(id)); }));
   PendingSet out;
   std::vector<PodId> young;
   for (PodId id : blocked) {
     const Pod& pod = cluster.pod(id);
-    if (!hasRequests(pod)) {
-      continue;
+    if (hasRequests(pod)) {
+      (old(pod) ? out.pods : young).push_back(id);
     }
-    const bool old = !pod.created || cluster.at() - *pod.created >= min_age;
-    (old ? out.pods : young).push_back(id);
   }
   const std::size_t tried = triedByScheduler(cluster.scheduler());
-  if (tried > out.pods.size() && !young.empty()) {
+  if (tried > old_pending && !young.empty()) {
     std::stable_sort(young.begin(), young.end(), [&](PodId a, PodId b) {
       return *cluster.pod(a).created < *cluster.pod(b).created;
     });
-    out.young = std::min(tried - out.pods.size(), young.size());
+    out.young = std::min(tried - old_pending, young.size());
     out.pods.insert(out.pods.end(), young.begin(), young.begin() + out.young);
   }
   std::stable_sort(out.pods.begin(), out.pods.end(), [&](PodId a, PodId b) {

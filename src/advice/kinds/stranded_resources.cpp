@@ -155,14 +155,18 @@ std::vector<Recommendation> adviseStrandedResources(
   rec.action = actionText(totals, config);
   rec.impact_score = totals.node_units + static_cast<double>(totals.blocked_pods);
   rec.impact = impactText(totals);
+  json related = totals.diagnosis
+                     ? relatedRecommendations(*totals.diagnosis,
+                                              analysis::PendingCause::kFragmentation, config)
+                     : json::object();
+  if (!totals.hoarded_nodes.empty()) {
+    related["gpu-node-hoarding"] = clusterRecommendationId("gpu-node-hoarding", config);
+  }
   rec.evidence = {{"nodes", totals.nodes},
                   {"stranded_node_units", totals.node_units},
                   {"stranded_gpus", totals.stranded_gpus},
                   {"fragmentation", totals.cluster},
-                  {"related", totals.diagnosis ? relatedRecommendations(
-                                                     *totals.diagnosis,
-                                                     analysis::PendingCause::kFragmentation, config)
-                                               : json::object()}};
+                  {"related", std::move(related)}};
   return {std::move(rec)};
 }
 

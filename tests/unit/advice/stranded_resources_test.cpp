@@ -112,4 +112,6 @@ TEST_CASE("a stranded node gpu-node-hoarding reports points at that recommendati
       advice::recommend({strandedFinding({stranded}, "node/gpu-1")}, config::Config{});
   REQUIRE(recs.size() == 1);
   CHECK_THAT(recs[0].action, Catch::Contains("On gpu-1 the stranded GPUs are gpu-node-hoarding's"));
+  CHECK(recs[0].evidence["related"]["gpu-node-hoarding"] ==
+        advice::stableId("gpu-node-hoarding", "default", "cluster/default"));
 }

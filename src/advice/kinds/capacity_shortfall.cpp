@@ -67,9 +67,9 @@ Recommendation adviseOne(const analysis::Finding& f, const config::Config& confi
               "repacking: " + nodeCountText(e) + " missing";
   rec.action = actionText(e, config);
   rec.impact_score = static_cast<double>(sized);
-  rec.impact = std::to_string(sized) + " pending pod(s) placeable with " + nodeCountText(e) +
-               " more (first-fit decreasing onto the real node shapes; the lower bound is the "
-               "resource-sum bound)";
+  rec.impact = std::to_string(sized) + " pending pod(s) placeable once " + nodeCountText(e) +
+               " are added (first-fit decreasing onto the real node shapes; the lower bound is "
+               "the resource-sum bound)";
   rec.evidence = e.toJson();
   rec.evidence.emplace(
       "related", relatedRecommendations(e.diagnosis, analysis::PendingCause::kCapacity, config));

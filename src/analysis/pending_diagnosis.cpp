@@ -271,11 +271,15 @@ void Diagnoser::splitPooled() {
   for (NodeId n = 0; n < facts.size(); ++n) {
     pool[n] = eligibility.usable(n) ? clampFree(room[n]) : ResourceVector{};
   }
+  // Slots of a shape the queued and hoarding pods will take once placed.
   std::map<ShapeKey, std::int64_t> claimed;
   for (std::size_t i = 0; i < out.pods.size(); ++i) {
-    if (out.pods[i].cause == PendingCause::kHoarding && decided[i]) {
-      pool[out.pods[i].node] = clampFree(pool[out.pods[i].node] - requestsOf(i));
+    const PendingCause cause = out.pods[i].cause;
+    if (decided[i] && (cause == PendingCause::kQueue || cause == PendingCause::kHoarding)) {
       ++claimed[keyOf(requestsOf(i))];
+    }
+    if (decided[i] && cause == PendingCause::kHoarding) {
+      pool[out.pods[i].node] = clampFree(pool[out.pods[i].node] - requestsOf(i));
     }
   }
   std::map<ShapeKey, std::vector<std::uint32_t>> bound;  // per shape, bound pods by node
@@ -291,14 +295,16 @@ void Diagnoser::splitPooled() {
   }
   for (std::size_t i : undecidedDecreasing(false)) {
     const ResourceVector& r = requestsOf(i);
+    std::int64_t& shape_claimed = claimed[keyOf(r)];
+    const std::vector<std::uint32_t>& shape_bound = bound.at(keyOf(r));
     ResourceVector avail;
-    std::int64_t slots = -claimed[keyOf(r)];
+    std::int64_t slots = -shape_claimed;
     std::vector<NodeId> candidates;
     for (NodeId n = 0; n < facts.size(); ++n) {
       if (eligibility.eligible(groups[i], n) && facts[n].repackable.fits(r)) {
         candidates.push_back(n);
         avail += pool[n];
-        slots += fitCount(facts[n].repackable, r) - bound[keyOf(r)][n];
+        slots += fitCount(facts[n].repackable, r) - shape_bound[n];
       }
     }
     if (candidates.empty() || !avail.fits(r) || slots < 1) {
@@ -306,7 +312,7 @@ void Diagnoser::splitPooled() {
       continue;
     }
     decide(i, PendingCause::kFragmentation, model::kNoNode);
-    ++claimed[keyOf(r)];
+    ++shape_claimed;
     ResourceVector left = r;
     for (NodeId n : candidates) {
       const ResourceVector take{std::min(left.cpu_millis, pool[n].cpu_millis),

@@ -238,3 +238,27 @@ TEST_CASE("every pending pod gets exactly one cause", "[pending-diagnosis]") {
   CHECK(json["queue"] == 1);
   CHECK(json["capacity"] == 1);
 }
+
+TEST_CASE("queued pods take their shape's slots: what is left over no repacking can place",
+          "[pending-diagnosis]") {
+  // Three 16-core nodes, each with a 0.5-core DaemonSet pod and two 4-core pods: 15.5 cores
+  // hold three 4-core pods at best, 9 slots. Four 4-core pods pend: three fit a node each now;
+  // the fourth fits the pooled 10.5 free cores, but every slot is then taken.
+  std::vector<model::Node> nodes;
+  std::vector<model::Pod> pods;
+  for (const char* n : {"a", "b", "c"}) {
+    nodes.push_back(makeNode(n, 16, 64));
+    pods.push_back(makePod("kube-system", std::string("agent-") + n, n, 0.5, 1, 0,
+                           ownedBy("DaemonSet", "agent")));
+    pods.push_back(makePod("batch", std::string("s1-") + n, n, 4, 8));
+    pods.push_back(makePod("batch", std::string("s2-") + n, n, 4, 8));
+  }
+  for (const char* name : {"p1", "p2", "p3", "p4"}) {
+    pods.push_back(makePod("ml", name, "", 4, 8));
+  }
+  model::ClusterSnapshot cluster(5000, nodes, pods);
+  const auto d = analysis::diagnosePending(cluster);
+  CHECK(d.count(PendingCause::kQueue) == 3);
+  CHECK(d.count(PendingCause::kFragmentation) == 0);
+  CHECK(d.count(PendingCause::kCapacity) == 1);
+}

@@ -115,7 +115,8 @@ const std::vector<MetricSpec>& table() {
       {kGpuNodeHoarded,
        "dagadvisor_gpu_node_hoarded",
        kGauge,
-       "1 for each GPU node whose CPU or memory is held by non-GPU pods (gpu-node-hoarding).",
+       "1 for each GPU node whose CPU or memory is held by movable non-GPU pods "
+       "(gpu-node-hoarding; not the nodes held only by DaemonSets).",
        {"cluster", "node"}},
       {kGpuNodeFreeGpus,
        "dagadvisor_gpu_node_free_gpus",

@@ -82,6 +82,10 @@ void addFindings(Families& out, const AnalysisReport& r) {
       continue;
     }
     const auto& evidence = f.evidenceAs<analysis::GpuNodeHoardingEvidence>();
+    // Held only by DaemonSets: moving workloads frees nothing there; not hoarding.
+    if (evidence.hold == "daemonsets") {
+      continue;
+    }
     out.add(MetricId::kGpuNodeHoarded, {r.cluster, node}, 1);
     out.add(MetricId::kGpuNodeFreeGpus, {r.cluster, node}, static_cast<double>(evidence.free.gpus));
     out.add(MetricId::kGpuNodeNonGpuCpuShare, {r.cluster, node}, evidence.non_gpu_cpu_share);

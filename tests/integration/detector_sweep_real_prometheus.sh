@@ -4,7 +4,8 @@
 # plants in a one-line `expected_findings: [kind, …]` (and may name the moment they are visible,
 # `analysis_at: SECONDS` after its start; else the ground truth's suggested_analysis_time).
 # Fails when an expected kind is missing, when a planted hoarded GPU node is not a
-# gpu-node-hoarding target, or when `healthy` reports anything. Other extra kinds are printed
+# gpu-node-hoarding target, when `healthy` reports anything, or when the pending-pod kinds
+# contradict each other (check_one_diagnosis). Other extra kinds are printed
 # as false positives, not failed. split-dependencies is checked run by run against the transfer
 # time the simulator charged (split_truth). Ends with a precision/recall table per kind.
 # Args: DAGADVISOR_BINARY SIMULATOR_BINARY SCENARIO_DIR
@@ -72,6 +73,36 @@ check_stranding_agrees() {
   fi
 }
 
+# One diagnosis per pending pod (analysis/pending_diagnosis): every finding of the three
+# pending-pod kinds carries the same counts, which sum to the pending pods; no pod is named by
+# two of those kinds; and no advice to pack tighter (MostAllocated) stands beside hoarding.
+check_one_diagnosis() {
+  local name=$1 out=$2 problems
+  problems=$(jq -r '
+    .summary.pending_pods as $pending
+    | [.findings[] | select(.kind == "gpu-node-hoarding" or .kind == "stranded-resources"
+                            or .kind == "capacity-shortfall")] as $mine
+    | ([$mine[] | .evidence.diagnosis | select(. != null)] | unique) as $counts
+    | (if ($counts | length) > 1 then "the kinds disagree on the diagnosis: \($counts)" else empty end),
+      ($counts[] | select(.queue + .constraints + .hoarding + .fragmentation + .capacity != $pending
+                          or .pending_pods != $pending)
+       | "classes \(.) do not sum to the \($pending) pending pods"),
+      ([$mine[] | .kind as $k
+        | ((.evidence.pending_gpu_pods // [])[] | "\(.namespace)/\(.pod)"),
+          (.evidence.pods // [])[]
+        | {kind: $k, pod: .}] | group_by(.pod)[]
+       | select((map(.kind) | unique | length) > 1)
+       | "\(.[0].pod) is named by \(map(.kind) | unique | join(" and "))"),
+      (if any($mine[]; .kind == "gpu-node-hoarding" and .evidence.hold == "movable") then
+         (.recommendations[] | select(.action | contains("MostAllocated"))
+          | "\(.kind) advises MostAllocated beside hoarding")
+       else empty end)' "$out/report.json")
+  if [ -n "$problems" ]; then
+    echo "$problems" | head -5 >&2
+    FAILURES+=("$name: $(wc -l <<<"$problems") contradiction(s) in the pending-pod diagnosis")
+  fi
+}
+
 check_healthy() {
   local out=$1 findings recommendations
   findings=$(jq '.findings | length' "$out/report.json")
@@ -130,6 +161,7 @@ sweep_one() {
   grep -qx gpu-node-hoarding <<<"$expected" && check_hoarded_targets "$name" "$out"
   [ "$name" = healthy ] && check_healthy "$out"
   check_stranding_agrees "$name" "$out"
+  check_one_diagnosis "$name" "$out"
   echo "done: $name at $at: expected [$(paste -sd ' ' <<<"$expected")]," \
     "found [$(jq -r '[.findings[].kind] | unique | join(" ")' "$out/report.json")]"
   kill "$PROM_PID"

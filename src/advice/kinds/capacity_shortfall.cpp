@@ -1,5 +1,6 @@
 #include "advice/kinds/capacity_shortfall.h"
 
+#include "advice/kinds/pending_causes.h"
 #include "analysis/detectors/capacity_shortfall.h"
 
 namespace dagadvisor::advice {
@@ -21,47 +22,67 @@ std::string shapeText(const analysis::MissingNodeShape& entry) {
   return text;
 }
 
-Recommendation adviseOne(const analysis::Finding& f) {
+std::string nodeCountText(const CapacityShortfallEvidence& e) {
+  if (e.missing_nodes_lower_bound == e.missing_nodes) {
+    return std::to_string(e.missing_nodes) + " node(s)";
+  }
+  return std::to_string(e.missing_nodes_lower_bound) + " to " + std::to_string(e.missing_nodes) +
+         " node(s)";
+}
+
+std::string actionText(const CapacityShortfallEvidence& e, const config::Config& config) {
+  std::string shapes;
+  for (const analysis::MissingNodeShape& entry : e.missing_by_shape) {
+    shapes += (shapes.empty() ? "" : ", ") + shapeText(entry);
+  }
+  std::string text =
+      "These pods fit no node, and the pooled free capacity left once the moves and the "
+      "repacking of the other recommendations are counted cannot hold them either: they ask for "
+      "more " +
+      json(e.short_resources).dump() + " than is left. Add capacity: " +
+      (shapes.empty() ? std::string("no existing node shape holds these pods") : shapes) +
+      " — packed first-fit decreasing, several pods per node; no packing needs fewer than " +
+      std::to_string(e.missing_nodes_lower_bound) +
+      " — through the cluster autoscaler's node group for that pool, or an elastic spot node "
+      "group for bursts. If the burst is short, a PriorityClass with preemptionPolicy: Never "
+      "for the urgent workloads puts them first in the queue without evicting anything; "
+      "PreemptLowerPriority only once you have checked what runs at lower priority.";
+  if (!e.unplaceable_pods.empty()) {
+    text += " " + std::to_string(e.unplaceable_total) +
+            " pod(s) fit no existing node shape at all: they need a larger shape or smaller "
+            "requests.";
+  }
+  return text + " " + pendingCausesText(e.diagnosis, analysis::PendingCause::kCapacity, config);
+}
+
+Recommendation adviseOne(const analysis::Finding& f, const config::Config& config) {
   const auto& e = f.evidenceAs<CapacityShortfallEvidence>();
   Recommendation rec;
   rec.kind = std::string(CapacityShortfallEvidence::kKind);
   rec.severity = f.severity;
   rec.target = f.target;
   rec.instances = {f.target};
-  std::string shapes;
-  for (const analysis::MissingNodeShape& entry : e.missing_by_shape) {
-    shapes += (shapes.empty() ? "" : ", ") + shapeText(entry);
-  }
-  const std::int64_t missing = e.missing_nodes;
-  const auto unplaced = static_cast<std::int64_t>(e.unplaced_pods);
-  rec.title = std::to_string(unplaced) + " pending pod(s) exceed the free capacity: about " +
-              std::to_string(missing) + " node(s) missing";
-  rec.action = "This is a shortfall, not fragmentation: the pending pods ask for more " +
-               json(e.short_resources).dump() + " than all nodes have free. Add capacity: " +
-               (shapes.empty() ? std::string("no existing node shape holds these pods") : shapes) +
-               " — through the cluster autoscaler's node group for that pool, or an elastic "
-               "spot node group for bursts. If the burst is short, a PriorityClass with "
-               "preemptionPolicy: PreemptLowerPriority for the urgent workloads lets them run "
-               "first instead.";
-  if (!e.unplaceable_pods.empty()) {
-    rec.action +=
-        " Some pods fit no existing node shape at all: they need a larger shape or "
-        "smaller requests.";
-  }
-  rec.impact_score = static_cast<double>(unplaced);
-  rec.impact = std::to_string(unplaced) + " pending pod(s) placeable with " +
-               std::to_string(missing) + " more node(s)";
+  const auto sized = static_cast<std::int64_t>(e.sized_pods);
+  rec.title = std::to_string(sized) + " pending pod(s) fit nowhere, even after moves and " +
+              "repacking: " + nodeCountText(e) + " missing";
+  rec.action = actionText(e, config);
+  rec.impact_score = static_cast<double>(sized);
+  rec.impact = std::to_string(sized) + " pending pod(s) placeable once " + nodeCountText(e) +
+               " are added (first-fit decreasing onto the real node shapes; the lower bound is "
+               "the resource-sum bound)";
   rec.evidence = e.toJson();
+  rec.evidence.emplace(
+      "related", relatedRecommendations(e.diagnosis, analysis::PendingCause::kCapacity, config));
   return rec;
 }
 
 }  // namespace
 
 std::vector<Recommendation> adviseCapacityShortfall(
-    const std::vector<const analysis::Finding*>& findings, const config::Config& /*config*/) {
+    const std::vector<const analysis::Finding*>& findings, const config::Config& config) {
   std::vector<Recommendation> out;
   for (const analysis::Finding* f : findings) {
-    out.push_back(adviseOne(*f));
+    out.push_back(adviseOne(*f, config));
   }
   return out;
 }

@@ -9,8 +9,9 @@
 namespace dagadvisor::advice {
 
 /// One recommendation per capacity-shortfall finding (one per cluster): add nodes of the shapes
-/// the packing estimate names (node group / autoscaler / spot pool), or let urgent work preempt.
-/// No patch applies. `findings` holds only that kind; empty in → empty out.
+/// the packing estimate names (node group / autoscaler / spot pool), with its lower bound, or
+/// queue urgent work first (preemptionPolicy: Never); says which recommendations cover the
+/// other pending pods. No patch applies. `findings` holds only that kind; empty in → empty out.
 std::vector<Recommendation> adviseCapacityShortfall(
     const std::vector<const analysis::Finding*>& findings, const config::Config& config);
 

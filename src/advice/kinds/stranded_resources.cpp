@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
+#include <string>
 #include <variant>
+#include <vector>
 
+#include "advice/kinds/pending_causes.h"
 #include "analysis/detectors/stranded_resources.h"
 
 namespace dagadvisor::advice {
@@ -20,21 +24,61 @@ struct Totals {
   double node_units = 0;
   std::int64_t stranded_gpus = 0;
   std::int64_t blocked_pods = 0;
+  std::vector<std::string> hoarded_nodes;  // stranded nodes gpu-node-hoarding reports
+  std::optional<analysis::DiagnosisCounts> diagnosis;
 };
 
 void accumulate(const StrandedResourcesEvidence& e, Totals& totals) {
   if (const auto* cluster = std::get_if<ClusterFragmentation>(&e.scope)) {
     totals.cluster = e.toJson();
     totals.blocked_pods = static_cast<std::int64_t>(cluster->fragmentation_blocked_pods);
+    totals.diagnosis = cluster->diagnosis;
     return;
   }
   const auto& node = std::get<StrandedNode>(e.scope);
+  if (node.hoarded) {
+    totals.hoarded_nodes.push_back(node.node);
+  }
   totals.nodes.push_back(e.toJson());
   totals.node_units += node.stranded_node_units;
   totals.stranded_gpus += node.stranded_gpus.value_or(0);
 }
 
-std::string actionText(const Totals& totals) {
+std::string hoardedText(const Totals& totals, const config::Config& config) {
+  std::string names;
+  for (const std::string& node : totals.hoarded_nodes) {
+    names += (names.empty() ? "" : ", ") + node;
+  }
+  return "On " + names + " the stranded GPUs are gpu-node-hoarding's (" +
+         clusterRecommendationId("gpu-node-hoarding", config) +
+         "): moving the non-GPU pods off is the change there. ";
+}
+
+std::string fragmentationText(const Totals& totals, const config::Config& config) {
+  std::string text = "Pending pods fit the cluster's free capacity in total but no single node: ";
+  // MostAllocated scores the most allocated nodes highest: with GPU nodes hoarded it would pull
+  // more small pods onto them, against gpu-node-hoarding's advice.
+  if (totals.diagnosis && totals.diagnosis->hoarded_nodes > 0) {
+    text += "first apply gpu-node-hoarding's taint (" +
+            clusterRecommendationId("gpu-node-hoarding", config) +
+            "), whose moves are counted before this, and keep NodeResourcesFit's LeastAllocated "
+            "scoring while GPU nodes are hoarded: packing tighter would pull more small pods "
+            "onto them. Then split the large pods, or deschedule small pods off the nodes "
+            "closest to holding a large one.";
+  } else {
+    text +=
+        "pack smaller pods tighter (NodeResourcesFit MostAllocated scoring) so that whole "
+        "nodes stay free for the large shapes, or split the large pods; taint GPU nodes first "
+        "if non-GPU pods may land on them, or MostAllocated fills them with small pods.";
+  }
+  if (totals.diagnosis) {
+    text +=
+        " " + pendingCausesText(*totals.diagnosis, analysis::PendingCause::kFragmentation, config);
+  }
+  return text;
+}
+
+std::string actionText(const Totals& totals, const config::Config& config) {
   std::string text;
   if (!totals.nodes.empty()) {
     text +=
@@ -44,11 +88,11 @@ std::string actionText(const Totals& totals) {
         "required node affinity for the heavy workloads, and right-size requests whose ratio "
         "differs from the nodes' (for example CPU-heavy pods on memory-rich nodes). ";
   }
+  if (!totals.hoarded_nodes.empty()) {
+    text += hoardedText(totals, config);
+  }
   if (!totals.cluster.is_null()) {
-    text +=
-        "Pending pods fit the cluster's free capacity in total but no single node: pack "
-        "smaller pods tighter (NodeResourcesFit MostAllocated scoring) so that whole nodes "
-        "stay free for the large shapes, or split the large pods.";
+    text += fragmentationText(totals, config);
   }
   return text;
 }
@@ -108,13 +152,21 @@ std::vector<Recommendation> adviseStrandedResources(
     accumulate(f->evidenceAs<StrandedResourcesEvidence>(), totals);
   }
   rec.title = titleText(totals);
-  rec.action = actionText(totals);
+  rec.action = actionText(totals, config);
   rec.impact_score = totals.node_units + static_cast<double>(totals.blocked_pods);
   rec.impact = impactText(totals);
+  json related = totals.diagnosis
+                     ? relatedRecommendations(*totals.diagnosis,
+                                              analysis::PendingCause::kFragmentation, config)
+                     : json::object();
+  if (!totals.hoarded_nodes.empty()) {
+    related["gpu-node-hoarding"] = clusterRecommendationId("gpu-node-hoarding", config);
+  }
   rec.evidence = {{"nodes", totals.nodes},
                   {"stranded_node_units", totals.node_units},
                   {"stranded_gpus", totals.stranded_gpus},
-                  {"fragmentation", totals.cluster}};
+                  {"fragmentation", totals.cluster},
+                  {"related", std::move(related)}};
   return {std::move(rec)};
 }
 

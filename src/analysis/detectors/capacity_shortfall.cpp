@@ -1,9 +1,13 @@
 #include "analysis/detectors/capacity_shortfall.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <optional>
 #include <tuple>
+#include <utility>
+
+#include "analysis/detectors/detector_util.h"
 
 namespace dagadvisor::analysis {
 namespace {
@@ -24,6 +28,21 @@ ResourceVector clampFree(const ResourceVector& v) {
 
 bool usable(const model::Node& node) {
   return !node.unschedulable && node.allocatable.cpu_millis > 0;
+}
+
+// ⌈need / per_node⌉ for each resource needed, the largest: no packing needs fewer nodes.
+std::int64_t resourceSumBound(const ResourceVector& need, const ResourceVector& per_node) {
+  std::int64_t bound = 0;
+  const std::array<std::pair<std::int64_t, std::int64_t>, 3> parts = {
+      {{need.cpu_millis, per_node.cpu_millis},
+       {need.memory_bytes, per_node.memory_bytes},
+       {need.gpus, per_node.gpus}}};
+  for (const auto& [n, per] : parts) {
+    if (n > 0 && per > 0) {
+      bound = std::max(bound, (n + per - 1) / per);
+    }
+  }
+  return bound;
 }
 
 auto sizeKey(const ResourceVector& r) {
@@ -52,27 +71,34 @@ struct PendingSet {
   std::size_t young = 0;    // of them, younger than min_pending_age
 };
 
-// Pending pods that the scheduler has had its chance at: those at least min_age old (unknown age
-// counts as old: the pod is pending now, whenever it was created), and, when the scheduler's own
-// queues say more pods than those were tried and parked, as many younger ones, oldest first. A
-// burst is then seen in its first minute, as soon as the scheduler has given up on its pods.
-PendingSet pendingDecreasing(const ClusterSnapshot& cluster, double min_age) {
+// The capacity-blocked pods that the scheduler has had its chance at: those at least min_age old
+// (unknown age counts as old: the pod is pending now, whenever it was created), and, when the
+// scheduler's own queues say more pods than those were tried and parked, as many younger ones,
+// oldest first. A burst is then seen in its first minute, as soon as the scheduler has given up
+// on its pods.
+PendingSet sizedDecreasing(const ClusterSnapshot& cluster, const std::vector<PodId>& blocked,
+                           double min_age) {
+  const auto old = [&](const Pod& pod) {
+    return !pod.created || cluster.at() - *pod.created >= min_age;
+  };
+  // The scheduler's queues hold the old pending pods of every cause, not only these.
+  const auto old_pending = static_cast<std::size_t>(std::count_if(
+      cluster.pendingPods().begin(), cluster.pendingPods().end(),
+      [&](PodId id) { return hasRequests(cluster.pod(id)) && old(cluster.pod(id)); }));
   PendingSet out;
   std::vector<PodId> young;
-  for (PodId id : cluster.pendingPods()) {
+  for (PodId id : blocked) {
     const Pod& pod = cluster.pod(id);
-    if (!hasRequests(pod)) {
-      continue;
+    if (hasRequests(pod)) {
+      (old(pod) ? out.pods : young).push_back(id);
     }
-    const bool old = !pod.created || cluster.at() - *pod.created >= min_age;
-    (old ? out.pods : young).push_back(id);
   }
   const std::size_t tried = triedByScheduler(cluster.scheduler());
-  if (tried > out.pods.size() && !young.empty()) {
+  if (tried > old_pending && !young.empty()) {
     std::stable_sort(young.begin(), young.end(), [&](PodId a, PodId b) {
       return *cluster.pod(a).created < *cluster.pod(b).created;
     });
-    out.young = std::min(tried - out.pods.size(), young.size());
+    out.young = std::min(tried - old_pending, young.size());
     out.pods.insert(out.pods.end(), young.begin(), young.begin() + out.young);
   }
   std::stable_sort(out.pods.begin(), out.pods.end(), [&](PodId a, PodId b) {
@@ -81,22 +107,12 @@ PendingSet pendingDecreasing(const ClusterSnapshot& cluster, double min_age) {
   return out;
 }
 
-// First fit: the first bin with room takes the pod. True when one did.
-bool firstFit(std::vector<ResourceVector>& bins, const ResourceVector& demand) {
-  for (ResourceVector& bin : bins) {
-    if (bin.fits(demand)) {
-      bin -= demand;
-      return true;
-    }
-  }
-  return false;
-}
-
 struct Shape {
   ResourceVector allocatable;
   std::optional<std::string> pool;
   std::string example_node;
   std::int64_t missing = 0;
+  ResourceVector packed;  // the requests of the pods packed into new nodes of the shape
 };
 
 std::vector<Shape> nodeShapes(const ClusterSnapshot& cluster, const std::string& pool_label) {
@@ -112,7 +128,7 @@ std::vector<Shape> nodeShapes(const ClusterSnapshot& cluster, const std::string&
       return s.allocatable == node.allocatable && s.pool == pool_name;
     });
     if (!known) {
-      shapes.push_back({node.allocatable, pool_name, node.name, 0});
+      shapes.push_back({node.allocatable, pool_name, node.name, 0, {}});
     }
   }
   // Smallest first, fewest GPUs first: a CPU pod opens a CPU node when one would hold it.
@@ -132,7 +148,8 @@ bool mayTake(const Shape& shape, const ResourceVector& demand, bool cpu_shape_fi
 // First-fit decreasing onto new, empty nodes: an opened node takes pods while they fit, else
 // the smallest real shape that may take the pod is opened. Returns the nodes opened.
 std::int64_t packOntoNewNodes(const ClusterSnapshot& cluster, const std::vector<PodId>& pods,
-                              std::vector<Shape>& shapes, std::vector<std::string>& unplaceable) {
+                              std::vector<Shape>& shapes, std::vector<std::string>& unplaceable,
+                              std::size_t& unplaceable_total) {
   std::vector<std::pair<std::size_t, ResourceVector>> opened;  // shape index, free
   std::int64_t count = 0;
   for (PodId id : pods) {
@@ -145,6 +162,7 @@ std::int64_t packOntoNewNodes(const ClusterSnapshot& cluster, const std::vector<
     });
     if (room != opened.end()) {
       room->second -= r;
+      shapes[room->first].packed += r;
       continue;
     }
     auto shape = std::find_if(shapes.begin(), shapes.end(),
@@ -153,9 +171,11 @@ std::int64_t packOntoNewNodes(const ClusterSnapshot& cluster, const std::vector<
       if (unplaceable.size() < kMaxListedPods) {
         unplaceable.push_back(cluster.pod(id).key());
       }
+      ++unplaceable_total;
       continue;
     }
     ++shape->missing;
+    shape->packed += r;
     ++count;
     opened.emplace_back(static_cast<std::size_t>(shape - shapes.begin()), shape->allocatable - r);
   }
@@ -188,85 +208,102 @@ json CapacityShortfallEvidence::toJson() const {
     missing.push_back({{"shape", resourcesJson(s.allocatable)},
                        {"pool", s.pool ? json(*s.pool) : json(nullptr)},
                        {"example_node", s.example_node},
-                       {"count", s.count}});
+                       {"count", s.count},
+                       {"lower_bound", s.lower_bound}});
   }
-  return {{"pending_pods", pending_pods},
+  return {{"capacity_blocked_pods", capacity_blocked_pods},
+          {"sized_pods", sized_pods},
           {"young_pods_tried", young_pods_tried},
-          {"pending_requests", resourcesJson(pending_requests)},
+          {"sized_requests", resourcesJson(sized_requests)},
           {"free_capacity", resourcesJson(free_capacity)},
           {"short_resources", short_resources},
-          {"unplaced_pods", unplaced_pods},
-          {"unplaced", unplaced},
+          {"pods", pods},
           {"missing_nodes", missing_nodes},
+          {"missing_nodes_lower_bound", missing_nodes_lower_bound},
           {"missing_by_shape", std::move(missing)},
-          {"unplaceable_pods", unplaceable_pods}};
+          {"unplaceable_pods", unplaceable_pods},
+          {"unplaceable_total", unplaceable_total},
+          {"diagnosis", diagnosis.toJson()}};
 }
 
 const DetectorInfo& CapacityShortfall::info() const {
   static const DetectorInfo kInfo{
       CapacityShortfallEvidence::kKind,
-      "Pending pods asking for more than the free capacity of all nodes together"};
+      "Pending pods that no node, repacking or move can hold: nodes are missing"};
   return kInfo;
 }
+
+namespace {
+
+// Sizes the new nodes: first-fit decreasing onto the real shapes, and the bounds.
+void sizeMissingNodes(const ClusterSnapshot& cluster, const std::vector<PodId>& pods,
+                      const std::string& pool_label, CapacityShortfallEvidence& e) {
+  std::vector<Shape> shapes = nodeShapes(cluster, pool_label);
+  e.missing_nodes =
+      packOntoNewNodes(cluster, pods, shapes, e.unplaceable_pods, e.unplaceable_total);
+  ResourceVector largest;
+  ResourceVector packed;
+  for (const Shape& s : shapes) {
+    largest = {std::max(largest.cpu_millis, s.allocatable.cpu_millis),
+               std::max(largest.memory_bytes, s.allocatable.memory_bytes),
+               std::max(largest.gpus, s.allocatable.gpus)};
+    packed += s.packed;
+    if (s.missing > 0) {
+      e.missing_by_shape.push_back({s.allocatable, s.pool, s.example_node, s.missing,
+                                    resourceSumBound(s.packed, s.allocatable)});
+    }
+  }
+  // Existing nodes can still give the pods what the pool has left, and no more.
+  const ResourceVector beyond_free = clampFree(packed - e.free_capacity);
+  e.missing_nodes_lower_bound = resourceSumBound(beyond_free, largest);
+}
+
+}  // namespace
 
 void CapacityShortfall::analyze(const AnalysisInput& input, FindingSink& out) const {
   const auto& params = input.config.detectors.get<analysis::CapacityShortfallSettings>();
   const ClusterSnapshot& cluster = input.cluster;
-  const PendingSet pending_set = pendingDecreasing(cluster, params.min_pending_age.count());
-  const std::vector<PodId>& pending = pending_set.pods;
-  std::vector<ResourceVector> bins;
-  ResourceVector free_total;
-  for (NodeId id = 0; id < cluster.nodes().size(); ++id) {
-    if (usable(cluster.node(id))) {
-      bins.push_back(clampFree(cluster.freeOn(id)));
-      free_total += bins.back();
-    }
-  }
-  ResourceVector demand;
-  std::vector<PodId> unplaced;
-  for (PodId id : pending) {
-    demand += cluster.pod(id).requests;
-    if (!firstFit(bins, cluster.pod(id).requests)) {
-      unplaced.push_back(id);
-    }
-  }
+  const bool any_usable = std::any_of(cluster.nodes().begin(), cluster.nodes().end(), usable);
   // No usable node means no node data, not a cluster without capacity.
-  if (bins.empty()) {
+  if (!any_usable) {
     out.noAdvice("no schedulable node with allocatable CPU is known");
     return;
   }
-  CapacityShortfallEvidence evidence;
-  evidence.short_resources = shortResources(demand, free_total);
-  const auto min_unplaced = static_cast<std::size_t>(params.min_unplaced_pods);
-  if (evidence.short_resources.empty() || unplaced.size() < min_unplaced) {
+  const PendingDiagnosis& diagnosis = input.pendingDiagnosis();
+  const std::vector<PodId> blocked = diagnosis.podsOf(PendingCause::kCapacity);
+  const PendingSet sized = sizedDecreasing(cluster, blocked, params.min_pending_age.count());
+  const auto min_pods = static_cast<std::size_t>(std::max(1, params.min_unplaced_pods));
+  if (sized.pods.size() < min_pods) {
     return;
   }
-  std::vector<Shape> shapes = nodeShapes(cluster, input.config.cluster_labels.pool);
-  evidence.missing_nodes = packOntoNewNodes(cluster, unplaced, shapes, evidence.unplaceable_pods);
-  for (const Shape& s : shapes) {
-    if (s.missing > 0) {
-      evidence.missing_by_shape.push_back({s.allocatable, s.pool, s.example_node, s.missing});
+  CapacityShortfallEvidence e;
+  e.capacity_blocked_pods = blocked.size();
+  e.sized_pods = sized.pods.size();
+  e.young_pods_tried = sized.young;
+  e.free_capacity = diagnosis.pool_left;
+  e.diagnosis = diagnosis.summary();
+  for (PodId id : sized.pods) {
+    e.sized_requests += cluster.pod(id).requests;
+    if (e.pods.size() < kMaxListedPods) {
+      e.pods.push_back(cluster.pod(id).key());
     }
   }
-  for (std::size_t i = 0; i < unplaced.size() && i < kMaxListedPods; ++i) {
-    evidence.unplaced.push_back(cluster.pod(unplaced[i]).key());
-  }
-  evidence.pending_pods = pending.size();
-  evidence.young_pods_tried = pending_set.young;
-  evidence.pending_requests = demand;
-  evidence.free_capacity = free_total;
-  evidence.unplaced_pods = unplaced.size();
-  char buf[256];
-  std::snprintf(buf, sizeof buf,
-                "%zu pending pod(s) ask for more %s than all nodes have free; %zu find no room; "
-                "about %lld node(s) missing",
-                pending.size(), json(evidence.short_resources).dump().c_str(), unplaced.size(),
-                static_cast<long long>(evidence.missing_nodes));
-  Finding finding = findingOf(std::move(evidence));
+  e.short_resources = shortResources(e.sized_requests, e.free_capacity);
+  sizeMissingNodes(cluster, sized.pods, input.config.cluster_labels.pool, e);
+  const std::string nodes =
+      e.missing_nodes_lower_bound == e.missing_nodes
+          ? std::to_string(e.missing_nodes)
+          : std::to_string(e.missing_nodes_lower_bound) + " to " + std::to_string(e.missing_nodes);
+  const std::string summary = formatText(
+      "%zu pending pod(s) fit no node, even pooled after the hoarding moves and repacking; %s "
+      "node(s) missing",
+      e.sized_pods, nodes.c_str());
+  const auto impact = static_cast<double>(e.sized_pods);
+  Finding finding = findingOf(std::move(e));
   finding.severity = Severity::kWarning;
   finding.target = "cluster/" + input.config.analysis.cluster;
-  finding.summary = buf;
-  finding.impact = static_cast<double>(unplaced.size());
+  finding.summary = summary;
+  finding.impact = impact;
   out.emit(std::move(finding));
 }
 
@@ -277,9 +314,9 @@ std::vector<config::Field> CapacityShortfallSettings::fields() {
        "Pending pods younger than this are left out: the scheduler may not have tried them yet "
        "(unless its unschedulable + backoff queues hold more pods than the older ones)."},
       {"min_unplaced_pods", &min_unplaced_pods, config::Rule::kAtLeastOne,
-       "Reported when at least this many pending pods find no room on the nodes' free capacity "
-       "(packing the largest first), while the pending pods' requests exceed the free capacity of "
-       "all nodes together in CPU, memory or GPUs."},
+       "Reported when at least this many pending pods are capacity-blocked: they fit no node even "
+       "after the moves of the hoarding advice and a repacking of the free capacity (see the "
+       "pending diagnosis in docs/findings.md)."},
   };
 }
 

@@ -7,34 +7,46 @@
 #include <vector>
 
 #include "analysis/detector.h"
+#include "analysis/pending_diagnosis.h"
 #include "config/field.h"
 #include "model/resources.h"
 
 namespace dagadvisor::analysis {
 
-/// New nodes of one of the cluster's real node shapes that the left-over pods would fill.
+/// New nodes of one of the cluster's real node shapes that the capacity-blocked pods would fill.
 struct MissingNodeShape {
   model::ResourceVector allocatable;  // the shape
   std::optional<std::string> pool;    // the pool label's value on the example node, if any
   std::string example_node;           // a node of the shape
-  std::int64_t count = 0;
+  std::int64_t count = 0;             // nodes opened by the first-fit-decreasing packing
+  /// max over resources of ⌈Σ requests of the pods packed into the shape / the shape's
+  /// allocatable⌉: no packing of those pods into this shape needs fewer.
+  std::int64_t lower_bound = 0;
 };
 
-/// Evidence of one cluster's capacity shortfall. Pods are named "namespace/name"; the lists
-/// keep the first kMaxListedPods.
+/// Evidence of one cluster's capacity shortfall: the pods the pending diagnosis calls
+/// capacity-blocked, and the nodes they need. Pods are named "namespace/name"; the lists keep
+/// the first kMaxListedPods.
 struct CapacityShortfallEvidence {
   static constexpr std::string_view kKind = "capacity-shortfall";
   static constexpr std::size_t kMaxListedPods = 20;
-  std::size_t pending_pods = 0;      // pending pods the scheduler has had its chance at
-  std::size_t young_pods_tried = 0;  // of them, younger than min_pending_age but parked
-  model::ResourceVector pending_requests;
-  model::ResourceVector free_capacity;       // over the usable nodes
+  std::size_t capacity_blocked_pods = 0;  // the diagnosis' capacity-blocked pods
+  std::size_t sized_pods = 0;             // of them, those the scheduler has had its chance at
+  std::size_t young_pods_tried = 0;       // of those, younger than min_pending_age but parked
+  model::ResourceVector sized_requests;
+  /// The pooled free capacity left once the hoarding and fragmentation pods are placed.
+  model::ResourceVector free_capacity;
   std::vector<std::string> short_resources;  // "cpu", "memory", "gpu": demand above free
-  std::size_t unplaced_pods = 0;             // left over by first-fit decreasing
-  std::vector<std::string> unplaced;         // the first of them
+  std::vector<std::string> pods;             // the sized pods, largest first
+  /// Nodes opened by first-fit decreasing onto new nodes of the real shapes (achievable: an
+  /// upper bound on what is needed), and max over resources of ⌈(Σ requests − free capacity) /
+  /// the largest shape's allocatable⌉ (no placement needs fewer).
   std::int64_t missing_nodes = 0;
+  std::int64_t missing_nodes_lower_bound = 0;
   std::vector<MissingNodeShape> missing_by_shape;
   std::vector<std::string> unplaceable_pods;  // fit no existing node shape at all
+  std::size_t unplaceable_total = 0;
+  DiagnosisCounts diagnosis;  // the cluster's pending pods by cause
 
   nlohmann::json toJson() const;
 };
@@ -53,11 +65,12 @@ struct CapacityShortfallSettings {
   std::vector<config::Field> fields();
 };
 
-/// capacity-shortfall (seed §4, bursts): the pending pods ask for more than the free capacity of
-/// all nodes together, so no placement could hold them (not fragmentation). A first-fit-
-/// decreasing packing onto the free capacity finds the pods left over, and a second one onto
-/// empty nodes of the cluster's real node shapes estimates how many nodes of which shape are
-/// missing. One finding per cluster.
+/// capacity-shortfall (seed §4, bursts): pending pods that the pending diagnosis
+/// (pending_diagnosis.h) calls capacity-blocked: no node has room, and the pooled free capacity
+/// left once the hoarding moves and the fragmentation repacking are counted cannot hold them.
+/// A first-fit-decreasing packing onto empty nodes of the cluster's real node shapes (many pods
+/// per node) estimates how many nodes of which shape are missing, with a lower bound. One
+/// finding per cluster.
 class CapacityShortfall final : public Detector {
  public:
   using Settings = CapacityShortfallSettings;

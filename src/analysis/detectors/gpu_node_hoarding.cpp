@@ -1,7 +1,6 @@
 #include "analysis/detectors/gpu_node_hoarding.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 #include <tuple>
 
@@ -23,88 +22,61 @@ struct OwnerUsage {
 };
 using OwnerKey = std::tuple<std::string, std::string, std::string>;  // kind, namespace, name
 
-struct NodeHold {
-  ResourceVector non_gpu;  // requested by pods asking for no GPU
-  ResourceVector movable;  // the part not held by DaemonSets, which run on every node anyway
+// The owners of the non-GPU pods on `node`, largest CPU first; all of them in `total`.
+std::vector<NonGpuOwner> ownersOn(const ClusterSnapshot& cluster, NodeId node, std::size_t& total) {
   std::map<OwnerKey, OwnerUsage> owners;
-};
-
-NodeHold nonGpuHold(const ClusterSnapshot& cluster, NodeId node) {
-  NodeHold hold;
   for (PodId id : cluster.podsOn(node)) {
     const Pod& pod = cluster.pod(id);
     if (pod.requests.gpus > 0) {
       continue;
     }
-    hold.non_gpu += pod.requests;
-    if (pod.owner_kind != "DaemonSet") {
-      hold.movable += pod.requests;
-    }
     const std::string kind = pod.owner_kind.empty() ? "Pod" : pod.owner_kind;
     const std::string name = pod.owner_name.empty() ? pod.name : pod.owner_name;
-    OwnerUsage& usage = hold.owners[{kind, pod.namespace_, name}];
+    OwnerUsage& usage = owners[{kind, pod.namespace_, name}];
     ++usage.pods;
     usage.requests += pod.requests;
   }
-  return hold;
-}
-
-ResourceVector cpuAndMemory(const ResourceVector& held) {
-  return {held.cpu_millis, held.memory_bytes, 0};
-}
-
-// A pending GPU pod is blocked by the hold when the node has the GPUs it asks for but not the
-// CPU or memory, and would have both if the non-GPU pods were elsewhere.
-bool blockedByHold(const Pod& pod, const ResourceVector& free, const ResourceVector& held) {
-  return pod.requests.gpus <= free.gpus && !free.fits(pod.requests) &&
-         (free + cpuAndMemory(held)).fits(pod.requests);
-}
-
-std::vector<NonGpuOwner> ownersOf(const NodeHold& hold) {
   std::vector<NonGpuOwner> out;
-  for (const auto& [key, usage] : hold.owners) {
+  for (const auto& [key, usage] : owners) {
     out.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), usage.pods,
                    usage.requests.cpu_millis, usage.requests.memory_bytes});
   }
   std::stable_sort(out.begin(), out.end(), [](const NonGpuOwner& a, const NonGpuOwner& b) {
     return a.cpu_millis > b.cpu_millis;
   });
+  total = out.size();
+  out.resize(std::min(out.size(), GpuNodeHoardingEvidence::kMaxListed));
   return out;
 }
 
-// Places the blocked pods, largest GPU demand first, into the room moving the non-DaemonSet
-// pods away would leave; the GPUs they take are the ones the move really unblocks.
-std::int64_t gpusUnblocked(const ClusterSnapshot& cluster, std::vector<PodId> blocked,
-                           ResourceVector room) {
-  std::stable_sort(blocked.begin(), blocked.end(), [&](PodId a, PodId b) {
-    return cluster.pod(a).requests.gpus > cluster.pod(b).requests.gpus;
-  });
-  std::int64_t gpus = 0;
-  for (PodId id : blocked) {
-    if (room.fits(cluster.pod(id).requests)) {
-      room -= cluster.pod(id).requests;
-      gpus += cluster.pod(id).requests.gpus;
-    }
-  }
-  return gpus;
-}
-
-std::vector<BlockedGpuPod> blockedPods(const ClusterSnapshot& cluster,
-                                       const std::vector<PodId>& pods,
-                                       const ResourceVector& movable_room) {
+std::vector<BlockedGpuPod> matchedPods(const ClusterSnapshot& cluster,
+                                       const std::vector<PodId>& pods) {
   std::vector<BlockedGpuPod> out;
-  for (PodId id : pods) {
-    const Pod& pod = cluster.pod(id);
+  for (std::size_t i = 0; i < pods.size() && i < GpuNodeHoardingEvidence::kMaxListed; ++i) {
+    const Pod& pod = cluster.pod(pods[i]);
     BlockedGpuPod& entry = out.emplace_back();
     entry.namespace_ = pod.namespace_;
     entry.pod = pod.name;
     entry.requests = pod.requests;
-    entry.fits_if_movable_pods_leave = movable_room.fits(pod.requests);
     if (pod.created) {
       entry.waiting_seconds = std::max(0.0, cluster.at() - *pod.created);
     }
   }
   return out;
+}
+
+std::string_view holdName(GpuNodeHold hold) {
+  switch (hold) {
+    case GpuNodeHold::kMovable:
+      return "movable";
+    case GpuNodeHold::kMovableUnmatched:
+      return "movable-unmatched";
+    case GpuNodeHold::kDaemonSets:
+      return "daemonsets";
+    case GpuNodeHold::kNone:
+      break;
+  }
+  return "share";
 }
 
 json ownerJson(const NonGpuOwner& owner) {
@@ -118,8 +90,7 @@ json blockedPodJson(const BlockedGpuPod& pod) {
                 {"pod", pod.pod},
                 {"gpus", pod.requests.gpus},
                 {"cpu_millis", pod.requests.cpu_millis},
-                {"memory_bytes", pod.requests.memory_bytes},
-                {"fits_if_movable_pods_leave", pod.fits_if_movable_pods_leave}};
+                {"memory_bytes", pod.requests.memory_bytes}};
   if (pod.waiting_seconds) {
     entry["waiting_seconds"] = *pod.waiting_seconds;
   }
@@ -143,16 +114,32 @@ json arrayOf(const std::vector<T>& items, Render render) {
   return out;
 }
 
-std::string summaryLine(const model::Node& node, std::int64_t free_gpus, double cpu_share,
-                        double memory_share, std::size_t blocked) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf,
-                "%s: %lld of %lld GPUs free while non-GPU pods request %.0f%% of its CPU and "
-                "%.0f%% of its memory; %zu pending GPU pod(s) do not fit",
-                node.name.c_str(), static_cast<long long>(free_gpus),
-                static_cast<long long>(node.allocatable.gpus), cpu_share * 100, memory_share * 100,
-                blocked);
-  return buf;
+std::string summaryLine(const GpuNodeHoardingEvidence& e) {
+  std::string line = formatText(
+      "%s: %lld of %lld GPUs free while non-GPU pods request %.0f%% of its CPU and %.0f%% of "
+      "its memory; ",
+      e.node.c_str(), static_cast<long long>(e.free.gpus),
+      static_cast<long long>(e.allocatable.gpus), e.non_gpu_cpu_share * 100,
+      e.non_gpu_memory_share * 100);
+  if (e.hold == "movable") {
+    return line + formatText(
+                      "moving its non-DaemonSet pods places %zu pending GPU pod(s) "
+                      "(%lld GPUs) here",
+                      e.pending_gpu_pods_total, static_cast<long long>(e.gpus_unblocked_by_moving));
+  }
+  if (e.hold == "movable-unmatched") {
+    return line +
+           "a pending GPU pod would fit once its non-DaemonSet pods left, but every such "
+           "pod is placed on another GPU node";
+  }
+  if (e.hold == "daemonsets") {
+    return line + formatText(
+                      "only DaemonSets stand in the way: a pending GPU pod would fit if "
+                      "they requested %lld mCPU and %lld MiB less here",
+                      static_cast<long long>(e.daemonset_excess.cpu_millis),
+                      static_cast<long long>(e.daemonset_excess.memory_bytes >> 20));
+  }
+  return line + "no pending GPU pod is held back";
 }
 
 }  // namespace
@@ -170,14 +157,19 @@ json GpuNodeHoardingEvidence::toJson() const {
           {"free_cpu_millis", free.cpu_millis},
           {"free_memory_bytes", free.memory_bytes},
           {"taints", taintsJson(taints)},
+          {"hold", hold},
           {"daemonset_cpu_millis", non_gpu.cpu_millis - movable.cpu_millis},
           {"daemonset_memory_bytes", non_gpu.memory_bytes - movable.memory_bytes},
           {"movable_cpu_millis", movable.cpu_millis},
           {"movable_memory_bytes", movable.memory_bytes},
-          {"stranded_gpus", stranded_gpus},
           {"gpus_unblocked_by_moving", gpus_unblocked_by_moving},
+          {"daemonset_excess_cpu_millis", daemonset_excess.cpu_millis},
+          {"daemonset_excess_memory_bytes", daemonset_excess.memory_bytes},
           {"non_gpu_owners", arrayOf(non_gpu_owners, ownerJson)},
-          {"pending_gpu_pods", arrayOf(pending_gpu_pods, blockedPodJson)}};
+          {"non_gpu_owners_total", non_gpu_owners_total},
+          {"pending_gpu_pods", arrayOf(pending_gpu_pods, blockedPodJson)},
+          {"pending_gpu_pods_total", pending_gpu_pods_total},
+          {"diagnosis", diagnosis.toJson()}};
 }
 
 const DetectorInfo& GpuNodeHoarding::info() const {
@@ -187,63 +179,92 @@ const DetectorInfo& GpuNodeHoarding::info() const {
   return kInfo;
 }
 
+namespace {
+
+GpuNodeHoardingEvidence evidenceOf(const ClusterSnapshot& cluster, const GpuNodeDiagnosis& held,
+                                   const DiagnosisCounts& counts) {
+  const model::Node& node = cluster.node(held.node);
+  GpuNodeHoardingEvidence e;
+  e.node = node.name;
+  e.hold = std::string(holdName(held.hold));
+  e.allocatable = node.allocatable;
+  e.free = cluster.freeOn(held.node);
+  e.non_gpu = held.non_gpu;
+  e.movable = held.movable;
+  e.non_gpu_cpu_share = share(held.non_gpu.cpu_millis, node.allocatable.cpu_millis);
+  e.non_gpu_memory_share = share(held.non_gpu.memory_bytes, node.allocatable.memory_bytes);
+  e.taints = node.taints;
+  e.gpus_unblocked_by_moving = held.gpus_unblocked;
+  e.daemonset_excess = held.daemonset_excess;
+  e.non_gpu_owners = ownersOn(cluster, held.node, e.non_gpu_owners_total);
+  e.pending_gpu_pods = matchedPods(cluster, held.matched);
+  e.pending_gpu_pods_total = held.matched.size();
+  e.diagnosis = counts;
+  return e;
+}
+
+void emit(GpuNodeHoardingEvidence evidence, FindingSink& out) {
+  const Severity severity = evidence.hoarded() ? Severity::kWarning : Severity::kInfo;
+  std::string target = "node/" + evidence.node;
+  std::string summary = summaryLine(evidence);
+  const auto impact = static_cast<double>(evidence.gpus_unblocked_by_moving);
+  Finding finding = findingOf(std::move(evidence));
+  finding.severity = severity;
+  finding.target = std::move(target);
+  finding.summary = std::move(summary);
+  finding.impact = impact;
+  out.emit(std::move(finding));
+}
+
+// A GPU node with free GPUs and no pending GPU pod held back, whose non-GPU pods request at
+// least min_non_gpu_share of its CPU or memory: reported as info when asked for.
+std::optional<GpuNodeDiagnosis> largeHold(const ClusterSnapshot& cluster, NodeId id,
+                                          const analysis::GpuNodeHoardingSettings& params) {
+  const model::Node& node = cluster.node(id);
+  if (!node.hasGpus() || node.unschedulable || cluster.freeOn(id).gpus < params.min_free_gpus) {
+    return std::nullopt;
+  }
+  GpuNodeDiagnosis held;
+  held.node = id;
+  for (PodId pod : cluster.podsOn(id)) {
+    const Pod& p = cluster.pod(pod);
+    if (p.requests.gpus == 0) {
+      held.non_gpu += p.requests;
+      held.movable += p.owner_kind == "DaemonSet" ? ResourceVector{} : p.requests;
+    }
+  }
+  const double largest = std::max(share(held.non_gpu.cpu_millis, node.allocatable.cpu_millis),
+                                  share(held.non_gpu.memory_bytes, node.allocatable.memory_bytes));
+  if (largest < params.min_non_gpu_share) {
+    return std::nullopt;
+  }
+  return held;
+}
+
+}  // namespace
+
 void GpuNodeHoarding::analyze(const AnalysisInput& input, FindingSink& out) const {
   if (noNodesToJudge(input, out)) {
     return;
   }
   const auto& params = input.config.detectors.get<analysis::GpuNodeHoardingSettings>();
   const ClusterSnapshot& cluster = input.cluster;
-  std::vector<PodId> pending_gpu;
-  for (PodId id : cluster.pendingPods()) {
-    if (cluster.pod(id).requests.gpus > 0) {
-      pending_gpu.push_back(id);
-    }
+  const PendingDiagnosis& diagnosis = input.pendingDiagnosis();
+  const DiagnosisCounts counts = diagnosis.summary();
+  std::vector<bool> reported(cluster.nodes().size(), false);
+  for (const GpuNodeDiagnosis& held : diagnosis.gpu_nodes) {
+    reported[held.node] = true;
+    emit(evidenceOf(cluster, held, counts), out);
+  }
+  if (params.require_pending_gpu_pods) {
+    return;
   }
   for (NodeId id = 0; id < cluster.nodes().size(); ++id) {
-    const model::Node& node = cluster.node(id);
-    const ResourceVector free = cluster.freeOn(id);
-    if (!node.hasGpus() || node.unschedulable || free.gpus < params.min_free_gpus) {
-      continue;
-    }
-    const NodeHold hold = nonGpuHold(cluster, id);
-    const double cpu_share = share(hold.non_gpu.cpu_millis, node.allocatable.cpu_millis);
-    const double memory_share = share(hold.non_gpu.memory_bytes, node.allocatable.memory_bytes);
-    std::vector<PodId> blocked;
-    for (PodId pod : pending_gpu) {
-      if (blockedByHold(cluster.pod(pod), free, hold.non_gpu)) {
-        blocked.push_back(pod);
+    if (!reported[id]) {
+      if (const auto held = largeHold(cluster, id, params)) {
+        emit(evidenceOf(cluster, *held, counts), out);
       }
     }
-    // A blocked GPU pod is proof whatever the share; without one, only a large hold is worth
-    // reporting, and only when asked for.
-    if (blocked.empty() && (params.require_pending_gpu_pods ||
-                            std::max(cpu_share, memory_share) < params.min_non_gpu_share)) {
-      continue;
-    }
-    const ResourceVector movable_room = free + cpuAndMemory(hold.movable);
-    std::int64_t blocked_gpus = 0;
-    for (PodId pod : blocked) {
-      blocked_gpus += cluster.pod(pod).requests.gpus;
-    }
-    GpuNodeHoardingEvidence evidence;
-    evidence.node = node.name;
-    evidence.allocatable = node.allocatable;
-    evidence.free = free;
-    evidence.non_gpu = hold.non_gpu;
-    evidence.movable = hold.movable;
-    evidence.non_gpu_cpu_share = cpu_share;
-    evidence.non_gpu_memory_share = memory_share;
-    evidence.taints = node.taints;
-    evidence.stranded_gpus = std::min(free.gpus, blocked_gpus);
-    evidence.gpus_unblocked_by_moving = gpusUnblocked(cluster, blocked, movable_room);
-    evidence.non_gpu_owners = ownersOf(hold);
-    evidence.pending_gpu_pods = blockedPods(cluster, blocked, movable_room);
-    Finding finding = findingOf(std::move(evidence));
-    finding.severity = blocked.empty() ? Severity::kInfo : Severity::kWarning;
-    finding.target = "node/" + node.name;
-    finding.summary = summaryLine(node, free.gpus, cpu_share, memory_share, blocked.size());
-    finding.impact = static_cast<double>(free.gpus);
-    out.emit(std::move(finding));
   }
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analysis/detector.h"
+#include "analysis/pending_diagnosis.h"
 #include "config/field.h"
 #include "model/cluster.h"
 
@@ -21,19 +22,23 @@ struct NonGpuOwner {
   std::int64_t memory_bytes = 0;
 };
 
-/// A pending GPU pod that does not fit the node although its GPUs are free.
+/// A pending GPU pod matched to a hoarded node: it fits there once the movable pods leave.
 struct BlockedGpuPod {
   std::string namespace_;
   std::string pod;
   model::ResourceVector requests;
-  bool fits_if_movable_pods_leave = false;
   std::optional<double> waiting_seconds;  // since created, when known
 };
 
-/// Evidence of one hoarded GPU node.
+/// Evidence of one GPU node that holds pending GPU pods back (PendingDiagnosis::gpu_nodes).
 struct GpuNodeHoardingEvidence {
   static constexpr std::string_view kKind = "gpu-node-hoarding";
+  static constexpr std::size_t kMaxListed = 20;
   std::string node;
+  /// "movable" (pending pods matched here: hoarding), "movable-unmatched" (held, but every pod
+  /// it could take is matched elsewhere), "daemonsets" (only DaemonSets stand in the way: not
+  /// hoarding by movable workloads), "share" (no pod held back; reported for its share).
+  std::string hold;
   model::ResourceVector allocatable;
   model::ResourceVector free;
   model::ResourceVector non_gpu;  // requested by pods asking for no GPU
@@ -41,11 +46,19 @@ struct GpuNodeHoardingEvidence {
   double non_gpu_cpu_share = 0;
   double non_gpu_memory_share = 0;
   std::vector<model::Taint> taints;
-  std::int64_t stranded_gpus = 0;             // free GPUs the blocked pods would take
-  std::int64_t gpus_unblocked_by_moving = 0;  // placed in the room moving movable pods leaves
-  std::vector<NonGpuOwner> non_gpu_owners;
-  std::vector<BlockedGpuPod> pending_gpu_pods;
+  /// GPUs the pods matched here take: each pending pod is matched to one node only, so the
+  /// sum over the findings is what moving unblocks in all.
+  std::int64_t gpus_unblocked_by_moving = 0;
+  /// "daemonsets": the CPU and memory the DaemonSets would have to request less here for the
+  /// smallest held-back GPU pod to fit.
+  model::ResourceVector daemonset_excess;
+  std::vector<NonGpuOwner> non_gpu_owners;  // the kMaxListed largest by CPU
+  std::size_t non_gpu_owners_total = 0;
+  std::vector<BlockedGpuPod> pending_gpu_pods;  // matched here, the first kMaxListed
+  std::size_t pending_gpu_pods_total = 0;
+  DiagnosisCounts diagnosis;  // the cluster's pending pods by cause
 
+  bool hoarded() const { return hold == "movable"; }
   nlohmann::json toJson() const;
 };
 
@@ -67,8 +80,10 @@ struct GpuNodeHoardingSettings {
 
 /// gpu-node-hoarding (seed §1): GPU nodes whose CPU or memory is requested by pods that use no
 /// GPU (log collectors, node agents, small services), so GPUs sit unallocated while GPU pods pend
-/// for lack of CPU or memory. One finding per node, with the owners that hold it and the pending
-/// GPU pods that would fit if those owners stayed off the node.
+/// for lack of CPU or memory. One finding per node the pending diagnosis (pending_diagnosis.h)
+/// names: `warning` where pending GPU pods are matched to the room its movable pods would leave
+/// (each pod on one node), `info` where the pods it could take are matched elsewhere or only its
+/// DaemonSets stand in the way.
 class GpuNodeHoarding final : public Detector {
  public:
   using Settings = GpuNodeHoardingSettings;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "analysis/detector.h"
+#include "analysis/pending_diagnosis.h"
 #include "analysis/stranding.h"
 #include "config/field.h"
 #include "model/resources.h"
@@ -31,9 +33,13 @@ struct StrandedNode {
   std::optional<std::int64_t> stranded_gpus;
   double stranded_node_units = 0;  // sum of the stranded resources' free shares
   ResourceShares free_share;
+  /// gpu-node-hoarding reports this node as hoarded (PendingDiagnosis): its advice, moving the
+  /// non-GPU pods off, is the one that applies here.
+  bool hoarded = false;
 };
 
-/// One pending pod shape, with how many of its pods fit the nodes one by one and pooled.
+/// One pending pod shape, with how many of its pods fit the nodes one by one and pooled, and
+/// how many of its pods each cause of the pending diagnosis holds.
 struct FragmentedShape {
   model::ResourceVector requests;  // the shape
   std::size_t pending_pods = 0;
@@ -41,20 +47,26 @@ struct FragmentedShape {
   std::int64_t pooled = 0;      // as if the cluster were one node
   std::int64_t node_slots = 0;  // Σ over the nodes of the pods each holds besides its DaemonSets
   std::int64_t bound_pods = 0;  // pods of the shape bound now
-  std::size_t fragmentation_blocked_pods = 0;
-  std::size_t capacity_blocked_pods = 0;
+  std::array<std::size_t, kPendingCauses> by_cause{};
   std::optional<double> fragmentation_index;  // 1 − Fit/Pooled; empty when Pooled < 1
 
+  std::size_t blocked(PendingCause cause) const {
+    return by_cause[static_cast<std::size_t>(cause)];
+  }
   /// "fragmentation", "capacity" or "none": what keeps the shape's pods pending.
   std::string_view blockedBy() const;
 };
 
 /// The cluster's fragmentation over its pending pod shapes, largest shape first.
 struct ClusterFragmentation {
+  static constexpr std::size_t kMaxListed = 20;
   double fragmentation_index = 0;  // pending-weighted over the shapes with an index
   std::size_t fragmentation_blocked_pods = 0;
   std::size_t capacity_blocked_pods = 0;
-  std::vector<FragmentedShape> shapes;
+  std::vector<FragmentedShape> shapes;  // the kMaxListed largest
+  std::size_t shapes_total = 0;
+  std::vector<std::string> pods;  // fragmentation-blocked, "namespace/name", the first kMaxListed
+  DiagnosisCounts diagnosis;      // the cluster's pending pods by cause
 };
 
 /// Evidence of a stranded-resources finding: one node ("scope": "node") or the cluster's
@@ -83,8 +95,8 @@ struct StrandedResourcesSettings {
 /// stranded-resources (seed §1): per node, resources left free because another resource of the
 /// node is exhausted (Borg's "stranded resources", Verma et al. EuroSys 2015), one finding per
 /// node; and for the cluster, the fit-count fragmentation index of each pending pod shape,
-/// FI(s) = 1 − Fit(s)/Pooled(s), one finding when pending pods fit the pooled free capacity but
-/// no single node.
+/// FI(s) = 1 − Fit(s)/Pooled(s), one finding when the pending diagnosis (pending_diagnosis.h)
+/// calls pods fragmentation-blocked: they fit the pooled free capacity but no single node.
 class StrandedResources final : public Detector {
  public:
   using Settings = StrandedResourcesSettings;

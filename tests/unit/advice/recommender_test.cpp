@@ -11,17 +11,21 @@ using nlohmann::json;
 
 namespace {
 
+// A hoarded node with one pending pod matched to it (the matching places each pod on one node).
 analysis::Finding hoardingFinding(const std::string& node, int free_gpus,
-                                  std::vector<model::Taint> taints) {
+                                  std::vector<model::Taint> taints, const std::string& pod) {
   analysis::GpuNodeHoardingEvidence evidence;
   evidence.node = node;
+  evidence.hold = "movable";
   evidence.free.gpus = free_gpus;
+  evidence.gpus_unblocked_by_moving = 1;
   evidence.taints = std::move(taints);
   evidence.non_gpu_owners = {{"DaemonSet", "logging", "fluentd", 1, 6000, 1}};
   analysis::BlockedGpuPod blocked;
   blocked.namespace_ = "ml";
-  blocked.pod = "train-1";
+  blocked.pod = pod;
   evidence.pending_gpu_pods = {blocked};
+  evidence.pending_gpu_pods_total = 1;
   analysis::Finding f = analysis::findingOf(std::move(evidence));
   f.severity = analysis::Severity::kWarning;
   f.target = "node/" + node;
@@ -35,15 +39,18 @@ TEST_CASE("hoarding findings become one recommendation with valid Node patches",
           "[advice][gpu-node-hoarding]") {
   config::Config config;
   const std::vector<model::Taint> existing = {{"dedicated", "ml", "NoExecute"}};
-  const std::vector<analysis::Finding> findings = {hoardingFinding("gpu-1", 3, {}),
-                                                   hoardingFinding("gpu-2", 2, existing)};
+  const std::vector<analysis::Finding> findings = {
+      hoardingFinding("gpu-1", 3, {}, "train-1"), hoardingFinding("gpu-2", 2, existing, "train-2")};
   const auto recs = advice::recommend(findings, config);
   REQUIRE(recs.size() == 1);
   const advice::Recommendation& rec = recs[0];
   CHECK(rec.kind == "gpu-node-hoarding");
   CHECK(rec.instances == std::vector<std::string>{"node/gpu-1", "node/gpu-2"});
-  CHECK(rec.impact_score == 5);
-  CHECK(rec.evidence["pending_gpu_pods"].size() == 1);  // the same pod counted once
+  // The GPUs the matched pods take, not the free GPUs summed over the nodes (5).
+  CHECK(rec.impact_score == 2);
+  CHECK(rec.evidence["pending_gpu_pods"].size() == 2);
+  CHECK(rec.evidence["gpus_unblocked_by_moving"] == 2);
+  CHECK_THAT(rec.title, Catch::Contains("moving them places 2 pending GPU pod(s) (2 GPU(s))"));
   CHECK_THAT(rec.action, Catch::Contains("logging/fluentd"));
 
   const auto docs = YAML::LoadAll(rec.patch_yaml);
@@ -76,9 +83,9 @@ TEST_CASE("recommendation ids are stable per kind, cluster and target", "[advice
 TEST_CASE("history keeps first_seen across cycles", "[advice]") {
   config::Config config;
   advice::RecommendationHistory history;
-  auto first = advice::recommend({hoardingFinding("gpu-1", 1, {})}, config);
+  auto first = advice::recommend({hoardingFinding("gpu-1", 1, {}, "train-1")}, config);
   history.stamp(first, 100);
-  auto second = advice::recommend({hoardingFinding("gpu-1", 1, {})}, config);
+  auto second = advice::recommend({hoardingFinding("gpu-1", 1, {}, "train-1")}, config);
   history.stamp(second, 160);
   REQUIRE(second.size() == 1);
   CHECK(second[0].id == first[0].id);

@@ -28,9 +28,14 @@ analysis::Finding strandedNodeFinding(const std::string& node, std::optional<std
 }
 
 analysis::Finding fragmentationFinding(std::size_t blocked, const std::string& cluster,
-                                       analysis::Severity severity = analysis::Severity::kInfo) {
+                                       analysis::Severity severity = analysis::Severity::kInfo,
+                                       std::size_t hoarded_nodes = 0) {
   analysis::ClusterFragmentation frag;
   frag.fragmentation_blocked_pods = blocked;
+  frag.diagnosis.pending_pods = blocked;
+  frag.diagnosis.by_cause[static_cast<std::size_t>(analysis::PendingCause::kFragmentation)] =
+      blocked;
+  frag.diagnosis.hoarded_nodes = hoarded_nodes;
   return strandedFinding({frag}, "cluster/" + cluster, severity);
 }
 
@@ -80,4 +85,33 @@ TEST_CASE("fragmentation alone is not titled with zero stranded nodes",
   CHECK_THAT(recs[0].title, Catch::StartsWith("2 pending pod(s)"));
   CHECK_THAT(recs[0].impact, !Catch::Contains("GPU"));
   CHECK(recs[0].instances == std::vector<std::string>{"cluster/default"});
+}
+
+TEST_CASE("no tighter packing is advised while GPU nodes are hoarded",
+          "[advice][stranded-resources]") {
+  // MostAllocated scores the most allocated nodes highest: with hoarded GPU nodes it would pull
+  // more small pods onto them, against gpu-node-hoarding's advice.
+  const auto free = advice::recommend({fragmentationFinding(2, "default")}, config::Config{});
+  REQUIRE(free.size() == 1);
+  CHECK_THAT(free[0].action, Catch::Contains("MostAllocated"));
+  const auto hoarded = advice::recommend(
+      {fragmentationFinding(2, "default", analysis::Severity::kWarning, 3)}, config::Config{});
+  REQUIRE(hoarded.size() == 1);
+  CHECK_THAT(hoarded[0].action, !Catch::Contains("MostAllocated"));
+  CHECK_THAT(hoarded[0].action,
+             Catch::Contains(advice::stableId("gpu-node-hoarding", "default", "cluster/default")));
+}
+
+TEST_CASE("a stranded node gpu-node-hoarding reports points at that recommendation",
+          "[advice][stranded-resources]") {
+  analysis::StrandedNode stranded;
+  stranded.node = "gpu-1";
+  stranded.stranded_gpus = 4;
+  stranded.hoarded = true;
+  const auto recs =
+      advice::recommend({strandedFinding({stranded}, "node/gpu-1")}, config::Config{});
+  REQUIRE(recs.size() == 1);
+  CHECK_THAT(recs[0].action, Catch::Contains("On gpu-1 the stranded GPUs are gpu-node-hoarding's"));
+  CHECK(recs[0].evidence["related"]["gpu-node-hoarding"] ==
+        advice::stableId("gpu-node-hoarding", "default", "cluster/default"));
 }

@@ -45,7 +45,8 @@ TEST_CASE("pending demand beyond all free capacity is a shortfall with the missi
           "[detector][capacity-shortfall]") {
   auto pods = busy();
   for (const char* name : {"p1", "p2", "p3"}) {
-    pods.push_back(pending(name, 4));  // 12 cores asked, 8 free: one pod left over
+    // 12 cores asked, 8 free: p1 and p2 fit a node each (queue), p3 is capacity-blocked.
+    pods.push_back(pending(name, 4));
   }
   const auto findings = detectCapacityShortfall(twoNodes(), pods);
   REQUIRE(findings.size() == 1);
@@ -53,12 +54,18 @@ TEST_CASE("pending demand beyond all free capacity is a shortfall with the missi
   CHECK(f.kind == "capacity-shortfall");
   CHECK(f.target == "cluster/default");
   const auto& e = f.evidenceAs<analysis::CapacityShortfallEvidence>();
-  CHECK(e.pending_pods == 3);
-  CHECK(e.pending_requests.cpu_millis == 12'000);
-  CHECK(e.free_capacity.cpu_millis == 8'000);
+  // Only the capacity-blocked pod is sized: the two that fit a node now are the queue's.
+  CHECK(e.capacity_blocked_pods == 1);
+  CHECK(e.sized_pods == 1);
+  CHECK(e.sized_requests.cpu_millis == 4'000);
+  CHECK(e.free_capacity.cpu_millis == 0);  // what the queued pods leave
   CHECK(e.short_resources == std::vector<std::string>{"cpu"});
-  CHECK(e.unplaced_pods == 1);
+  CHECK(e.pods == std::vector<std::string>{"batch/p3"});
   CHECK(e.missing_nodes == 1);
+  CHECK(e.missing_nodes_lower_bound == 1);
+  CHECK(e.diagnosis.pending_pods == 3);
+  CHECK(e.diagnosis.of(analysis::PendingCause::kQueue) == 2);
+  CHECK(e.diagnosis.of(analysis::PendingCause::kCapacity) == 1);
   REQUIRE(e.missing_by_shape.size() == 1);
   const auto& shape = e.missing_by_shape[0];
   CHECK(shape.count == 1);
@@ -66,14 +73,18 @@ TEST_CASE("pending demand beyond all free capacity is a shortfall with the missi
   CHECK(shape.allocatable.cpu_millis == 16'000);
   // The API renders the same numbers under the documented keys.
   const auto json = f.evidenceJson();
-  CHECK(json["pending_pods"] == 3);
+  CHECK(json["capacity_blocked_pods"] == 1);
+  CHECK(json["sized_pods"] == 1);
   CHECK(json["young_pods_tried"] == 0);
-  CHECK(json["pending_requests"]["cpu_millis"] == 12'000);
-  CHECK(json["free_capacity"]["cpu_millis"] == 8'000);
+  CHECK(json["sized_requests"]["cpu_millis"] == 4'000);
+  CHECK(json["free_capacity"]["cpu_millis"] == 0);
   CHECK(json["short_resources"] == nlohmann::json::array({"cpu"}));
-  CHECK(json["unplaced_pods"] == 1);
-  CHECK(json["unplaced"].size() == 1);
+  CHECK(json["pods"].size() == 1);
   CHECK(json["missing_nodes"] == 1);
+  CHECK(json["missing_nodes_lower_bound"] == 1);
+  CHECK(json["missing_by_shape"][0]["lower_bound"] == 1);
+  CHECK(json["diagnosis"]["pending_pods"] == 3);
+  CHECK(json["diagnosis"]["queue"] == 2);
   CHECK(json["missing_by_shape"][0]["count"] == 1);
   CHECK(json["missing_by_shape"][0]["pool"] == "c6i");
   CHECK(json["missing_by_shape"][0]["example_node"] == "a");
@@ -133,14 +144,19 @@ TEST_CASE("left-over pods open the smallest real node shape that holds them",
   const auto findings = detectCapacityShortfall(nodes, pods);
   REQUIRE(findings.size() == 1);
   const auto& e = findings[0].evidenceAs<analysis::CapacityShortfallEvidence>();
-  CHECK(e.unplaced_pods == 4);
+  CHECK(e.sized_pods == 4);
   CHECK(e.missing_nodes == 3);  // two CPU nodes (10 + 10 > 16), one GPU node
+  // 28 cores, 24 GiB and 2 GPUs packed, nothing left free: one 32-core node is the floor.
+  CHECK(e.missing_nodes_lower_bound == 1);
   REQUIRE(e.missing_by_shape.size() == 2);
   CHECK(e.missing_by_shape[0].example_node == "cpu-1");
   CHECK(e.missing_by_shape[0].count == 2);
+  CHECK(e.missing_by_shape[0].lower_bound == 2);  // 20 cores into 16-core nodes
   CHECK(e.missing_by_shape[1].example_node == "gpu-1");
   CHECK(e.missing_by_shape[1].count == 1);
+  CHECK(e.missing_by_shape[1].lower_bound == 1);
   CHECK(e.unplaceable_pods == std::vector<std::string>{"batch/giant"});
+  CHECK(e.unplaceable_total == 1);
 }
 
 TEST_CASE("no node data means no shortfall finding", "[detector][capacity-shortfall]") {
@@ -192,12 +208,13 @@ TEST_CASE("young pods count once the scheduler's queues say it tried and parked 
   const auto findings = detectCapacityShortfall(twoNodes(), pods, {}, queues(2, 1));
   REQUIRE(findings.size() == 1);
   const auto& e = findings[0].evidenceAs<analysis::CapacityShortfallEvidence>();
-  CHECK(e.pending_pods == 3);
+  // Only the capacity-blocked young pod is sized: the old ones fit a node each (queue).
+  CHECK(e.sized_pods == 1);
   CHECK(e.young_pods_tried == 1);
-  CHECK(e.unplaced == std::vector<std::string>{"batch/young-1"});
+  CHECK(e.pods == std::vector<std::string>{"batch/young-1"});
   // More parked pods than pending ones: every young pod counts, no more.
   const auto all = detectCapacityShortfall(twoNodes(), pods, {}, queues(40, 0));
   REQUIRE(all.size() == 1);
-  CHECK(all[0].evidenceAs<analysis::CapacityShortfallEvidence>().pending_pods == 4);
+  CHECK(all[0].evidenceAs<analysis::CapacityShortfallEvidence>().sized_pods == 2);
   CHECK(all[0].evidenceAs<analysis::CapacityShortfallEvidence>().young_pods_tried == 2);
 }

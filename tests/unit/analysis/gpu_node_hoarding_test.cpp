@@ -47,6 +47,9 @@ TEST_CASE("hoarding is found on a GPU node held by non-GPU pods while a GPU pod 
   REQUIRE(e.non_gpu_owners.size() == 2);
   REQUIRE(e.pending_gpu_pods.size() == 1);
   CHECK(e.pending_gpu_pods[0].pod == "train-1");
+  CHECK(e.hold == "movable");
+  CHECK(e.diagnosis.pending_pods == 1);
+  CHECK(e.diagnosis.of(analysis::PendingCause::kHoarding) == 1);
   CHECK(e.pending_gpu_pods[0].waiting_seconds == 4000);
   // The API renders the same numbers under the documented keys.
   const auto json = f.evidenceJson();
@@ -54,7 +57,9 @@ TEST_CASE("hoarding is found on a GPU node held by non-GPU pods while a GPU pod 
   CHECK(json["non_gpu_cpu_millis"] == 12'000);
   CHECK(json["daemonset_cpu_millis"] == 6'000);
   CHECK(json["pending_gpu_pods"][0]["waiting_seconds"] == 4000);
-  CHECK(f.impact == 3);
+  CHECK(json["hold"] == "movable");
+  CHECK(json["diagnosis"]["hoarding"] == 1);
+  CHECK(f.impact == 1);  // the GPUs the matched pod takes
 }
 
 TEST_CASE("no hoarding when the pending GPU pod fits or the share is below the threshold",
@@ -149,20 +154,70 @@ TEST_CASE("DaemonSet holds are told apart from pods that can move",
   auto findings = detectGpuNodeHoarding(cluster);
   REQUIRE(findings.size() == 1);
   const auto& e = findings[0].evidenceAs<analysis::GpuNodeHoardingEvidence>();
+  CHECK(e.hold == "movable");
   CHECK(e.non_gpu.cpu_millis - e.movable.cpu_millis == 6'000);
   CHECK(e.movable.cpu_millis == 6'000);
-  CHECK(e.stranded_gpus == 1);
   CHECK(e.gpus_unblocked_by_moving == 1);
-  CHECK(e.pending_gpu_pods[0].fits_if_movable_pods_leave);
+  CHECK(e.pending_gpu_pods_total == 1);
 
-  // Owned by a second DaemonSet, the api pod cannot move: nothing is unblocked by moving.
+  // Owned by a second DaemonSet, the api pod cannot move: this node is not hoarded by movable
+  // workloads (before, a warning told to move workloads that free nothing). It stays an info
+  // finding whose advice is the DaemonSets' requests: 6 cores more are needed than are free.
   auto pods = seedPods();
   pods[1].owner_kind = "DaemonSet";
   model::ClusterSnapshot all_daemons(5000, {makeNode("gpu-1", 16, 64, 4)}, std::move(pods));
   findings = detectGpuNodeHoarding(all_daemons);
   REQUIRE(findings.size() == 1);
+  CHECK(findings[0].severity == analysis::Severity::kInfo);
   const auto& held = findings[0].evidenceAs<analysis::GpuNodeHoardingEvidence>();
-  CHECK(held.stranded_gpus == 1);
+  CHECK(held.hold == "daemonsets");
+  CHECK_FALSE(held.hoarded());
   CHECK(held.gpus_unblocked_by_moving == 0);
-  CHECK_FALSE(held.pending_gpu_pods[0].fits_if_movable_pods_leave);
+  CHECK(held.pending_gpu_pods.empty());  // the pod is not this kind's: it stays capacity's
+  CHECK(held.daemonset_excess.cpu_millis == 6'000);
+  CHECK(held.daemonset_excess.memory_bytes == 0);
+  CHECK(held.diagnosis.of(analysis::PendingCause::kHoarding) == 0);
+}
+
+TEST_CASE("the GPUs unblocked are a matching: each pending pod on one node, several per node",
+          "[detector][gpu-node-hoarding]") {
+  // Three GPU nodes, each with 2 cores free and a 6-core web pod that can move: 8 cores of room,
+  // room for one 6-core GPU pod each. Two 1-GPU pods pend: before, each node claimed both (six
+  // pods, 6 GPUs, on three nodes); a matching places each pod once.
+  std::vector<model::Node> nodes;
+  std::vector<model::Pod> pods;
+  for (const char* n : {"gpu-1", "gpu-2", "gpu-3"}) {
+    nodes.push_back(makeNode(n, 16, 64, 4));
+    pods.push_back(
+        makePod("web", std::string("api-") + n, n, 6, 8, 0, ownedBy("ReplicaSet", "api")));
+    pods.push_back(makePod("ml", std::string("busy-") + n, n, 8, 8, 1, ownedBy("Job", "busy")));
+  }
+  pods.push_back(makePod("ml", "train-a", "", 6, 8, 1, ownedBy("Job", "train")));
+  pods.push_back(makePod("ml", "train-b", "", 6, 8, 1, ownedBy("Job", "train")));
+  model::ClusterSnapshot cluster(5000, nodes, pods);
+  const auto findings = detectGpuNodeHoarding(cluster);
+  std::int64_t gpus = 0;
+  std::size_t listed = 0;
+  std::size_t warnings = 0;
+  for (const analysis::Finding& f : findings) {
+    const auto& e = f.evidenceAs<analysis::GpuNodeHoardingEvidence>();
+    gpus += e.gpus_unblocked_by_moving;
+    listed += e.pending_gpu_pods.size();
+    warnings += f.severity == analysis::Severity::kWarning ? 1 : 0;
+  }
+  CHECK(gpus == 2);
+  CHECK(listed == 2);
+  CHECK(warnings == 2);
+  REQUIRE(findings.size() == 3);  // the third is held, but both pods are placed elsewhere
+  CHECK(findings[2].evidenceAs<analysis::GpuNodeHoardingEvidence>().hold == "movable-unmatched");
+
+  // With more room on one node (a 14-core mover), both pods go there: several pods per node.
+  pods[0].requests.cpu_millis = 14'000;
+  pods[1].requests.cpu_millis = 0;
+  model::ClusterSnapshot roomy(5000, nodes, pods);
+  const auto one = detectGpuNodeHoarding(roomy);
+  REQUIRE_FALSE(one.empty());
+  CHECK(one[0].target == "node/gpu-1");
+  CHECK(one[0].evidenceAs<analysis::GpuNodeHoardingEvidence>().pending_gpu_pods_total == 2);
+  CHECK(one[0].evidenceAs<analysis::GpuNodeHoardingEvidence>().gpus_unblocked_by_moving == 2);
 }

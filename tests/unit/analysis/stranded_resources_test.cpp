@@ -204,8 +204,8 @@ TEST_CASE("pods beyond the pooled capacity are capacity-blocked, not fragmentati
     const ClusterFragmentation& e = fragmentationOf(findings[0]);
     CHECK(e.fragmentation_blocked_pods == 1);
     CHECK(e.capacity_blocked_pods == 1);
-    CHECK(e.shapes[0].fragmentation_blocked_pods == 1);
-    CHECK(e.shapes[0].capacity_blocked_pods == 1);
+    CHECK(e.shapes[0].blocked(analysis::PendingCause::kFragmentation) == 1);
+    CHECK(e.shapes[0].blocked(analysis::PendingCause::kCapacity) == 1);
     CHECK(findings[0].impact == 1);
   }
   SECTION("a larger pending shape claims the pool first: nothing left for the smaller") {

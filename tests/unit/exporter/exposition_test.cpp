@@ -192,6 +192,21 @@ TEST_CASE("series of a problem that went away vanish with the next report") {
   CHECK(sample(text, R"(dagadvisor_gpu_node_hoarded{cluster="prod-eu",node="gpu-b"})") == 1);
 }
 
+TEST_CASE("a GPU node held only by DaemonSets is no hoarded node") {
+  Exporter e;
+  auto report = std::make_shared<dagadvisor::report::AnalysisReport>(*t::sampleReport());
+  dagadvisor::analysis::GpuNodeHoardingEvidence daemons;
+  daemons.node = "gpu-c";
+  daemons.hold = "daemonsets";
+  dagadvisor::analysis::Finding f = dagadvisor::analysis::findingOf(std::move(daemons));
+  f.target = "node/gpu-c";
+  report->findings.push_back(std::move(f));
+  e.reports = {report};
+  const std::string text = e.render();
+  CHECK(sample(text, R"(dagadvisor_gpu_node_hoarded{cluster="prod-eu",node="gpu-a"})") == 1);
+  CHECK_FALSE(sample(text, R"(dagadvisor_gpu_node_hoarded{cluster="prod-eu",node="gpu-c"})"));
+}
+
 TEST_CASE("two clusters share one family per metric and one registry") {
   Exporter e;
   SelfMetrics other(e.registry, "prod-us", "1.2.3");

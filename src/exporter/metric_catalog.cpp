@@ -80,7 +80,8 @@ const std::vector<MetricSpec>& table() {
       {kFindings,
        "dagadvisor_findings",
        kGauge,
-       "Findings in the current analysis, by kind and severity.",
+       "Findings in the current analysis, by kind and severity; 0 for a detector that judged the "
+       "data and found none, absent for one that could not judge it.",
        {"cluster", "kind", "severity"}},
       {kClusterNodes,
        "dagadvisor_cluster_nodes",

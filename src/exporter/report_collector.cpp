@@ -71,6 +71,17 @@ void addCounts(Families& out, MetricId id, std::string_view cluster,
 
 void addFindings(Families& out, const AnalysisReport& r) {
   std::map<KindSeverity, int> counts;
+  // A detector that judged the data and found nothing is a real zero, not an absent series
+  // (a dashboard's "no data" would read as "could not look"); one that could not judge stays
+  // absent.
+  for (const analysis::DetectorRun& run : r.detectors) {
+    if (run.ok && run.no_advice_reason.empty()) {
+      for (const auto severity : {analysis::Severity::kInfo, analysis::Severity::kWarning,
+                                  analysis::Severity::kCritical}) {
+        counts[{run.name, severity}] = 0;
+      }
+    }
+  }
   std::set<std::string_view> hoarded;  // one series per node even if findings repeat a node
   for (const auto& f : r.findings) {
     ++counts[{f.kind, f.severity}];

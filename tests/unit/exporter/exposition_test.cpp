@@ -246,3 +246,28 @@ TEST_CASE("scrapes are served the text of the last refresh, not rendered per scr
   CHECK(sample(**after, R"(dagadvisor_gpu_node_hoarded{cluster="prod-eu",node="gpu-a"})") == 1);
   CHECK(e.handler.cached() == after);
 }
+
+TEST_CASE(
+    "a detector that judged and found nothing exports zero; one that could not stays absent") {
+  Exporter e;
+  auto report = std::make_shared<dagadvisor::report::AnalysisReport>(*t::sampleReport());
+  dagadvisor::analysis::DetectorRun judged;
+  judged.name = "stranded-resources";
+  dagadvisor::analysis::DetectorRun blind;
+  blind.name = "cohort-comparison";
+  blind.no_advice_reason = "fewer than two cohorts";
+  dagadvisor::analysis::DetectorRun failed;
+  failed.name = "idle-slots";
+  failed.ok = false;
+  report->detectors = {judged, blind, failed};
+  e.reports = {report};
+  const std::string text = e.render();
+  const auto findings = [&](const std::string& kind, const std::string& severity) {
+    return sample(text, "dagadvisor_findings{cluster=\"prod-eu\",kind=\"" + kind +
+                            "\",severity=\"" + severity + "\"}");
+  };
+  CHECK(findings("stranded-resources", "warning") == 0);
+  CHECK(findings("stranded-resources", "info") == 0);
+  CHECK_FALSE(findings("cohort-comparison", "info"));
+  CHECK_FALSE(findings("idle-slots", "info"));
+}

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "advice/kinds/finding_groups.h"
+#include "advice/engine_patch.h"
 #include "advice/patch_yaml.h"
 #include "analysis/detectors/pool_mismatch.h"
 
@@ -16,6 +17,7 @@ using nlohmann::json;
 struct TargetPool {
   const analysis::SuggestedPool* pool = nullptr;
   std::vector<std::string> workloads;
+  std::vector<PodOwner> owners;
 };
 
 std::vector<std::pair<std::string, std::string>> patches(
@@ -24,17 +26,20 @@ std::vector<std::pair<std::string, std::string>> patches(
   for (const auto& [name, target] : pools) {
     if (!target.pool->labelled) {
       for (const std::string& node : target.pool->nodes) {
-        docs.emplace_back("kubectl patch node " + node +
-                              " --patch-file <this document> (inferred pool " + name + ")",
+        docs.emplace_back(labelCommand(node, {{label, name}}) + " (inferred pool " + name +
+                              "), or kubectl patch node " + node +
+                              " --patch-file <this document> (adds the label, keeps the others)",
                           nodeLabelsPatch(node, {{label, name}}));
       }
     }
-    std::string who;
-    for (const std::string& w : target.workloads) {
-      who += (who.empty() ? "" : ", ") + w;
+    // A nodeSelector is required and ANDed with the pods' other constraints; a new
+    // nodeSelectorTerm would be ORed with theirs and restrict nothing.
+    for (const PodOwner& owner : target.owners) {
+      const CommentedDocs set = podChangeDocs(
+          owner, PodField::kNodeSelector, "require " + label + "=" + name,
+          [&](const PodSpecSite& site) { return nodeSelectorPatches(site.path, label, name); });
+      docs.insert(docs.end(), set.begin(), set.end());
     }
-    docs.emplace_back("merge into the pod template spec of " + who,
-                      nodeAffinityPatch(label, {name}));
   }
   return docs;
 }
@@ -59,6 +64,7 @@ std::vector<Recommendation> advisePoolMismatch(const FindingList& findings,
     TargetPool& target = pools[w.suggested_pool.name];
     target.pool = &w.suggested_pool;
     target.workloads.push_back(w.namespace_ + "/" + w.owner_kind + "/" + w.owner_name);
+    target.owners.push_back({"", w.namespace_, w.owner_kind, w.owner_name});
     pods += w.pods.size();
     inferred = inferred || !w.suggested_pool.labelled;
   }
@@ -67,7 +73,7 @@ std::vector<Recommendation> advisePoolMismatch(const FindingList& findings,
   rec.action = std::string(inferred ? "Label the nodes of each inferred pool " + label +
                                           "=<pool> (Node patches below), then g"
                                     : "G") +
-               "ive each listed workload a required node affinity on " + label +
+               "ive each listed workload a required nodeSelector " + label +
                " for the pool its shape fits, so memory-heavy pods stop stranding CPU on "
                "compute nodes and CPU-heavy pods stop stranding memory.";
   rec.patch_yaml = joinDocuments(patches(pools, label));

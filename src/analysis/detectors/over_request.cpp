@@ -47,6 +47,7 @@ struct Owner {
   double samples = 0;                 // fewest samples of one pod
   std::size_t pod_count = 0;
   std::vector<OverRequestedPod> pods;  // the first kMaxListedPods, to keep findings small
+  std::vector<model::ContainerRequests> containers;  // of its largest-requesting pod
 };
 
 // Right-sized requests of an over-requested pod, or nullopt when it uses enough of both.
@@ -77,6 +78,9 @@ void add(Owner& owner, const Pod& pod, const model::Node& node,
   auto max = [](model::ResourceVector& a, const model::ResourceVector& b) {
     a = {std::max(a.cpu_millis, b.cpu_millis), std::max(a.memory_bytes, b.memory_bytes), a.gpus};
   };
+  if (owner.containers.empty() || pod.requests.cpu_millis > owner.requested.cpu_millis) {
+    owner.containers = pod.containers;
+  }
   max(owner.requested, pod.requests);
   max(owner.recommended, sized);
   owner.reclaimable += pod.requests - sized;
@@ -107,6 +111,7 @@ Finding ownerFinding(const OwnerKey& key, Owner& owner, const config::OverReques
   evidence.owner_name = std::string(std::get<2>(key));
   evidence.requested = owner.requested;
   evidence.recommended = owner.recommended;
+  evidence.containers = owner.containers;
   evidence.reclaimable = owner.reclaimable;
   evidence.min_samples = owner.samples;
   evidence.pod_count = owner.pod_count;

@@ -46,8 +46,9 @@ std::string kubeflowNative(PodField field) {
 }
 
 std::string airflowNative(PodField field) {
-  static const char* const kArgs[] = {"tolerations=[k8s.V1Toleration(…)]", "affinity=k8s.V1Affinity(…)",
-                                      "node_selector={…}", "priority_class_name=…"};
+  static const char* const kArgs[] = {"tolerations=[k8s.V1Toleration(…)]",
+                                      "affinity=k8s.V1Affinity(…)", "node_selector={…}",
+                                      "priority_class_name=…"};
   return std::string("Airflow: KubernetesPodOperator(") + kArgs[static_cast<int>(field)] +
          "), or for KubernetesExecutor tasks executor_config={\"pod_override\": "
          "k8s.V1Pod(spec=k8s.V1PodSpec(" +
@@ -111,21 +112,24 @@ PodSpecSite controllerSite(const PodOwner& owner) {
     }
     site.object = kind + " " + ns + "/" + name;
     site.apply = kubectlPatch(kind, name, ns);
-    site.native = "Change the " + kind + "'s pod template (spec.template.spec) in its manifest too, "
+    site.native = "Change the " + kind +
+                  "'s pod template (spec.template.spec) in its manifest too, "
                   "or the next apply undoes it.";
   } else if (owner.kind == "Job" || owner.kind == "CronJob") {
     const std::string cron = owner.kind == "CronJob" ? owner.name : cronJobOf(owner.name);
     site.path.base = {"spec", "jobTemplate", "spec", "template", "spec"};
     site.object = "CronJob " + ns + "/" + cron;
     site.apply = kubectlPatch("CronJob", cron, ns);
-    site.native = "A Job's pod template cannot change once the Job exists: patch the CronJob that "
-                  "creates it (below), or the Job's manifest (spec.template.spec) for its next run.";
+    site.native =
+        "A Job's pod template cannot change once the Job exists: patch the CronJob that "
+        "creates it (below), or the Job's manifest (spec.template.spec) for its next run.";
   } else {
     site.path.base = {"spec"};
     site.object = "the manifest of the pods of " + owner.name;
     site.apply = kLocalPatch;
-    site.native = "Change the pod spec where these pods are defined (their manifest or the tool "
-                  "that creates them).";
+    site.native =
+        "Change the pod spec where these pods are defined (their manifest or the tool "
+        "that creates them).";
   }
   return site;
 }
@@ -165,9 +169,10 @@ PodSpecSite podSpecSite(const PodOwner& owner, PodField field) {
   return owner.engine.empty() ? controllerSite(owner) : engineSite(owner, field);
 }
 
-CommentedDocs podChangeDocs(const PodOwner& owner, PodField field, const std::string& what,
-                            const std::function<std::vector<std::string>(const PodSpecSite&)>& build,
-                            const std::string& step) {
+CommentedDocs podChangeDocs(
+    const PodOwner& owner, PodField field, const std::string& what,
+    const std::function<std::vector<std::string>(const PodSpecSite&)>& build,
+    const std::string& step) {
   const PodSpecSite site = podSpecSite(owner, field);
   const std::vector<std::string> variants = build(site);
   CommentedDocs docs;

@@ -29,7 +29,7 @@ struct PodSpecSite {
   std::string apply;   // the command that takes a document below
   PodSpecPath path;    // where the pod spec sits in that object
   std::string priority_field = "priorityClassName";  // Argo's workflow-wide one differs
-  std::string native;                                 // how to write it in the engine's terms
+  std::string native;                                // how to write it in the engine's terms
 };
 PodSpecSite podSpecSite(const PodOwner& owner, PodField field);
 
@@ -39,9 +39,10 @@ using CommentedDocs = std::vector<std::pair<std::string, std::string>>;
 /// toleration"), built by `build` at the owner's pod-spec path, each commented with how to apply
 /// it and, when there are several, that the first kubectl accepts is the one (the others fail
 /// and change nothing). `step` ("step 1: ") orders changes that depend on each other.
-CommentedDocs podChangeDocs(const PodOwner& owner, PodField field, const std::string& what,
-                            const std::function<std::vector<std::string>(const PodSpecSite&)>& build,
-                            const std::string& step = "");
+CommentedDocs podChangeDocs(
+    const PodOwner& owner, PodField field, const std::string& what,
+    const std::function<std::vector<std::string>(const PodSpecSite&)>& build,
+    const std::string& step = "");
 
 /// `labels` with the values an engine fills in per run replaced by its template expression where
 /// it has one (Argo: workflows.argoproj.io/workflow → "{{workflow.name}}"), so one pod template

@@ -23,8 +23,8 @@ std::string lower(std::string s) {
 // A string YAML could read as something else (a number, a date, a boolean, null) is quoted: a
 // label value "42", "2026-11-30" or "true" must reach the API server as a string.
 bool needsQuotes(const std::string& s) {
-  static const char* const kWords[] = {"true", "false", "yes", "no", "on", "off", "y", "n",
-                                       "null", "~"};
+  static const char* const kWords[] = {"true", "false", "yes", "no",   "on",
+                                       "off",  "y",     "n",   "null", "~"};
   if (s.empty() || std::any_of(std::begin(kWords), std::end(kWords),
                                [&](const char* w) { return lower(s) == w; })) {
     return true;
@@ -113,8 +113,8 @@ std::vector<std::string> addVariants(const PodSpecPath& where, const JsonPath& f
   return docs;
 }
 
-ojson header(const std::string& api_version, const std::string& kind,
-                              const std::string& name, const std::string& namespace_ = "") {
+ojson header(const std::string& api_version, const std::string& kind, const std::string& name,
+             const std::string& namespace_ = "") {
   ojson metadata = {{"name", name}};
   if (!namespace_.empty()) {
     metadata["namespace"] = namespace_;
@@ -157,16 +157,18 @@ std::vector<std::string> nodeTaintPatches(const TaintSpec& taint) {
     entry["value"] = taint.value;
   }
   entry["effect"] = taint.effect;
-  return addVariants({{"spec"}}, {"taints", "-"}, entry);
+  // From the object root: a trimmed Node may have `spec: null`, which the deepest variant fills.
+  return addVariants({{}}, {"spec", "taints", "-"}, entry);
 }
 
-std::vector<std::string> tolerationPatches(const PodSpecPath& pod_spec, const TolerationSpec& spec) {
-  const ojson entry = {
-      {"key", spec.key}, {"operator", "Exists"}, {"effect", spec.effect}};
+std::vector<std::string> tolerationPatches(const PodSpecPath& pod_spec,
+                                           const TolerationSpec& spec) {
+  const ojson entry = {{"key", spec.key}, {"operator", "Exists"}, {"effect", spec.effect}};
   return addVariants(pod_spec, {"tolerations", "-"}, entry);
 }
 
-std::vector<std::string> podAffinityPatches(const PodSpecPath& pod_spec, const PodAffinitySpec& spec) {
+std::vector<std::string> podAffinityPatches(const PodSpecPath& pod_spec,
+                                            const PodAffinitySpec& spec) {
   ojson match = ojson::object();
   for (const auto& [key, value] : spec.match_labels) {
     match[key] = value;
@@ -175,18 +177,15 @@ std::vector<std::string> podAffinityPatches(const PodSpecPath& pod_spec, const P
       {"weight", spec.weight},
       {"podAffinityTerm",
        {{"labelSelector", {{"matchLabels", match}}}, {"topologyKey", spec.topology_key}}}};
-  return addVariants(pod_spec,
-                     {"affinity", spec.anti ? "podAntiAffinity" : "podAffinity", kPreferred, "-"},
-                     term);
+  return addVariants(
+      pod_spec, {"affinity", spec.anti ? "podAntiAffinity" : "podAffinity", kPreferred, "-"}, term);
 }
 
 std::vector<std::string> nodePreferencePatches(const PodSpecPath& pod_spec,
                                                const NodePreferenceSpec& spec) {
-  const ojson expression = {
-      {"key", spec.key}, {"operator", "In"}, {"values", spec.values}};
-  const ojson term = {
-      {"weight", spec.weight},
-      {"preference", {{"matchExpressions", ojson::array({expression})}}}};
+  const ojson expression = {{"key", spec.key}, {"operator", "In"}, {"values", spec.values}};
+  const ojson term = {{"weight", spec.weight},
+                      {"preference", {{"matchExpressions", ojson::array({expression})}}}};
   return addVariants(pod_spec, {"affinity", "nodeAffinity", kPreferred, "-"}, term);
 }
 

@@ -70,7 +70,8 @@ std::vector<std::string> tolerationPatches(const PodSpecPath& pod_spec, const To
 
 /// JSON patches adding one preferred pod (anti-)affinity term to the pod spec at `pod_spec`,
 /// keeping its other affinity terms (node affinity, required terms, other preferred terms).
-std::vector<std::string> podAffinityPatches(const PodSpecPath& pod_spec, const PodAffinitySpec& spec);
+std::vector<std::string> podAffinityPatches(const PodSpecPath& pod_spec,
+                                            const PodAffinitySpec& spec);
 
 /// JSON patches adding one preferred node affinity term to the pod spec at `pod_spec`.
 std::vector<std::string> nodePreferencePatches(const PodSpecPath& pod_spec,
@@ -84,7 +85,7 @@ std::vector<std::string> nodeSelectorPatches(const PodSpecPath& pod_spec, const 
 
 /// JSON patches setting the scalar `field` (e.g. priorityClassName) of the pod spec at `pod_spec`.
 std::vector<std::string> setFieldPatches(const PodSpecPath& pod_spec, const std::string& field,
-                          const std::string& value);
+                                         const std::string& value);
 
 /// A PriorityClass object to create (`kubectl apply -f`), never the global default. Its
 /// preemptionPolicy is Never unless `preempt`: it moves its pods ahead in the scheduling queue

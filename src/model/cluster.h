@@ -94,7 +94,7 @@ struct Pod {
   std::optional<UnixSeconds> scheduled;
   std::optional<UnixSeconds> started;
   std::optional<UnixSeconds> finished;
-  std::optional<ObservedUsage> usage;  // absent without cAdvisor data for this pod
+  std::optional<ObservedUsage> usage;         // absent without cAdvisor data for this pod
   std::vector<ContainerRequests> containers;  // empty when the source does not name them
 
   /// Holds node resources now: bound to a node and neither succeeded nor failed.

@@ -243,8 +243,7 @@ QueryCatalog::QueryCatalog(const config::PrometheusSource& s) {
   set(QueryId::kPodUsage, "pod_usage", b.podUsage());
   // Optional: snapshots recorded before it lack it, and only the advice's patches need it.
   set(QueryId::kPodContainers, "pod_containers",
-      maxBy(b.pod("container, resource"),
-            b.recent(m.pod_requests, R"(resource=~"cpu|memory")")));
+      maxBy(b.pod("container, resource"), b.recent(m.pod_requests, R"(resource=~"cpu|memory")")));
 }
 
 }  // namespace dagadvisor::model

@@ -3,8 +3,8 @@
 #include <set>
 #include <tuple>
 
-#include "advice/kinds/finding_groups.h"
 #include "advice/engine_patch.h"
+#include "advice/kinds/finding_groups.h"
 #include "advice/patch_yaml.h"
 #include "analysis/detectors/batch_online_colocation.h"
 
@@ -23,8 +23,9 @@ CommentedDocs poolDocs(const std::string& label, const ServiceRefs& services) {
       return nodeSelectorPatches(site.path, label, pool);
     };
   };
-  CommentedDocs docs = podChangeDocs({"labels", "<namespace>", "", "<dag>"}, PodField::kNodeSelector,
-                                     "require " + label + "=batch", pin("batch"));
+  CommentedDocs docs =
+      podChangeDocs({"labels", "<namespace>", "", "<dag>"}, PodField::kNodeSelector,
+                    "require " + label + "=batch", pin("batch"));
   for (const auto& [ns, kind, name] : services) {
     const CommentedDocs set = podChangeDocs({"", ns, kind, name}, PodField::kNodeSelector,
                                             "require " + label + "=online", pin("online"));

@@ -2,8 +2,8 @@
 
 #include <set>
 
-#include "advice/kinds/finding_groups.h"
 #include "advice/engine_patch.h"
+#include "advice/kinds/finding_groups.h"
 #include "advice/patch_yaml.h"
 #include "analysis/detectors/critical_path_priority.h"
 

@@ -103,9 +103,9 @@ CommentedDocs patchDocs(const std::vector<std::string>& nodes, const Totals& tot
   const auto tolerate = [&](const PodSpecSite& site) {
     return tolerationPatches(site.path, toleration);
   };
-  CommentedDocs docs = podChangeDocs({"", "<namespace>", "Deployment", "<gpu-workload>"},
-                                     PodField::kTolerations, "tolerate " + taint_key, tolerate,
-                                     "step 1, before any taint: ");
+  CommentedDocs docs =
+      podChangeDocs({"", "<namespace>", "Deployment", "<gpu-workload>"}, PodField::kTolerations,
+                    "tolerate " + taint_key, tolerate, "step 1, before any taint: ");
   for (const auto& [ns, name] : totals.daemonset_refs) {
     const CommentedDocs ds =
         podChangeDocs({"", ns, "DaemonSet", name}, PodField::kTolerations,
@@ -120,12 +120,13 @@ CommentedDocs patchDocs(const std::vector<std::string>& nodes, const Totals& tot
   }
   const std::vector<std::string> variants = nodeTaintPatches(taint);
   for (std::size_t i = 0; i < variants.size(); ++i) {
-    docs.emplace_back("step 3, last: taint the GPU nodes, adding to their taints (kubectl patch node "
-                      "<node> --type=json --patch-file <this document>), variant " +
-                          std::to_string(i + 1) + " of " + std::to_string(variants.size()) +
-                          ": apply the first one kubectl accepts; or run" +
-                          (i == 0 ? commands : std::string(" the kubectl taint commands above")),
-                      variants[i]);
+    docs.emplace_back(
+        "step 3, last: taint the GPU nodes, adding to their taints (kubectl patch node "
+        "<node> --type=json --patch-file <this document>), variant " +
+            std::to_string(i + 1) + " of " + std::to_string(variants.size()) +
+            ": apply the first one kubectl accepts; or run" +
+            (i == 0 ? commands : std::string(" the kubectl taint commands above")),
+        variants[i]);
   }
   return docs;
 }
@@ -156,7 +157,8 @@ std::vector<Recommendation> adviseGpuNodeHoarding(
   }
   rec.title = titleText(findings.size(), totals);
   rec.action = actionText(totals, taint_key);
-  rec.patch_yaml = node_names.empty() ? "" : joinDocuments(patchDocs(node_names, totals, taint_key));
+  rec.patch_yaml =
+      node_names.empty() ? "" : joinDocuments(patchDocs(node_names, totals, taint_key));
   rec.impact_score = static_cast<double>(totals.free_gpus);
   rec.impact = "up to " + std::to_string(totals.free_gpus) + " idle GPU(s) on " +
                std::to_string(findings.size()) + " node(s) become usable by " +

@@ -37,10 +37,9 @@ std::string requestsDocs(const OverRequestEvidence& e, const WorkloadRef& ref) {
         {c.name, share(c.requests.cpu_millis, whole.cpu_millis, e.recommended.cpu_millis, n),
          share(c.requests.memory_bytes, whole.memory_bytes, e.recommended.memory_bytes, n)});
   }
-  const std::string how =
-      ref.kind.empty() ? "merge into the pod template of " + ref.name
-                       : "kubectl patch " + ref.kind + " " + ref.name + " -n " + e.namespace_ +
-                             " --patch-file <this document>";
+  const std::string how = ref.kind.empty() ? "merge into the pod template of " + ref.name
+                                           : "kubectl patch " + ref.kind + " " + ref.name + " -n " +
+                                                 e.namespace_ + " --patch-file <this document>";
   return joinDocuments(
       {{how + "; containers by their real names (they merge by name: nothing else changes), "
               "the recommended pod total split as their current requests are",

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <map>
 
-#include "advice/kinds/finding_groups.h"
 #include "advice/engine_patch.h"
+#include "advice/kinds/finding_groups.h"
 #include "advice/patch_yaml.h"
 #include "analysis/detectors/pool_mismatch.h"
 

@@ -56,7 +56,8 @@ TEST_CASE("stacked runs of one DAG become one anti-affinity recommendation",
 
   CHECK_THAT(rec.patch_yaml, !Catch::Contains("/podAffinity/"));
   const auto added = testing::addedValue(
-      rec.patch_yaml, "/affinity/podAntiAffinity/preferredDuringSchedulingIgnoredDuringExecution/-");
+      rec.patch_yaml,
+      "/affinity/podAntiAffinity/preferredDuringSchedulingIgnoredDuringExecution/-");
   REQUIRE(added.IsMap());
   CHECK(added["weight"].as<int>() == 100);
   const auto term = added["podAffinityTerm"];
@@ -70,8 +71,10 @@ TEST_CASE("dag-stacking spreads by the engine's DAG label, else by the run's own
           "[advice][dag-stacking]") {
   config::Config config;
   auto labelsOfPatch = [](const std::string& patch) {
-    return testing::addedValue(patch, "/preferredDuringSchedulingIgnoredDuringExecution/-")
-        ["podAffinityTerm"]["labelSelector"]["matchLabels"];
+    return testing::addedValue(
+        patch,
+        "/preferredDuringSchedulingIgnoredDuringExecution/-")["podAffinityTerm"]["labelSelector"]
+                                                             ["matchLabels"];
   };
   SECTION("Tekton marks the pipeline on every pod: every run of it is spread") {
     const analysis::Finding f =

@@ -69,7 +69,8 @@ TEST_CASE("pool-mismatch advice labels the inferred pool and pins the workload t
   CHECK(patch.find("kubectl label node m1 node-type=memory-optimized") != std::string::npos);
   CHECK(patch.find("node-type: memory-optimized") != std::string::npos);
   // A nodeSelector key added to the Deployment's pod spec: ANDed, the other keys kept.
-  CHECK(testing::addedValue(patch, "/spec/template/spec/nodeSelector/node-type").as<std::string>() ==
-        "memory-optimized");
+  CHECK(
+      testing::addedValue(patch, "/spec/template/spec/nodeSelector/node-type").as<std::string>() ==
+      "memory-optimized");
   CHECK(patch.find("kubectl patch deployment cache -n web --type=json") != std::string::npos);
 }

@@ -76,9 +76,8 @@ TEST_CASE("split-dependencies advice follows renamed workflow labels and zone la
   config.cluster_labels.zone = "example.com/rack";
   const auto recs = advice::recommend({splitFinding("genome", "r1", 3, 3, 90, 60)}, config);
   REQUIRE(recs.size() == 1);
-  const auto term =
-      testing::addedValue(recs[0].patch_yaml, "/preferredDuringSchedulingIgnoredDuringExecution/-")
-          ["podAffinityTerm"];
+  const auto term = testing::addedValue(
+      recs[0].patch_yaml, "/preferredDuringSchedulingIgnoredDuringExecution/-")["podAffinityTerm"];
   CHECK(term["topologyKey"].as<std::string>() == "example.com/rack");
   CHECK(term["labelSelector"]["matchLabels"]["pipeline"].as<std::string>() == "genome");
   CHECK(term["labelSelector"]["matchLabels"]["pipeline-run"].as<std::string>() == "r1");
@@ -123,9 +122,10 @@ TEST_CASE("split-dependencies patches select the run by its engine's own labels"
                                            {{"workflows.argoproj.io/workflow", "etl-x7k2p"}});
   const auto recs = advice::recommend({f}, config);
   REQUIRE(recs.size() == 1);
-  const auto labels =
-      testing::addedValue(recs[0].patch_yaml, "/preferredDuringSchedulingIgnoredDuringExecution/-")
-          ["podAffinityTerm"]["labelSelector"]["matchLabels"];
+  const auto labels = testing::addedValue(
+      recs[0].patch_yaml,
+      "/preferredDuringSchedulingIgnoredDuringExecution/-")["podAffinityTerm"]["labelSelector"]
+                                                           ["matchLabels"];
   REQUIRE(labels.size() == 1);
   CHECK(labels["workflows.argoproj.io/workflow"].as<std::string>() == "etl-x7k2p");
   CHECK_THAT(recs[0].action, Catch::Contains("workflows.argoproj.io/workflow"));
@@ -146,10 +146,11 @@ TEST_CASE("split-dependencies writes an Argo run's affinity in its WorkflowTempl
   REQUIRE(recs.size() == 1);
   const std::string& patch = recs[0].patch_yaml;
   // Workflow-wide (spec.affinity of the WorkflowTemplate), the run's name templated by Argo.
-  const auto labels =
-      testing::addedValue(patch, "/spec/affinity/podAffinity/"
-                                 "preferredDuringSchedulingIgnoredDuringExecution/-")
-          ["podAffinityTerm"]["labelSelector"]["matchLabels"];
+  const auto labels = testing::addedValue(
+      patch,
+      "/spec/affinity/podAffinity/"
+      "preferredDuringSchedulingIgnoredDuringExecution/-")["podAffinityTerm"]["labelSelector"]
+                                                          ["matchLabels"];
   CHECK(labels["workflows.argoproj.io/workflow"].as<std::string>() == "{{workflow.name}}");
   CHECK_THAT(patch, Catch::Contains("kubectl patch workflowtemplate etl -n science"));
   CHECK_THAT(recs[0].action, Catch::Contains("spec.templates[].affinity"));

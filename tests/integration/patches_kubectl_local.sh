@@ -5,7 +5,7 @@
 # the new one (tests/integration/patch_check.py says how each kind of document is applied).
 # Reports: the bundled scenario, and simulator scenarios through a real Prometheus that plant
 # the other kinds and engines (Argo GPU hoarding, Tekton splits, Airflow stacking and
-# colocation, Argo/seed stacking; seed's over-request patches carry the containers' real names).
+# colocation, Argo/seed stacking). The bundled scenario's over-request patches name the real containers.
 # Args: DAGADVISOR_BINARY SIMULATOR_BINARY SOURCE_DIR
 DAGADVISOR=$1
 SIM=$2
@@ -29,8 +29,7 @@ analysis_time() {
   fi
 }
 
-# seed: the bundled scenario's cluster through Prometheus, so over-request sees container names.
-for name in seed gpu-hoarding split-dependencies run-stacking dag-stacking mixed-online; do
+for name in gpu-hoarding split-dependencies run-stacking dag-stacking mixed-online; do
   out="$WORK_DIR/$name"
   "$SIM" generate --scenario "$SRC/config/scenarios/$name.yaml" --out "$out" >/dev/null ||
     fail "$name: simulator failed"

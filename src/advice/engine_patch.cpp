@@ -166,6 +166,19 @@ PodSpecSite engineSite(const PodOwner& owner, PodField field) {
 }  // namespace
 
 PodSpecSite podSpecSite(const PodOwner& owner, PodField field) {
+  // Pods owned by an engine's object (a pool-mismatch workload) are changed where that engine
+  // defines them; the object's name stands for the DAG.
+  if (owner.engine.empty() &&
+      (owner.kind == "Workflow" || owner.kind == "PipelineRun" || owner.kind == "TaskRun")) {
+    const std::string engine = owner.kind == "Workflow" ? "argo" : "tekton";
+    PodSpecSite site = engineSite({engine, owner.namespace_, "", owner.name}, field);
+    if (engine == "argo") {  // a run's Workflow: its template is what later runs are made from
+      site.object =
+          "the WorkflowTemplate that made Workflow " + owner.namespace_ + "/" + owner.name;
+      site.apply = kubectlPatch("WorkflowTemplate", "<template>", owner.namespace_);
+    }
+    return site;
+  }
   return owner.engine.empty() ? controllerSite(owner) : engineSite(owner, field);
 }
 

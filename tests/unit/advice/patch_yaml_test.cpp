@@ -127,5 +127,9 @@ TEST_CASE("each engine's pods are changed where the engine defines them", "[advi
   CHECK(advice::perRunLabels("argo", {{"workflows.argoproj.io/workflow", "daily-x1"}}).first ==
         std::vector<std::pair<std::string, std::string>>{
             {"workflows.argoproj.io/workflow", "{{workflow.name}}"}});
+  // A pod owned by an Argo Workflow is changed in Argo's terms, not as a plain pod.
+  const auto wf = advice::podSpecSite({"", "a", "Workflow", "daily-x1"}, PodField::kNodeSelector);
+  CHECK_THAT(wf.apply, Catch::Contains("kubectl patch workflowtemplate <template> -n a"));
+  CHECK_THAT(wf.object, Catch::Contains("Workflow a/daily-x1"));
   CHECK_FALSE(advice::perRunLabels("tekton", {{"tekton.dev/pipelineRun", "r"}}).second);
 }

@@ -2,27 +2,234 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <cctype>
+#include <nlohmann/json.hpp>
+
 namespace dagadvisor::advice {
 
 namespace {
 
-void objectHeader(YAML::Emitter& out, const std::string& api_version, const std::string& kind,
-                  const std::string& name, const std::string& namespace_ = "") {
-  out << YAML::Key << "apiVersion" << YAML::Value << api_version;
-  out << YAML::Key << "kind" << YAML::Value << kind;
-  out << YAML::Key << "metadata" << YAML::Value << YAML::BeginMap << YAML::Key << "name"
-      << YAML::Value << name;
-  if (!namespace_.empty()) {
-    out << YAML::Key << "namespace" << YAML::Value << namespace_;
-  }
-  out << YAML::EndMap;
+using ojson = nlohmann::ordered_json;
+
+constexpr const char* kPreferred = "preferredDuringSchedulingIgnoredDuringExecution";
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
 }
 
-std::string done(const YAML::Emitter& out) {
+// A string YAML could read as something else (a number, a date, a boolean, null) is quoted: a
+// label value "42", "2026-11-30" or "true" must reach the API server as a string.
+bool needsQuotes(const std::string& s) {
+  static const char* const kWords[] = {"true", "false", "yes", "no",   "on",
+                                       "off",  "y",     "n",   "null", "~"};
+  if (s.empty() || std::any_of(std::begin(kWords), std::end(kWords),
+                               [&](const char* w) { return lower(s) == w; })) {
+    return true;
+  }
+  // Numbers, dates ("2026-11-30") and times: anything that starts like one.
+  const unsigned char first = static_cast<unsigned char>(s.front());
+  return std::isdigit(first) || first == '-' || first == '+' || first == '.';
+}
+
+void emit(YAML::Emitter& out, const ojson& value) {
+  if (value.is_object()) {
+    out << YAML::BeginMap;
+    for (const auto& [key, item] : value.items()) {
+      out << YAML::Key << key << YAML::Value;
+      emit(out, item);
+    }
+    out << YAML::EndMap;
+  } else if (value.is_array()) {
+    out << YAML::BeginSeq;
+    for (const ojson& item : value) {
+      emit(out, item);
+    }
+    out << YAML::EndSeq;
+  } else if (value.is_string()) {
+    const auto& s = value.get_ref<const std::string&>();
+    if (needsQuotes(s)) {
+      out << YAML::DoubleQuoted;
+    }
+    out << s;
+  } else if (value.is_boolean()) {
+    out << value.get<bool>();
+  } else if (value.is_number_integer()) {
+    out << value.get<std::int64_t>();
+  } else if (value.is_null()) {
+    out << YAML::Null;
+  } else {
+    out << value.get<double>();
+  }
+}
+
+// ordered_json keeps the order fields are written in, so documents read as kubectl prints them.
+std::string yamlOf(const ojson& value) {
+  YAML::Emitter out;
+  emit(out, value);
   return std::string(out.c_str()) + "\n";
 }
 
-// Quantities as the API server prints them: whole millicores, memory in Mi.
+// `value` at `rel` below a missing level: the levels become maps, a "-" a one-entry list.
+ojson nest(const JsonPath& rel, std::size_t from, const ojson& leaf) {
+  if (from == rel.size()) {
+    return leaf;
+  }
+  const ojson inner = nest(rel, from + 1, leaf);
+  if (rel[from] == "-") {
+    return ojson::array({inner});
+  }
+  return ojson{{rel[from], inner}};
+}
+
+JsonPath joined(const JsonPath& base, const JsonPath& rel, std::size_t count) {
+  JsonPath path = base;
+  path.insert(path.end(), rel.begin(), rel.begin() + static_cast<std::ptrdiff_t>(count));
+  return path;
+}
+
+ojson addOp(const JsonPath& path, const ojson& value) {
+  return {{"op", "add"}, {"path", jsonPointer(path)}, {"value", value}};
+}
+
+// The variants that put `leaf` at base/rel (rel ends in "-" to append to a list, or in a map
+// key): first the add that needs every level to exist, then, one level shallower each time, a
+// test that the level is absent (null) and an add that creates it with the rest nested inside.
+// Every level of `base` must exist (a pod spec always does).
+std::vector<std::string> addVariants(const PodSpecPath& where, const JsonPath& field,
+                                     const ojson& leaf) {
+  const JsonPath& base = where.base;
+  JsonPath rel = where.inner;
+  rel.insert(rel.end(), field.begin(), field.end());
+  std::vector<std::string> docs;
+  docs.push_back(yamlOf(ojson::array({addOp(joined(base, rel, rel.size()), leaf)})));
+  for (std::size_t depth = rel.size() - 1; depth >= 1; --depth) {
+    const JsonPath missing = joined(base, rel, depth);
+    const ojson test = {{"op", "test"}, {"path", jsonPointer(missing)}, {"value", nullptr}};
+    docs.push_back(yamlOf(ojson::array({test, addOp(missing, nest(rel, depth, leaf))})));
+  }
+  return docs;
+}
+
+ojson header(const std::string& api_version, const std::string& kind, const std::string& name,
+             const std::string& namespace_ = "") {
+  ojson metadata = {{"name", name}};
+  if (!namespace_.empty()) {
+    metadata["namespace"] = namespace_;
+  }
+  return {{"apiVersion", api_version}, {"kind", kind}, {"metadata", metadata}};
+}
+
+std::string commentLines(const std::string& comment) {
+  std::string out = "# ";
+  for (const char c : comment) {
+    out += c;
+    if (c == '\n') {
+      out += "# ";
+    }
+  }
+  return out + "\n";
+}
+
+}  // namespace
+
+std::string jsonPointer(const JsonPath& path) {
+  std::string out;
+  for (const std::string& segment : path) {
+    out += '/';
+    for (const char c : segment) {
+      out += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+    }
+  }
+  return out;
+}
+
+std::string taintCommand(const std::string& node, const TaintSpec& taint) {
+  return "kubectl taint node " + node + " " + taint.key +
+         (taint.value.empty() ? "" : "=" + taint.value) + ":" + taint.effect;
+}
+
+std::vector<std::string> nodeTaintPatches(const TaintSpec& taint) {
+  ojson entry = {{"key", taint.key}};
+  if (!taint.value.empty()) {
+    entry["value"] = taint.value;
+  }
+  entry["effect"] = taint.effect;
+  // From the object root: a trimmed Node may have `spec: null`, which the deepest variant fills.
+  return addVariants({{}}, {"spec", "taints", "-"}, entry);
+}
+
+std::vector<std::string> tolerationPatches(const PodSpecPath& pod_spec,
+                                           const TolerationSpec& spec) {
+  const ojson entry = {{"key", spec.key}, {"operator", "Exists"}, {"effect", spec.effect}};
+  return addVariants(pod_spec, {"tolerations", "-"}, entry);
+}
+
+std::vector<std::string> podAffinityPatches(const PodSpecPath& pod_spec,
+                                            const PodAffinitySpec& spec) {
+  ojson match = ojson::object();
+  for (const auto& [key, value] : spec.match_labels) {
+    match[key] = value;
+  }
+  const ojson term = {
+      {"weight", spec.weight},
+      {"podAffinityTerm",
+       {{"labelSelector", {{"matchLabels", match}}}, {"topologyKey", spec.topology_key}}}};
+  return addVariants(
+      pod_spec, {"affinity", spec.anti ? "podAntiAffinity" : "podAffinity", kPreferred, "-"}, term);
+}
+
+std::vector<std::string> nodePreferencePatches(const PodSpecPath& pod_spec,
+                                               const NodePreferenceSpec& spec) {
+  const ojson expression = {{"key", spec.key}, {"operator", "In"}, {"values", spec.values}};
+  const ojson term = {{"weight", spec.weight},
+                      {"preference", {{"matchExpressions", ojson::array({expression})}}}};
+  return addVariants(pod_spec, {"affinity", "nodeAffinity", kPreferred, "-"}, term);
+}
+
+std::vector<std::string> nodeSelectorPatches(const PodSpecPath& pod_spec, const std::string& key,
+                                             const std::string& value) {
+  return addVariants(pod_spec, {"nodeSelector", key}, value);
+}
+
+std::vector<std::string> setFieldPatches(const PodSpecPath& pod_spec, const std::string& field,
+                                         const std::string& value) {
+  // `add` on an object member sets it whether or not it is there: only this field changes.
+  return addVariants(pod_spec, {field}, value);
+}
+
+std::string priorityClassManifest(const std::string& name, int value,
+                                  const std::string& description, bool preempt) {
+  ojson doc = header("scheduling.k8s.io/v1", "PriorityClass", name);
+  doc["value"] = value;
+  doc["globalDefault"] = false;
+  doc["preemptionPolicy"] = preempt ? "PreemptLowerPriority" : "Never";
+  doc["description"] = description;
+  return yamlOf(doc);
+}
+
+std::string nodeLabelsPatch(const std::string& node,
+                            const std::vector<std::pair<std::string, std::string>>& labels) {
+  ojson doc = header("v1", "Node", node);
+  ojson map = ojson::object();
+  for (const auto& [key, value] : labels) {
+    map[key] = value;
+  }
+  doc["metadata"]["labels"] = map;
+  return yamlOf(doc);
+}
+
+std::string labelCommand(const std::string& node,
+                         const std::vector<std::pair<std::string, std::string>>& labels) {
+  std::string out = "kubectl label node " + node;
+  for (const auto& [key, value] : labels) {
+    out += " " + key + "=" + value;
+  }
+  return out;
+}
+
 std::string cpuQuantity(std::int64_t millis) {
   return millis % 1000 == 0 ? std::to_string(millis / 1000) : std::to_string(millis) + "m";
 }
@@ -32,144 +239,26 @@ std::string memoryQuantity(std::int64_t bytes) {
   return std::to_string((bytes + kMi - 1) / kMi) + "Mi";
 }
 
-}  // namespace
-
-std::string nodeTaintsPatch(const std::string& node, const std::vector<TaintSpec>& taints) {
-  YAML::Emitter out;
-  out << YAML::BeginMap;
-  objectHeader(out, "v1", "Node", node);
-  out << YAML::Key << "spec" << YAML::Value << YAML::BeginMap << YAML::Key << "taints"
-      << YAML::Value << YAML::BeginSeq;
-  for (const TaintSpec& t : taints) {
-    out << YAML::BeginMap << YAML::Key << "key" << YAML::Value << t.key;
-    if (!t.value.empty()) {
-      out << YAML::Key << "value" << YAML::Value << t.value;
-    }
-    out << YAML::Key << "effect" << YAML::Value << t.effect << YAML::EndMap;
-  }
-  out << YAML::EndSeq << YAML::EndMap << YAML::EndMap;
-  return std::string(out.c_str()) + "\n";
-}
-
-std::string tolerationPatch(const std::string& key, const std::string& effect) {
-  YAML::Emitter out;
-  out << YAML::BeginMap << YAML::Key << "spec" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "tolerations" << YAML::Value << YAML::BeginSeq;
-  out << YAML::BeginMap << YAML::Key << "key" << YAML::Value << key << YAML::Key << "operator"
-      << YAML::Value << "Exists" << YAML::Key << "effect" << YAML::Value << effect << YAML::EndMap;
-  out << YAML::EndSeq << YAML::EndMap << YAML::EndMap;
-  return std::string(out.c_str()) + "\n";
-}
-
-std::string podAffinityPatch(const PodAffinitySpec& spec) {
-  YAML::Emitter out;
-  out << YAML::BeginMap << YAML::Key << "spec" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "affinity" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << (spec.anti ? "podAntiAffinity" : "podAffinity") << YAML::Value
-      << YAML::BeginMap;
-  out << YAML::Key << "preferredDuringSchedulingIgnoredDuringExecution" << YAML::Value
-      << YAML::BeginSeq << YAML::BeginMap;
-  out << YAML::Key << "weight" << YAML::Value << spec.weight;
-  out << YAML::Key << "podAffinityTerm" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "labelSelector" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "matchLabels" << YAML::Value << YAML::BeginMap;
-  // Quoted: a run id such as "2026-11-30" or "42" must stay a string for the API server.
-  for (const auto& [key, value] : spec.match_labels) {
-    out << YAML::Key << key << YAML::Value << YAML::DoubleQuoted << value;
-  }
-  out << YAML::EndMap << YAML::EndMap;
-  out << YAML::Key << "topologyKey" << YAML::Value << spec.topology_key;
-  out << YAML::EndMap << YAML::EndMap << YAML::EndSeq;
-  out << YAML::EndMap << YAML::EndMap << YAML::EndMap << YAML::EndMap;
-  return std::string(out.c_str()) + "\n";
-}
-
-std::string priorityClassManifest(const std::string& name, int value,
-                                  const std::string& description) {
-  YAML::Emitter out;
-  out << YAML::BeginMap;
-  objectHeader(out, "scheduling.k8s.io/v1", "PriorityClass", name);
-  out << YAML::Key << "value" << YAML::Value << value;
-  out << YAML::Key << "globalDefault" << YAML::Value << false;
-  out << YAML::Key << "preemptionPolicy" << YAML::Value << "PreemptLowerPriority";
-  out << YAML::Key << "description" << YAML::Value << description;
-  out << YAML::EndMap;
-  return done(out);
-}
-
-std::string priorityClassNamePatch(const std::string& name) {
-  YAML::Emitter out;
-  out << YAML::BeginMap << YAML::Key << "spec" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "priorityClassName" << YAML::Value << name;
-  out << YAML::EndMap << YAML::EndMap;
-  return done(out);
-}
-
-std::string nodeLabelsPatch(const std::string& node,
-                            const std::vector<std::pair<std::string, std::string>>& labels) {
-  YAML::Emitter out;
-  out << YAML::BeginMap;
-  out << YAML::Key << "apiVersion" << YAML::Value << "v1";
-  out << YAML::Key << "kind" << YAML::Value << "Node";
-  out << YAML::Key << "metadata" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "name" << YAML::Value << node;
-  out << YAML::Key << "labels" << YAML::Value << YAML::BeginMap;
-  for (const auto& [key, value] : labels) {
-    out << YAML::Key << key << YAML::Value << YAML::DoubleQuoted << value;
-  }
-  out << YAML::EndMap << YAML::EndMap << YAML::EndMap;
-  return done(out);
-}
-
-std::string nodeAffinityPatch(const std::string& key, const std::vector<std::string>& values) {
-  YAML::Emitter out;
-  out << YAML::BeginMap << YAML::Key << "spec" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "affinity" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "nodeAffinity" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "requiredDuringSchedulingIgnoredDuringExecution" << YAML::Value
-      << YAML::BeginMap;
-  out << YAML::Key << "nodeSelectorTerms" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
-  out << YAML::Key << "matchExpressions" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
-  out << YAML::Key << "key" << YAML::Value << key;
-  out << YAML::Key << "operator" << YAML::Value << "In";
-  out << YAML::Key << "values" << YAML::Value << YAML::BeginSeq;
-  for (const std::string& value : values) {
-    out << YAML::DoubleQuoted << value;
-  }
-  out << YAML::EndSeq << YAML::EndMap << YAML::EndSeq << YAML::EndMap << YAML::EndSeq;
-  out << YAML::EndMap << YAML::EndMap << YAML::EndMap << YAML::EndMap << YAML::EndMap;
-  return done(out);
-}
-
 std::string requestsPatch(const RequestsPatchSpec& spec) {
-  YAML::Emitter out;
-  out << YAML::BeginMap;
-  const bool object = !spec.kind.empty();
-  if (object) {
-    objectHeader(out, spec.api_version, spec.kind, spec.name, spec.namespace_);
-    out << YAML::Key << "spec" << YAML::Value << YAML::BeginMap;
-    out << YAML::Key << "template" << YAML::Value << YAML::BeginMap;
+  ojson containers = ojson::array();
+  for (const ContainerRequests& c : spec.containers) {
+    const ojson requests = {{"cpu", cpuQuantity(c.cpu_millis)},
+                            {"memory", memoryQuantity(c.memory_bytes)}};
+    containers.push_back({{"name", c.name}, {"resources", {{"requests", requests}}}});
   }
-  out << YAML::Key << "spec" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "containers" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
-  out << YAML::Key << "name" << YAML::Value << spec.container;
-  out << YAML::Key << "resources" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "requests" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "cpu" << YAML::Value << YAML::DoubleQuoted << cpuQuantity(spec.cpu_millis);
-  out << YAML::Key << "memory" << YAML::Value << YAML::DoubleQuoted
-      << memoryQuantity(spec.memory_bytes);
-  out << YAML::EndMap << YAML::EndMap << YAML::EndMap << YAML::EndSeq << YAML::EndMap;
-  if (object) {
-    out << YAML::EndMap << YAML::EndMap;
+  const ojson pod_spec = {{"spec", {{"containers", containers}}}};
+  if (spec.kind.empty()) {
+    return yamlOf(pod_spec);
   }
-  out << YAML::EndMap;
-  return done(out);
+  ojson doc = header(spec.api_version, spec.kind, spec.name, spec.namespace_);
+  doc["spec"] = {{"template", pod_spec}};
+  return yamlOf(doc);
 }
 
 std::string joinDocuments(const std::vector<std::pair<std::string, std::string>>& commented_docs) {
   std::string out;
   for (const auto& [comment, doc] : commented_docs) {
-    out += "---\n# " + comment + "\n" + doc;
+    out += "---\n" + commentLines(comment) + doc;
   }
   return out;
 }

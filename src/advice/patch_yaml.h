@@ -7,19 +7,46 @@
 
 namespace dagadvisor::advice {
 
+// Every patch built here loses nothing: it adds an entry, or sets one scalar or map key it names.
+// List fields of the objects we patch are replaced whole by a strategic merge (Node taints, pod
+// tolerations, nodeSelectorTerms and affinity terms have no merge key), so additions to them are
+// JSON patches (RFC 6902, `kubectl patch --type=json`): an `add` to the end of the list, or, for
+// an object that has no such list yet, a create guarded by a `test` that it is absent. Exactly
+// one variant of a set applies to any object; the others fail without changing anything.
+
+/// A JSON pointer to a place inside an object, one segment per element ("spec", "template", …).
+using JsonPath = std::vector<std::string>;
+
+/// "/spec/template/spec": a path as a JSON pointer, each segment escaped (`~` → `~0`, `/` → `~1`).
+std::string jsonPointer(const JsonPath& path);
+
+/// Where a pod spec (or a pod-spec-shaped block: an Argo WorkflowSpec, a Tekton podTemplate)
+/// sits in an object: `base` exists in every such object, `inner` may be missing and is created
+/// by the variants that need it (Tekton's taskRunTemplate/podTemplate).
+struct PodSpecPath {
+  JsonPath base;
+  JsonPath inner{};
+};
+
 struct TaintSpec {
   std::string key;
   std::string value;
   std::string effect;
 };
 
-/// A Node patch setting `spec.taints` to `taints`, for `kubectl patch node <name> --patch-file`.
-/// Node taints have no merge key, so the list replaces the node's: pass the existing taints too.
-std::string nodeTaintsPatch(const std::string& node, const std::vector<TaintSpec>& taints);
+/// `kubectl taint node <node> key=value:Effect`: adds one taint, keeps the node's others.
+std::string taintCommand(const std::string& node, const TaintSpec& taint);
 
-/// A pod-template fragment adding a toleration, to merge into the GPU workloads' pod spec
-/// (Deployment/Job `spec.template.spec`, Argo template `podSpecPatch`, Airflow `pod_override`).
-std::string tolerationPatch(const std::string& key, const std::string& effect);
+/// JSON patches adding `taint` to a Node's spec.taints, for `kubectl patch node <name>
+/// --type=json`: append to the list, or create it on a node that has none (the variants above).
+/// They name no node, so one set serves every node.
+std::vector<std::string> nodeTaintPatches(const TaintSpec& taint);
+
+/// A toleration `key` Exists for `effect`, as GPU workloads need it.
+struct TolerationSpec {
+  std::string key;
+  std::string effect;
+};
 
 /// A preferred pod (anti-)affinity term: pods matching `match_labels` (label name → value) in
 /// the same `topology_key` domain attract (or, when `anti`, repel) the pod, with `weight` 1..100.
@@ -30,40 +57,78 @@ struct PodAffinitySpec {
   bool anti = false;
 };
 
-/// A pod-template fragment (`spec.affinity`) with one preferred pod (anti-)affinity term, to
-/// merge into the pod template spec of the workflow's tasks, as tolerationPatch().
-std::string podAffinityPatch(const PodAffinitySpec& spec);
+/// A preferred node affinity term: nodes with `key` In `values` score `weight` higher.
+struct NodePreferenceSpec {
+  std::string key;
+  std::vector<std::string> values;
+  int weight = 100;
+};
 
-/// A PriorityClass object to create (`kubectl apply -f`): `value`, never the global default,
-/// preempting lower priorities.
+/// JSON patches adding one toleration to the pod spec at `pod_spec` (e.g. spec/template/spec of
+/// a Deployment): the variants described above, in the order to try them.
+std::vector<std::string> tolerationPatches(const PodSpecPath& pod_spec, const TolerationSpec& spec);
+
+/// JSON patches adding one preferred pod (anti-)affinity term to the pod spec at `pod_spec`,
+/// keeping its other affinity terms (node affinity, required terms, other preferred terms).
+std::vector<std::string> podAffinityPatches(const PodSpecPath& pod_spec,
+                                            const PodAffinitySpec& spec);
+
+/// JSON patches adding one preferred node affinity term to the pod spec at `pod_spec`.
+std::vector<std::string> nodePreferencePatches(const PodSpecPath& pod_spec,
+                                               const NodePreferenceSpec& spec);
+
+/// JSON patches setting nodeSelector `key` = `value` in the pod spec at `pod_spec`: a required
+/// placement that is ANDed with everything else (a new nodeSelectorTerm would be ORed with the
+/// existing ones and restrict nothing). Other nodeSelector keys stay; `key` itself is set.
+std::vector<std::string> nodeSelectorPatches(const PodSpecPath& pod_spec, const std::string& key,
+                                             const std::string& value);
+
+/// JSON patches setting the scalar `field` (e.g. priorityClassName) of the pod spec at `pod_spec`.
+std::vector<std::string> setFieldPatches(const PodSpecPath& pod_spec, const std::string& field,
+                                         const std::string& value);
+
+/// A PriorityClass object to create (`kubectl apply -f`), never the global default. Its
+/// preemptionPolicy is Never unless `preempt`: it moves its pods ahead in the scheduling queue
+/// without evicting anything, which is safe when the evidence does not show what would be
+/// preempted.
 std::string priorityClassManifest(const std::string& name, int value,
-                                  const std::string& description);
+                                  const std::string& description, bool preempt = false);
 
-/// A pod-template fragment setting `spec.priorityClassName`, merged as tolerationPatch().
-std::string priorityClassNamePatch(const std::string& name);
-
-/// A Node patch adding `labels` (name → value) to the node's metadata.labels.
+/// A Node patch adding `labels` (name → value) to the node's metadata.labels (a map: a strategic
+/// merge keeps the node's other labels).
 std::string nodeLabelsPatch(const std::string& node,
                             const std::vector<std::pair<std::string, std::string>>& labels);
 
-/// A pod-template fragment with a required node affinity: `key` In `values`.
-std::string nodeAffinityPatch(const std::string& key, const std::vector<std::string>& values);
+/// `kubectl label node <node> k=v …`: the same change as nodeLabelsPatch() as a command.
+std::string labelCommand(const std::string& node,
+                         const std::vector<std::pair<std::string, std::string>>& labels);
 
-/// New resource requests for one workload: its container (named `container`) requests
-/// `cpu_millis` and `memory_bytes`. `api_version`/`kind` name the owner ("apps/v1",
-/// "Deployment"); with an empty kind the result is a pod-template fragment instead.
+/// New requests of one container, by its real name.
+struct ContainerRequests {
+  std::string name;
+  std::int64_t cpu_millis = 0;
+  std::int64_t memory_bytes = 0;
+};
+
+/// New resource requests for one workload's containers, named as they are in its pod template:
+/// containers merge by name, so the others and every other field stay. `api_version`/`kind` name
+/// the owner ("apps/v1", "Deployment"); with an empty kind the result is a pod-template fragment
+/// (`spec.containers`) instead.
 struct RequestsPatchSpec {
   std::string api_version;
   std::string kind;
   std::string namespace_;
   std::string name;
-  std::string container;
-  std::int64_t cpu_millis = 0;
-  std::int64_t memory_bytes = 0;
+  std::vector<ContainerRequests> containers;
 };
 std::string requestsPatch(const RequestsPatchSpec& spec);
 
-/// Joins YAML documents with `---`, each preceded by its `# comment` line.
+/// "250m" / "2" and "512Mi": quantities as the API server prints them.
+std::string cpuQuantity(std::int64_t millis);
+std::string memoryQuantity(std::int64_t bytes);
+
+/// Joins YAML documents with `---`, each preceded by its `# comment` line(s) (a comment with
+/// newlines becomes several comment lines).
 std::string joinDocuments(const std::vector<std::pair<std::string, std::string>>& commented_docs);
 
 }  // namespace dagadvisor::advice

@@ -16,6 +16,7 @@ void RunScope::writeJson(nlohmann::json& out) const {
   out["run"] = run;
   out["selector"] = labelsJson(selector);
   out["dag_selector"] = labelsJson(dag_selector);
+  out["engine"] = engine;
 }
 
 }  // namespace dagadvisor::analysis

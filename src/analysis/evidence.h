@@ -66,8 +66,9 @@ struct RunScope {
   std::string run;
   LabelPairs selector;      // selects the run's pods, as its engine labels them
   LabelPairs dag_selector;  // selects every run's pods of the DAG
+  std::string engine{};     // WorkflowRun::engine: where the advice writes its pod changes
 
-  /// Writes "namespace", "dag", "run", "selector", "dag_selector" into `out`.
+  /// Writes "namespace", "dag", "run", "selector", "dag_selector", "engine" into `out`.
   void writeJson(nlohmann::json& out) const;
 };
 

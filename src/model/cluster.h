@@ -66,6 +66,13 @@ struct ObservedUsage {
   std::optional<double> gpu_utilization_percent;  // DCGM mean, only for pods holding GPUs
 };
 
+/// One app container of a pod, by its real name, with what it requests (kube-state-metrics'
+/// container label): patches that change requests name it, since containers merge by name.
+struct ContainerRequests {
+  std::string name;
+  ResourceVector requests;  // CPU and memory
+};
+
 enum class PodPhase { kPending, kRunning, kSucceeded, kFailed, kUnknown };
 
 std::string_view phaseName(PodPhase phase);
@@ -87,7 +94,8 @@ struct Pod {
   std::optional<UnixSeconds> scheduled;
   std::optional<UnixSeconds> started;
   std::optional<UnixSeconds> finished;
-  std::optional<ObservedUsage> usage;  // absent without cAdvisor data for this pod
+  std::optional<ObservedUsage> usage;         // absent without cAdvisor data for this pod
+  std::vector<ContainerRequests> containers;  // empty when the source does not name them
 
   /// Holds node resources now: bound to a node and neither succeeded nor failed.
   bool holdsResources() const {

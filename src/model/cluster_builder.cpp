@@ -64,6 +64,20 @@ void addPodTime(Pod& pod, std::string_view event, std::optional<UnixSeconds> tim
   }
 }
 
+// Containers arrive as one series per resource; cAdvisor-style placeholders name no container.
+void addContainerRequest(Pod& pod, std::string_view container, std::string_view resource,
+                         double amount) {
+  if (container.empty() || container == "POD") {
+    return;
+  }
+  auto it = std::find_if(pod.containers.begin(), pod.containers.end(),
+                         [&](const ContainerRequests& c) { return c.name == container; });
+  if (it == pod.containers.end()) {
+    it = pod.containers.insert(pod.containers.end(), ContainerRequests{std::string(container), {}});
+  }
+  addResource(it->requests, resource, amount);
+}
+
 bool isNodeQuery(QueryId id) {
   return id == QueryId::kNodeAllocatable || id == QueryId::kNodeLabels ||
          id == QueryId::kNodeTaints;
@@ -267,6 +281,9 @@ void ClusterBuilder::addPodSample(QueryId id, const SampleView& sample) {
       break;
     case QueryId::kPodTimes:
       addPodTime(pod, sample.label("event"), timeValue(sample.value));
+      break;
+    case QueryId::kPodContainers:
+      addContainerRequest(pod, sample.label("container"), sample.label("resource"), sample.value);
       break;
     default:
       break;

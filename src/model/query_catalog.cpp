@@ -241,6 +241,9 @@ QueryCatalog::QueryCatalog(const config::PrometheusSource& s) {
   set(QueryId::kSchedulingLatency, "scheduling_latency", b.schedulingLatency());
   set(QueryId::kSchedulerSignals, "scheduler_signals", b.schedulerSignals());
   set(QueryId::kPodUsage, "pod_usage", b.podUsage());
+  // Optional: snapshots recorded before it lack it, and only the advice's patches need it.
+  set(QueryId::kPodContainers, "pod_containers",
+      maxBy(b.pod("container, resource"), b.recent(m.pod_requests, R"(resource=~"cpu|memory")")));
 }
 
 }  // namespace dagadvisor::model

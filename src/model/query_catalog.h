@@ -30,6 +30,7 @@ enum class QueryId : std::size_t {
   kSchedulingLatency,  // stat="p50|p95|p99|rate", by profile, from the first histogram that exists
   kSchedulerSignals,   // signal="pending|unschedulable|attempts|preemption|extension_p99"
   kPodUsage,           // stat="cpu|memory|samples|gpu", by namespace and pod
+  kPodContainers,      // app containers' CPU and memory requests, by container name
   kCount
 };
 
@@ -46,7 +47,7 @@ class QueryCatalog {
   /// data-quality warning, not a failed cycle.
   static bool isOptional(QueryId id) {
     return id == QueryId::kSchedulingLatency || id == QueryId::kSchedulerSignals ||
-           id == QueryId::kPodUsage;
+           id == QueryId::kPodUsage || id == QueryId::kPodContainers;
   }
 
  private:

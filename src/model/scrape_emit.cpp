@@ -75,6 +75,13 @@ void emitPod(QueryId id, const scrape::PodFacts& p, bool live, Emitter& out) {
         out.add("resource", resource).send(amount);
       }
       break;
+    case QueryId::kPodContainers:
+      for (const scrape::PodFacts::Request& r : p.requests) {
+        if (!r.init && (r.resource == "cpu" || r.resource == "memory")) {
+          out.add("container", r.container).add("resource", r.resource).send(r.value);
+        }
+      }
+      break;
     case QueryId::kPodLabels:
       if (p.has_labels) {
         out.add(p.labels).send(1);

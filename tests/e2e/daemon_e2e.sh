@@ -33,7 +33,7 @@ expect_status 200 GET /api/v1/recommendations
 check "envelope"          'has("generated_at") and has("data_age_seconds") and .stale == false'
 HOARD='(.recommendations[] | select(.kind == "gpu-node-hoarding"))'
 check "hoarding advised"  "[$HOARD] | length == 1"
-check "patch is there"    "$HOARD.patch_yaml | contains(\"kind: Node\")"
+check "patch is there"    "$HOARD.patch_yaml | contains(\"path: /spec/taints/-\")"
 TRUTH=$(jq -c '[.hoarded_gpu_nodes[].node | "node/" + .] | sort' "$SCENARIO/ground_truth.json")
 check "the planted nodes" "$HOARD.instances | sort == $TRUTH"
 expect_status 200 GET "/api/v1/recommendations?kind=gpu-node-hoarding&severity=warning"

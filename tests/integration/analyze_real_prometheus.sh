@@ -24,7 +24,7 @@ check "4 GPUs free"                 "$F.evidence.free_gpus == 4"
 check "75% of CPU held by non-GPU"  "$F.evidence.non_gpu_cpu_share == 0.75"
 check "owners named"                "[$F.evidence.non_gpu_owners[].name] | sort == [\"api-5d8f7c9b4\", \"fluentd\"]"
 check "the pending pod is blocked"  "$F.evidence.pending_gpu_pods[0].pod == \"train-r1-fit\""
-check "a recommendation with patch" 'any(.recommendations[]; .kind == "gpu-node-hoarding" and (.patch_yaml | contains("kind: Node")))'
+check "a recommendation with patch" 'any(.recommendations[]; .kind == "gpu-node-hoarding" and (.patch_yaml | contains("path: /spec/taints/-")))'
 check "two runs rebuilt"            '[.dags[].id] | sort == ["ml/etl/nightly-1", "ml/train/r1"]'
 check "etl critical path"           '(.dags[] | select(.id == "ml/etl/nightly-1") | .critical_path) == ["extract", "transform", "load"]'
 check "etl critical path length"    '(.dags[] | select(.id == "ml/etl/nightly-1") | .critical_path_seconds) == 290'

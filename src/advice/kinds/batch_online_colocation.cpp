@@ -1,7 +1,9 @@
 #include "advice/kinds/batch_online_colocation.h"
 
 #include <set>
+#include <tuple>
 
+#include "advice/engine_patch.h"
 #include "advice/kinds/finding_groups.h"
 #include "advice/patch_yaml.h"
 #include "analysis/detectors/batch_online_colocation.h"
@@ -10,6 +12,29 @@ namespace dagadvisor::advice {
 
 using analysis::BatchOnlineColocationEvidence;
 using nlohmann::json;
+
+namespace {
+
+using ServiceRefs = std::set<std::tuple<std::string, std::string, std::string>>;
+
+CommentedDocs poolDocs(const std::string& label, const ServiceRefs& services) {
+  const auto pin = [&](const std::string& pool) {
+    return [&label, pool](const PodSpecSite& site) {
+      return nodeSelectorPatches(site.path, label, pool);
+    };
+  };
+  CommentedDocs docs =
+      podChangeDocs({"labels", "<namespace>", "", "<dag>"}, PodField::kNodeSelector,
+                    "require " + label + "=batch", pin("batch"));
+  for (const auto& [ns, kind, name] : services) {
+    const CommentedDocs set = podChangeDocs({"", ns, kind, name}, PodField::kNodeSelector,
+                                            "require " + label + "=online", pin("online"));
+    docs.insert(docs.end(), set.begin(), set.end());
+  }
+  return docs;
+}
+
+}  // namespace
 
 // One root cause: batch and online workloads share one pool. The fix separates the pools.
 std::vector<Recommendation> adviseBatchOnlineColocation(const FindingList& findings,
@@ -23,6 +48,7 @@ std::vector<Recommendation> adviseBatchOnlineColocation(const FindingList& findi
   rec.target = "cluster/" + config.analysis.cluster;
   const json nodes = cover(rec, findings);
   std::set<std::string> services;
+  std::set<std::tuple<std::string, std::string, std::string>> service_refs;
   std::set<std::string> dags;
   double shared_cores = 0;
   for (const analysis::Finding* f : findings) {
@@ -30,6 +56,7 @@ std::vector<Recommendation> adviseBatchOnlineColocation(const FindingList& findi
     const auto& e = f->evidenceAs<BatchOnlineColocationEvidence>();
     for (const analysis::ColocatedService& s : e.services) {
       services.insert(s.namespace_ + "/" + s.kind + "/" + s.name);
+      service_refs.emplace(s.namespace_, s.kind, s.name);
     }
     dags.insert(e.dags.begin(), e.dags.end());
   }
@@ -38,13 +65,10 @@ std::vector<Recommendation> adviseBatchOnlineColocation(const FindingList& findi
               " long-running service(s)";
   rec.action = "Split the nodes into two pools labelled " + label + "=batch and " + label +
                "=online (kubectl label nodes), then pin workflow tasks to the batch pool and "
-               "services to the online pool with the node affinities below; or, where one pool "
+               "services to the online pool with the nodeSelectors below; or, where one pool "
                "must serve both, run the heavy DAGs in a time window when services are quiet "
                "(a CronJob schedule).";
-  rec.patch_yaml = joinDocuments({{"merge into the pod template spec of every workflow task",
-                                   nodeAffinityPatch(label, {"batch"})},
-                                  {"merge into the pod template spec of every listed service",
-                                   nodeAffinityPatch(label, {"online"})}});
+  rec.patch_yaml = joinDocuments(poolDocs(label, service_refs));
   rec.impact_score = shared_cores;
   rec.impact = "about " + std::to_string(static_cast<long long>(shared_cores)) +
                " CPU core(s) of requests stop competing between batch and online work";

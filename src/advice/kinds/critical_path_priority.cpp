@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "advice/engine_patch.h"
 #include "advice/kinds/finding_groups.h"
 #include "advice/patch_yaml.h"
 #include "analysis/detectors/critical_path_priority.h"
@@ -45,18 +46,6 @@ std::string exposureWords(const PreemptionExposure& e) {
          " running longer than the critical tasks have waited";
 }
 
-// patch_yaml's PriorityClass builder writes one policy (the patches branch makes it take one);
-// until then the adviser writes the policy it decided.
-std::string withPolicy(std::string manifest, const std::string& policy) {
-  const std::string key = "preemptionPolicy: ";
-  const auto at = manifest.find(key);
-  if (at != std::string::npos) {
-    const auto end = manifest.find('\n', at);
-    manifest.replace(at + key.size(), end - at - key.size(), policy);
-  }
-  return manifest;
-}
-
 }  // namespace
 
 // One root cause for the whole cluster: nothing raises critical-path tasks above the rest.
@@ -71,10 +60,12 @@ std::vector<Recommendation> adviseCriticalPathPriority(const FindingList& findin
   rec.target = "cluster/" + config.analysis.cluster;
   const json runs = cover(rec, findings);
   std::set<std::string> pods;
+  std::vector<std::string> engines;
   double waiting = 0;
   for (const analysis::Finding* f : byImpact(findings)) {  // cover's order: the same sum
     const auto& evidence = f->evidenceAs<CriticalPathPriorityEvidence>();
     waiting += evidence.critical_waiting_seconds;
+    engines.push_back(evidence.scope.engine);
     for (const analysis::PendingPathTask& task : evidence.critical_tasks) {
       pods.insert(task.namespace_ + "/" + task.pod);
     }
@@ -99,14 +90,15 @@ std::vector<Recommendation> adviseCriticalPathPriority(const FindingList& findin
       "engine sets priorityClassName (second document) on a task whose slack is zero when it "
       "submits the pod (dynamic priority). priorityClassName cannot change on an existing pod, "
       "so the pending pods listed in the evidence take it only when re-created (delete them where "
-      "their controller or the engine's retry re-creates them).";
+      "their controller or the engine's retry re-creates them). " +
+      engineNotes(engines, PodField::kPriorityClass);
   rec.patch_yaml = joinDocuments(
       {{"kubectl apply -f <this document>",
-        withPolicy(priorityClassManifest(params.priority_class, params.priority_value,
-                                         "Tasks on the critical path of a DAG run (dagadvisor)"),
-                   policy)},
-       {"merge into the pod spec of critical-path tasks when the engine submits them",
-        priorityClassNamePatch(params.priority_class)}});
+        priorityClassManifest(params.priority_class, params.priority_value,
+                              "Tasks on the critical path of a DAG run (dagadvisor)", preempt)},
+       {"set in the pod spec of critical-path tasks when the engine submits them (kubectl patch "
+        "--local -f <pod manifest> --type=json --patch-file <this document> -o yaml)",
+        setFieldPatches({{"spec"}}, "priorityClassName", params.priority_class).front()}});
   rec.impact_score = waiting;
   rec.impact = "the critical chains have waited " + formatSeconds(waiting) +
                " in all; each second a critical task waits adds a second to its run's makespan";

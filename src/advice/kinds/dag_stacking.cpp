@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
+#include "advice/engine_patch.h"
 #include "advice/kinds/finding_groups.h"
 #include "advice/patch_yaml.h"
 #include "analysis/detectors/dag_stacking.h"
@@ -69,13 +71,20 @@ Recommendation adviseDag(const std::string& dag, const FindingList& findings,
   spec.topology_key = kHostnameKey;
   spec.anti = true;
   const std::string keys = listKeys(spec.match_labels);
-  rec.patch_yaml = joinDocuments({{"merge into the pod template spec of every task of " + dag +
-                                       (per_run ? "; set " + keys + " per run" : ""),
-                                   podAffinityPatch(spec)}});
+  bool templated = false;
+  if (per_run) {
+    std::tie(spec.match_labels, templated) = perRunLabels(latest.engine, spec.match_labels);
+  }
+  rec.patch_yaml = joinDocuments(
+      podChangeDocs({latest.engine, latest.namespace_, "", latest.dag}, PodField::kAffinity,
+                    "add a preferred pod anti-affinity on " + keys +
+                        (per_run && !templated ? "; set " + keys + " per run" : ""),
+                    [&](const PodSpecSite& site) { return podAffinityPatches(site.path, spec); }));
   rec.title = dag + ": up to " + std::to_string(totals.max_tasks_on_node) +
               " concurrent tasks of one run on one busy node while " +
               std::to_string(totals.idle_peers.size()) + " node(s) of its pool have CPU free";
-  rec.action = actionText(dag, keys, per_run);
+  rec.action =
+      actionText(dag, keys, per_run) + " " + engineNotes({latest.engine}, PodField::kAffinity);
   rec.impact_score = static_cast<double>(totals.stacked_tasks);
   rec.impact = std::to_string(totals.stacked_tasks) + " stacked task(s) in " +
                std::to_string(findings.size()) + " run(s) could spread over " +

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "advice/engine_patch.h"
 #include "advice/kinds/pending_causes.h"
 #include "advice/patch_yaml.h"
 #include "analysis/detectors/gpu_node_hoarding.h"
@@ -21,6 +22,7 @@ struct Totals {
   std::size_t blocked_total = 0;
   std::map<std::string, std::int64_t> cpu_by_owner_kind;
   std::set<std::string> daemonsets;
+  std::set<std::pair<std::string, std::string>> daemonset_refs;  // namespace, name
   std::set<std::string> movable_owners;  // Deployments, Jobs, …: they can run elsewhere
   std::int64_t gpus_unblocked = 0;
   bool all_tainted = true;
@@ -35,18 +37,6 @@ bool hasNoScheduleTaint(const std::vector<model::Taint>& taints, const std::stri
   });
 }
 
-std::vector<TaintSpec> taintsWith(const std::vector<model::Taint>& existing,
-                                  const std::string& key) {
-  std::vector<TaintSpec> taints;
-  for (const model::Taint& t : existing) {
-    taints.push_back({t.key, t.value, t.effect});
-  }
-  if (!hasNoScheduleTaint(existing, key)) {
-    taints.push_back({key, "present", "NoSchedule"});
-  }
-  return taints;
-}
-
 void accumulate(const GpuNodeHoardingEvidence& evidence, const std::string& taint_key,
                 Totals& totals) {
   totals.diagnosis = evidence.diagnosis;
@@ -55,6 +45,7 @@ void accumulate(const GpuNodeHoardingEvidence& evidence, const std::string& tain
     const std::string name = owner.namespace_ + "/" + owner.name;
     if (owner.kind == "DaemonSet") {
       totals.daemonsets.insert(owner.kind + " " + name);
+      totals.daemonset_refs.emplace(owner.namespace_, owner.name);
     } else if (evidence.hold != "daemonsets") {
       totals.movable_owners.insert(owner.kind + " " + name);
     }
@@ -104,10 +95,16 @@ std::string actionText(const Totals& totals, const std::string& taint_key) {
            ":NoSchedule, so the non-GPU pods on them tolerate it: remove broad tolerations "
            "(operator: Exists without a key) from non-GPU workloads.";
   } else if (movable) {
-    text = "Taint the GPU nodes with " + taint_key +
-           "=present:NoSchedule (patches below) and add the matching toleration to the pod "
-           "templates of GPU workloads only; then restart the non-GPU Deployments/Jobs on these "
-           "nodes so they reschedule onto CPU nodes (NoSchedule does not evict running pods).";
+    text = "In this order (patches below): 1. add a toleration of " + taint_key +
+           " to the pod templates of the GPU workloads only (a taint that comes first locks "
+           "the pending GPU pods out; for pods an engine makes, write it where the engine "
+           "defines them: docs/findings.md); 2. add it to the DaemonSets that must keep running "
+           "on GPU nodes, or they no longer land on new or replaced tainted nodes; 3. taint the "
+           "GPU nodes with " +
+           taint_key +
+           "=present:NoSchedule (kubectl taint, or the JSON patch, which adds to the node's "
+           "other taints); then restart the non-GPU Deployments/Jobs on these nodes so they "
+           "reschedule onto CPU nodes (NoSchedule does not evict running pods).";
   }
   if (!totals.movable_owners.empty()) {
     text += " Workloads to move off the GPU nodes: " + listed(totals.movable_owners) + ".";
@@ -115,9 +112,10 @@ std::string actionText(const Totals& totals, const std::string& taint_key) {
   if (!totals.daemonset_nodes.empty()) {
     text += daemonSetText(totals);
   } else if (!totals.daemonsets.empty()) {
-    text += " DaemonSets that must run on every node (" + listed(totals.daemonsets) +
-            ") need the toleration too and cannot move: lower their CPU/memory requests to "
-            "what they use.";
+    text += " DaemonSets on these nodes (" + listed(totals.daemonsets) +
+            ") would no longer land on tainted nodes: those that must run there need the "
+            "toleration (step 2) and cannot move: lower their CPU/memory requests to what they "
+            "use.";
   }
   // Packing tighter (MostAllocated) would pull small pods onto the most allocated nodes: these.
   if (totals.hoarded_nodes > 0) {
@@ -141,6 +139,43 @@ std::string titleText(std::size_t nodes, const Totals& totals) {
          std::to_string(totals.gpus_unblocked) + " GPU(s))";
 }
 
+// In the order they must be applied: a taint that lands before the GPU workloads tolerate it
+// locks the pending GPU pods out; DaemonSets that must run on GPU nodes need it too, or new and
+// replaced GPU nodes come up without them (NoSchedule does not evict the running ones).
+CommentedDocs patchDocs(const std::vector<std::string>& nodes, const Totals& totals,
+                        const std::string& taint_key) {
+  const TolerationSpec toleration{taint_key, "NoSchedule"};
+  const auto tolerate = [&](const PodSpecSite& site) {
+    return tolerationPatches(site.path, toleration);
+  };
+  CommentedDocs docs =
+      podChangeDocs({"", "<namespace>", "Deployment", "<gpu-workload>"}, PodField::kTolerations,
+                    "tolerate " + taint_key, tolerate, "step 1, before any taint: ");
+  for (const auto& [ns, name] : totals.daemonset_refs) {
+    const CommentedDocs ds =
+        podChangeDocs({"", ns, "DaemonSet", name}, PodField::kTolerations,
+                      "tolerate " + taint_key + " (or it no longer lands on tainted nodes)",
+                      tolerate, "step 2, before any taint: ");
+    docs.insert(docs.end(), ds.begin(), ds.end());
+  }
+  const TaintSpec taint{taint_key, "present", "NoSchedule"};
+  std::string commands;
+  for (const std::string& node : nodes) {
+    commands += "\n  " + taintCommand(node, taint);
+  }
+  const std::vector<std::string> variants = nodeTaintPatches(taint);
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    docs.emplace_back(
+        "step 3, last: taint the GPU nodes, adding to their taints (kubectl patch node "
+        "<node> --type=json --patch-file <this document>), variant " +
+            std::to_string(i + 1) + " of " + std::to_string(variants.size()) +
+            ": apply the first one kubectl accepts; or run" +
+            (i == 0 ? commands : std::string(" the kubectl taint commands above")),
+        variants[i]);
+  }
+  return docs;
+}
+
 }  // namespace
 
 std::vector<Recommendation> adviseGpuNodeHoarding(
@@ -154,7 +189,7 @@ std::vector<Recommendation> adviseGpuNodeHoarding(
   rec.kind = std::string(GpuNodeHoardingEvidence::kKind);
   rec.target = "cluster/" + config.analysis.cluster;
   Totals totals;
-  std::vector<std::pair<std::string, std::string>> docs;
+  std::vector<std::string> node_names;  // those to taint
   json nodes = json::array();
   for (const analysis::Finding* f : findings) {
     rec.severity = std::max(rec.severity, f->severity);
@@ -162,20 +197,17 @@ std::vector<Recommendation> adviseGpuNodeHoarding(
     const auto& evidence = f->evidenceAs<GpuNodeHoardingEvidence>();
     accumulate(evidence, taint_key, totals);
     nodes.push_back(evidence.toJson());
-    if (evidence.hold == "daemonsets") {
-      continue;  // a taint keeps nothing off: DaemonSets tolerate it
+    // DaemonSets tolerate a taint, so it keeps nothing off a node only they block; and a
+    // second taint of one key and effect is refused.
+    if (evidence.hold != "daemonsets" && !hasNoScheduleTaint(evidence.taints, taint_key)) {
+      node_names.push_back(evidence.node);
     }
-    docs.emplace_back("kubectl patch node " + evidence.node + " --patch-file <this document>",
-                      nodeTaintsPatch(evidence.node, taintsWith(evidence.taints, taint_key)));
-  }
-  if (!docs.empty()) {
-    docs.emplace_back("merge into the pod template spec of every GPU workload",
-                      tolerationPatch(taint_key, "NoSchedule"));
   }
   rec.title = titleText(findings.size(), totals);
   rec.action = actionText(totals, taint_key) + " " +
                pendingCausesText(totals.diagnosis, analysis::PendingCause::kHoarding, config);
-  rec.patch_yaml = joinDocuments(docs);
+  rec.patch_yaml =
+      node_names.empty() ? "" : joinDocuments(patchDocs(node_names, totals, taint_key));
   rec.impact_score = static_cast<double>(totals.gpus_unblocked);
   rec.impact = "moving the non-DaemonSet pods off " + std::to_string(totals.hoarded_nodes) +
                " GPU node(s) places " + std::to_string(totals.blocked_total) +

@@ -17,6 +17,41 @@ std::string resources(const model::ResourceVector& r) {
          " MiB";
 }
 
+// Each container's share of the pod's request, applied to the recommended total: a sidecar
+// that asks for a tenth keeps a tenth. Rounded to whole millicores and bytes.
+std::int64_t share(std::int64_t part, std::int64_t whole, std::int64_t total, std::size_t count) {
+  if (whole <= 0) {
+    return total / static_cast<std::int64_t>(count);
+  }
+  return static_cast<std::int64_t>(static_cast<double>(total) * static_cast<double>(part) /
+                                   static_cast<double>(whole));
+}
+
+std::string requestsDocs(const OverRequestEvidence& e, const WorkloadRef& ref) {
+  if (e.containers.empty()) {
+    // Without the real names a patch would add a container instead of changing one.
+    return "";
+  }
+  RequestsPatchSpec spec{ref.api_version, ref.kind, e.namespace_, ref.name, {}};
+  model::ResourceVector whole;
+  for (const model::ContainerRequests& c : e.containers) {
+    whole += c.requests;
+  }
+  for (const model::ContainerRequests& c : e.containers) {
+    const std::size_t n = e.containers.size();
+    spec.containers.push_back(
+        {c.name, share(c.requests.cpu_millis, whole.cpu_millis, e.recommended.cpu_millis, n),
+         share(c.requests.memory_bytes, whole.memory_bytes, e.recommended.memory_bytes, n)});
+  }
+  const std::string how = ref.kind.empty() ? "merge into the pod template of " + ref.name
+                                           : "kubectl patch " + ref.kind + " " + ref.name + " -n " +
+                                                 e.namespace_ + " --patch-file <this document>";
+  return joinDocuments(
+      {{how + "; containers by their real names (they merge by name: nothing else changes), "
+              "the recommended pod total split as their current requests are",
+        requestsPatch(spec)}});
+}
+
 Recommendation adviseWorkload(const analysis::Finding& f, const config::Config& config) {
   const auto& e = f.evidenceAs<OverRequestEvidence>();
   const WorkloadRef ref = workloadOf(e.owner_kind, e.owner_name);
@@ -24,20 +59,7 @@ Recommendation adviseWorkload(const analysis::Finding& f, const config::Config& 
   rec.kind = std::string(OverRequestEvidence::kKind);
   rec.target = f.target;
   rec.evidence = {{"pods", cover(rec, {&f})}};
-  RequestsPatchSpec spec{ref.api_version,
-                         ref.kind,
-                         e.namespace_,
-                         ref.name,
-                         ref.name,
-                         e.recommended.cpu_millis,
-                         e.recommended.memory_bytes};
-  const std::string how = ref.kind.empty() ? "merge into the pod template of " + ref.name
-                                           : "kubectl patch " + ref.kind + " " + ref.name + " -n " +
-                                                 spec.namespace_ + " --patch-file <this document>";
-  rec.patch_yaml = joinDocuments(
-      {{how + "; the container name is assumed to be the workload's: requests are the pod's "
-              "total, split them between containers if it has several",
-        requestsPatch(spec)}});
+  rec.patch_yaml = requestsDocs(e, ref);
   rec.title = f.summary;
   const bool needed = e.needed != model::ResourceVector{};
   rec.action = "Lower the requests of " + ref.name + " to the observed use plus " +

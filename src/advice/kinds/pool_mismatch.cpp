@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "advice/engine_patch.h"
 #include "advice/kinds/finding_groups.h"
 #include "advice/patch_yaml.h"
 #include "analysis/detectors/pool_mismatch.h"
@@ -17,6 +18,7 @@ struct TargetPool {
   const analysis::SuggestedPool* pool = nullptr;
   const analysis::PoolRoom* room = nullptr;
   std::vector<std::string> workloads;
+  std::vector<PodOwner> owners;
 };
 
 std::string joined(const std::vector<std::string>& items) {
@@ -27,7 +29,7 @@ std::string joined(const std::vector<std::string>& items) {
   return out;
 }
 
-// Node labels for inferred pools; a required affinity only into a pool with room for every pod
+// Node labels for inferred pools; a required nodeSelector only into a pool with room for every pod
 // moved there. Into one without, the pods that found no room would pend: a preferred affinity
 // (in words, below) moves only those that fit.
 std::vector<std::pair<std::string, std::string>> patches(
@@ -36,16 +38,24 @@ std::vector<std::pair<std::string, std::string>> patches(
   for (const auto& [name, target] : pools) {
     if (!target.pool->labelled) {
       for (const std::string& node : target.pool->nodes) {
-        docs.emplace_back("kubectl patch node " + node +
-                              " --patch-file <this document> (inferred pool " + name + ")",
+        docs.emplace_back(labelCommand(node, {{label, name}}) + " (inferred pool " + name +
+                              "), or kubectl patch node " + node +
+                              " --patch-file <this document> (adds the label, keeps the others)",
                           nodeLabelsPatch(node, {{label, name}}));
       }
     }
-    if (target.room->takesAll()) {
-      docs.emplace_back("merge into the pod template spec of " + joined(target.workloads) +
-                            " (pool " + name + " has room for all " +
-                            std::to_string(target.room->pool_moves) + " pod(s))",
-                        nodeAffinityPatch(label, {name}));
+    if (!target.room->takesAll()) {
+      continue;  // no required selector into a pool without room for all (action: preferred)
+    }
+    // A nodeSelector is required and ANDed with the pods' other constraints; a new
+    // nodeSelectorTerm would be ORed with theirs and restrict nothing.
+    for (const PodOwner& owner : target.owners) {
+      const CommentedDocs set = podChangeDocs(
+          owner, PodField::kNodeSelector,
+          "require " + label + "=" + name + " (pool " + name + " has room for all " +
+              std::to_string(target.room->pool_moves) + " pod(s))",
+          [&](const PodSpecSite& site) { return nodeSelectorPatches(site.path, label, name); });
+      docs.insert(docs.end(), set.begin(), set.end());
     }
   }
   return docs;
@@ -62,7 +72,7 @@ std::string affinityAction(const std::map<std::string, TargetPool>& pools,
     out += room.takesAll()
                ? "Pool " + name + " has room for all " + std::to_string(room.pool_moves) +
                      " pod(s) moved there: give " + joined(target.workloads) +
-                     " a required node affinity " + label + " In [" + name + "]. "
+                     " a required nodeSelector " + label + "=" + name + " (patches below). "
                : "Pool " + name + " has room for only " + counts + ": give " +
                      joined(target.workloads) + " a preferred node affinity (weight 100) " + label +
                      " In [" + name +
@@ -93,6 +103,7 @@ std::vector<Recommendation> advisePoolMismatch(const FindingList& findings,
     target.pool = &w.suggested_pool;
     target.room = &w.room;
     target.workloads.push_back(w.namespace_ + "/" + w.owner_kind + "/" + w.owner_name);
+    target.owners.push_back({"", w.namespace_, w.owner_kind, w.owner_name});
     pods += w.pod_count;
     inferred = inferred || !w.suggested_pool.labelled;
   }

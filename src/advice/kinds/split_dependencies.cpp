@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <tuple>
 #include <utility>
 
+#include "advice/engine_patch.h"
 #include "advice/kinds/finding_groups.h"
 #include "advice/patch_yaml.h"
 #include "analysis/detectors/split_dependencies.h"
@@ -62,13 +64,18 @@ Recommendation adviseDag(const std::string& dag, const FindingList& findings,
   }
   spec.topology_key = config.cluster_labels.zone;
   const std::string keys = listKeys(spec.match_labels);
+  bool templated = false;
+  std::tie(spec.match_labels, templated) = perRunLabels(latest.engine, spec.match_labels);
   rec.patch_yaml = joinDocuments(
-      {{"merge into the pod template spec of every task of " + dag + "; set " + keys + " per run",
-        podAffinityPatch(spec)}});
+      podChangeDocs({latest.engine, latest.namespace_, "", latest.dag}, PodField::kAffinity,
+                    "add a preferred pod affinity to the run's own pods" +
+                        (templated ? std::string() : "; set " + keys + " per run"),
+                    [&](const PodSpecSite& site) { return podAffinityPatches(site.path, spec); }));
   rec.title = dag + ": " + std::to_string(totals.split_edges) +
               " dependency edge(s) split across nodes (" + std::to_string(totals.cross_zone_edges) +
               " across zones) in " + std::to_string(findings.size()) + " run(s)";
-  rec.action = actionText(dag, keys, config);
+  rec.action =
+      actionText(dag, keys, config) + " " + engineNotes({latest.engine}, PodField::kAffinity);
   rec.impact_score = totals.transfer_seconds;
   rec.impact = "about " + formatSeconds(totals.transfer_seconds) +
                " of estimated transfer in all; up to " +

@@ -55,7 +55,7 @@ const model::Pod* taskPod(const graph::RunGraph& rg, model::TaskIndex t,
 }
 
 RunScope runScope(const model::WorkflowRun& run) {
-  return {run.namespace_, run.dag, run.run, run.selector, run.dag_selector};
+  return {run.namespace_, run.dag, run.run, run.selector, run.dag_selector, run.engine};
 }
 
 bool noRunsToJudge(const AnalysisInput& input, FindingSink& out) {

@@ -52,6 +52,7 @@ struct Owner {
   double samples = 0;                 // fewest samples of one pod
   std::size_t pod_count = 0;
   std::vector<OverRequestedPod> pods;  // the first kMaxListedPods, to keep findings small
+  std::vector<model::ContainerRequests> containers;  // of its largest-requesting pod
 };
 
 // Right-sized requests of an over-requested pod, or nullopt when it uses enough of both.
@@ -150,6 +151,9 @@ void add(Owner& owner, const Pod& pod, const model::Node& node, const model::Res
   auto max = [](model::ResourceVector& a, const model::ResourceVector& b) {
     a = {std::max(a.cpu_millis, b.cpu_millis), std::max(a.memory_bytes, b.memory_bytes), a.gpus};
   };
+  if (owner.containers.empty() || pod.requests.cpu_millis > owner.requested.cpu_millis) {
+    owner.containers = pod.containers;
+  }
   max(owner.requested, pod.requests);
   max(owner.recommended, sized);
   owner.reclaimable += pod.requests - sized;
@@ -183,6 +187,7 @@ Finding ownerFinding(const OwnerKey& key, Owner& owner, const analysis::OverRequ
   evidence.owner_name = std::string(std::get<2>(key));
   evidence.requested = owner.requested;
   evidence.recommended = owner.recommended;
+  evidence.containers = owner.containers;
   evidence.reclaimable = owner.reclaimable;
   evidence.needed = owner.needed;
   evidence.pending_pods = pending_pods;

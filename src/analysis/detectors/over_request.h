@@ -6,6 +6,7 @@
 
 #include "analysis/detector.h"
 #include "config/field.h"
+#include "model/cluster.h"
 #include "model/resources.h"
 
 namespace dagadvisor::analysis {
@@ -45,6 +46,9 @@ struct OverRequestEvidence {
   std::size_t pod_count = 0;
   double headroom = 0;                 // the configured headroom share over use
   std::vector<OverRequestedPod> pods;  // the first kMaxListedPods
+  /// The app containers of its largest-requesting pod, by name, with their requests: the patch
+  /// names them and splits the recommended requests between them. Empty when not known.
+  std::vector<model::ContainerRequests> containers{};
 
   nlohmann::json toJson() const;
 };

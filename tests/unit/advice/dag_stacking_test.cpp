@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "advice/recommender.h"
+#include "unit/advice/patch_docs.h"
 
 using namespace dagadvisor;
 using nlohmann::json;
@@ -53,14 +54,13 @@ TEST_CASE("stacked runs of one DAG become one anti-affinity recommendation",
   CHECK(rec.evidence["stacked_nodes"] == json::array({"w1", "w2"}));
   CHECK_THAT(rec.title, Catch::Contains("up to 5 concurrent tasks"));
 
-  const auto docs = YAML::LoadAll(rec.patch_yaml);
-  REQUIRE(docs.size() == 1);
-  CHECK_FALSE(docs[0]["spec"]["affinity"]["podAffinity"]);
-  const auto terms = docs[0]["spec"]["affinity"]["podAntiAffinity"]
-                         ["preferredDuringSchedulingIgnoredDuringExecution"];
-  REQUIRE(terms.size() == 1);
-  CHECK(terms[0]["weight"].as<int>() == 100);
-  const auto term = terms[0]["podAffinityTerm"];
+  CHECK_THAT(rec.patch_yaml, !Catch::Contains("/podAffinity/"));
+  const auto added = testing::addedValue(
+      rec.patch_yaml,
+      "/affinity/podAntiAffinity/preferredDuringSchedulingIgnoredDuringExecution/-");
+  REQUIRE(added.IsMap());
+  CHECK(added["weight"].as<int>() == 100);
+  const auto term = added["podAffinityTerm"];
   CHECK(term["topologyKey"].as<std::string>() == "kubernetes.io/hostname");
   const auto labels = term["labelSelector"]["matchLabels"];
   REQUIRE(labels.size() == 1);  // the DAG, not the run: spread every run's tasks
@@ -71,9 +71,10 @@ TEST_CASE("dag-stacking spreads by the engine's DAG label, else by the run's own
           "[advice][dag-stacking]") {
   config::Config config;
   auto labelsOfPatch = [](const std::string& patch) {
-    return YAML::Load(patch)["spec"]["affinity"]["podAntiAffinity"]
-                            ["preferredDuringSchedulingIgnoredDuringExecution"][0]
-                            ["podAffinityTerm"]["labelSelector"]["matchLabels"];
+    return testing::addedValue(
+        patch,
+        "/preferredDuringSchedulingIgnoredDuringExecution/-")["podAffinityTerm"]["labelSelector"]
+                                                             ["matchLabels"];
   };
   SECTION("Tekton marks the pipeline on every pod: every run of it is spread") {
     const analysis::Finding f =

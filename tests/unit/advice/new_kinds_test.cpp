@@ -6,6 +6,7 @@
 #include "analysis/detectors/critical_path_priority.h"
 #include "analysis/detectors/over_request.h"
 #include "analysis/detectors/pool_mismatch.h"
+#include "unit/advice/patch_docs.h"
 #include "unit/analysis/scenarios.h"
 
 using namespace dagadvisor;
@@ -32,7 +33,8 @@ TEST_CASE("critical-path advice creates the PriorityClass and lists the pending 
   CHECK(pc["kind"].as<std::string>() == "PriorityClass");
   CHECK(pc["metadata"]["name"].as<std::string>() == "dag-critical-path");
   CHECK(pc["value"].as<int>() == 100000);
-  CHECK(rec.patch_yaml.find("priorityClassName: dag-critical-path") != std::string::npos);
+  CHECK(testing::addedValue(rec.patch_yaml, "/spec/priorityClassName").as<std::string>() ==
+        "dag-critical-path");
   // Nothing runs on w1 to preempt: the class orders the queue and evicts nothing.
   CHECK(pc["preemptionPolicy"].as<std::string>() == "Never");
   CHECK(rec.evidence["preemption_policy"] == "Never");
@@ -80,10 +82,15 @@ TEST_CASE("over-request advice patches the ReplicaSet's Deployment with the righ
   CHECK(doc["kind"].as<std::string>() == "Deployment");
   CHECK(doc["metadata"]["name"].as<std::string>() == "api");
   CHECK(doc["metadata"]["namespace"].as<std::string>() == "web");
-  const YAML::Node requests =
-      doc["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"];
-  CHECK(requests["cpu"].as<std::string>() == "600m");
-  CHECK(requests["memory"].as<std::string>() == "2458Mi");
+  // The pod's real containers by name, the recommended 600m split as they request now (3:1).
+  const YAML::Node containers = doc["spec"]["template"]["spec"]["containers"];
+  REQUIRE(containers.size() == 2);
+  CHECK(containers[0]["name"].as<std::string>() == "app");
+  CHECK(containers[1]["name"].as<std::string>() == "proxy");
+  CHECK(containers[0]["resources"]["requests"]["cpu"].as<std::string>() == "450m");
+  CHECK(containers[1]["resources"]["requests"]["cpu"].as<std::string>() == "150m");
+  CHECK(containers[0]["resources"]["requests"]["memory"].as<std::string>() == "1844Mi");
+  CHECK(containers[1]["resources"]["requests"]["memory"].as<std::string>() == "615Mi");
   CHECK(recs[0].impact_score == Approx(3.4));
   CHECK(recs[0].impact.find("3400m CPU and 0 MiB freed where pending pods lack it") == 0);
 }
@@ -104,8 +111,11 @@ TEST_CASE("pool-mismatch advice labels the inferred pool and pins the workload t
   const auto recs = adviseOn(fx, analysis::PoolMismatch());
   REQUIRE(recs.size() == 1);
   const std::string& patch = recs[0].patch_yaml;
-  CHECK(patch.find("kubectl patch node m1") != std::string::npos);
-  CHECK(patch.find("node-type: \"memory-optimized\"") != std::string::npos);
-  CHECK(patch.find("- \"memory-optimized\"") != std::string::npos);
-  CHECK(patch.find("web/ReplicaSet/cache-5f6") != std::string::npos);
+  CHECK(patch.find("kubectl label node m1 node-type=memory-optimized") != std::string::npos);
+  CHECK(patch.find("node-type: memory-optimized") != std::string::npos);
+  // A nodeSelector key added to the Deployment's pod spec: ANDed, the other keys kept.
+  CHECK(
+      testing::addedValue(patch, "/spec/template/spec/nodeSelector/node-type").as<std::string>() ==
+      "memory-optimized");
+  CHECK(patch.find("kubectl patch deployment cache -n web --type=json") != std::string::npos);
 }

@@ -73,11 +73,11 @@ TEST_CASE("pool-mismatch advice lists the workloads of a pool largest first",
   CHECK_THAT(rec.title, Catch::StartsWith("2 workload(s) with 4 pod(s)"));
   CHECK_THAT(rec.action, Catch::StartsWith("Label the nodes of each inferred pool"));
   CHECK_THAT(rec.patch_yaml, Catch::Contains("kubectl patch node m1"));
-  CHECK_THAT(rec.patch_yaml, Catch::Contains("of web/ReplicaSet/big, web/ReplicaSet/small"));
-  // The pool takes all four: a required affinity is safe, and says why.
-  CHECK_THAT(rec.patch_yaml, Catch::Contains("requiredDuringSchedulingIgnoredDuringExecution"));
+  // The pool takes all four: a required nodeSelector is safe, and says why.
+  CHECK_THAT(rec.patch_yaml, Catch::Contains("nodeSelector"));
   CHECK_THAT(rec.patch_yaml, Catch::Contains("has room for all 4 pod(s)"));
   CHECK(rec.impact_score == 4);
+  CHECK(rec.patch_yaml.find("Deployment web/big") < rec.patch_yaml.find("Deployment web/small"));
 }
 
 TEST_CASE("pool-mismatch advice on a labelled pool patches no node", "[advice][pool-mismatch]") {
@@ -113,7 +113,8 @@ TEST_CASE("over-request advice patches the requests the evidence recommends",
   e.reclaimable = {1750, 1LL << 30, 0};
   e.needed = {1750, 0, 0};  // pending pods lack CPU where it frees it, not memory
   const auto recs = advice::recommend(
-      {typedFinding(std::move(e), "workload/web/StatefulSet/db", 1.75)}, config::Config{});
+      {typedFinding(analysis::OverRequestEvidence(e), "workload/web/StatefulSet/db", 1.75)},
+      config::Config{});
   REQUIRE(recs.size() == 1);
   const advice::Recommendation& rec = recs[0];
   CHECK(rec.kind == "over-request");
@@ -121,9 +122,16 @@ TEST_CASE("over-request advice patches the requests the evidence recommends",
   CHECK(rec.impact ==
         "1750m CPU and 0 MiB freed where pending pods lack it (of 1750m CPU and 1024 MiB freed in "
         "all; measured use)");
-  CHECK_THAT(rec.patch_yaml, Catch::Contains("kubectl patch StatefulSet db -n web"));
-  CHECK_THAT(rec.patch_yaml, Catch::Contains("cpu: \"250m\""));
-  CHECK_THAT(rec.patch_yaml, Catch::Contains("memory: \"512Mi\""));
+  // Without the containers' names there is no patch: one by a guessed name would add a container.
+  CHECK(rec.patch_yaml.empty());
+  e.containers = {{"postgres", {2000, 1LL << 30, 0}}};
+  const auto named = advice::recommend(
+      {typedFinding(std::move(e), "workload/web/StatefulSet/db", 1.75)}, config::Config{});
+  REQUIRE(named.size() == 1);
+  CHECK_THAT(named[0].patch_yaml, Catch::Contains("kubectl patch StatefulSet db -n web"));
+  CHECK_THAT(named[0].patch_yaml, Catch::Contains("- name: postgres"));
+  CHECK_THAT(named[0].patch_yaml, Catch::Contains("cpu: \"250m\""));
+  CHECK_THAT(named[0].patch_yaml, Catch::Contains("memory: \"512Mi\""));
 }
 
 TEST_CASE("colocation advice counts the DAGs and services over all nodes",

@@ -112,6 +112,24 @@ void checkFragment(const YAML::Node& doc) {
   }
 }
 
+// A JSON patch that can only add: `add` operations, each after the `test`s that guard it; no
+// `replace`, `remove`, `move` or `copy`, which could drop what the object holds.
+void checkJsonPatch(const YAML::Node& doc) {
+  REQUIRE(doc.size() >= 1);
+  for (const YAML::Node& op : doc) {
+    const std::string name = op["op"].as<std::string>();
+    INFO(name);
+    CHECK((name == "add" || name == "test"));
+    CHECK(op["path"].as<std::string>().rfind('/', 0) == 0);
+    if (name == "test") {
+      CHECK(op["value"].IsNull());  // "absent": the variant that creates a missing level
+    } else {
+      CHECK(op["value"].IsDefined());
+    }
+  }
+  CHECK(doc[doc.size() - 1]["op"].as<std::string>() == "add");
+}
+
 }  // namespace
 
 TEST_CASE("every emitted patch parses as YAML and has the fields its kind requires",
@@ -127,6 +145,10 @@ TEST_CASE("every emitted patch parses as YAML and has the fields its kind requir
       INFO(rec.kind << "\n" << text);
       YAML::Node doc;
       REQUIRE_NOTHROW(doc = YAML::Load(text));
+      if (doc.IsSequence()) {
+        checkJsonPatch(doc);
+        continue;
+      }
       REQUIRE(doc.IsMap());
       if (doc["kind"]) {
         checkObject(doc);

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "analysis/detectors/gpu_node_hoarding.h"
+#include "unit/advice/patch_docs.h"
 
 using namespace dagadvisor;
 using nlohmann::json;
@@ -53,22 +54,24 @@ TEST_CASE("hoarding findings become one recommendation with valid Node patches",
   CHECK_THAT(rec.title, Catch::Contains("moving them places 2 pending GPU pod(s) (2 GPU(s))"));
   CHECK_THAT(rec.action, Catch::Contains("logging/fluentd"));
 
-  const auto docs = YAML::LoadAll(rec.patch_yaml);
-  REQUIRE(docs.size() == 3);
-  for (int i = 0; i < 2; ++i) {
-    CHECK(docs[i]["apiVersion"].as<std::string>() == "v1");
-    CHECK(docs[i]["kind"].as<std::string>() == "Node");
-    CHECK(docs[i]["metadata"]["name"].as<std::string>() == "gpu-" + std::to_string(i + 1));
-  }
-  // gpu-1 gets the new taint; gpu-2 keeps its own taint beside the new one (lists replace).
-  REQUIRE(docs[0]["spec"]["taints"].size() == 1);
-  CHECK(docs[0]["spec"]["taints"][0]["key"].as<std::string>() == "nvidia.com/gpu");
-  CHECK(docs[0]["spec"]["taints"][0]["effect"].as<std::string>() == "NoSchedule");
-  REQUIRE(docs[1]["spec"]["taints"].size() == 2);
-  CHECK(docs[1]["spec"]["taints"][0]["key"].as<std::string>() == "dedicated");
-  const auto toleration = docs[2]["spec"]["tolerations"][0];
+  // The taint is added to each node's taints (never a whole list that would drop gpu-2's own),
+  // by command or JSON patch, after the tolerations: the order is stated.
+  const std::string& patch = rec.patch_yaml;
+  CHECK_THAT(patch, Catch::Contains("kubectl taint node gpu-1 nvidia.com/gpu=present:NoSchedule"));
+  CHECK_THAT(patch, Catch::Contains("kubectl taint node gpu-2 nvidia.com/gpu=present:NoSchedule"));
+  const auto taint = testing::addedValue(patch, "/spec/taints/-");
+  REQUIRE(taint.IsMap());
+  CHECK(taint["key"].as<std::string>() == "nvidia.com/gpu");
+  CHECK(taint["effect"].as<std::string>() == "NoSchedule");
+  CHECK_THAT(patch, !Catch::Contains("dedicated"));
+  const auto toleration = testing::addedValue(patch, "/tolerations/-");
+  REQUIRE(toleration.IsMap());
   CHECK(toleration["key"].as<std::string>() == "nvidia.com/gpu");
   CHECK(toleration["operator"].as<std::string>() == "Exists");
+  CHECK(patch.find("step 1") < patch.find("step 3"));
+  CHECK(patch.find("/tolerations/-") < patch.find("/spec/taints/-"));
+  // The DaemonSet on the nodes gets its own toleration patch: it must keep landing there.
+  CHECK_THAT(patch, Catch::Contains("kubectl patch daemonset fluentd -n logging"));
 }
 
 TEST_CASE("recommendation ids are stable per kind, cluster and target", "[advice]") {

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "advice/recommender.h"
+#include "unit/advice/patch_docs.h"
 
 using namespace dagadvisor;
 using nlohmann::json;
@@ -51,19 +52,20 @@ TEST_CASE("split runs of one DAG become one recommendation with a zone-affinity 
   CHECK(recs[1].target == "dag/science/other");
 
   // A documented pod-template fragment: spec.affinity to merge into each task's pod template.
-  const auto docs = YAML::LoadAll(rec.patch_yaml);
-  REQUIRE(docs.size() == 1);
-  const auto terms =
-      docs[0]["spec"]["affinity"]["podAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"];
-  REQUIRE(terms.size() == 1);
-  CHECK(terms[0]["weight"].as<int>() == 100);
-  const auto term = terms[0]["podAffinityTerm"];
+  // A JSON patch appending one preferred term (other affinity terms stay), with the variants
+  // that create the missing levels.
+  const auto added = testing::addedValue(
+      rec.patch_yaml, "/affinity/podAffinity/preferredDuringSchedulingIgnoredDuringExecution/-");
+  REQUIRE(added.IsMap());
+  CHECK(added["weight"].as<int>() == 100);
+  const auto term = added["podAffinityTerm"];
   CHECK(term["topologyKey"].as<std::string>() == "topology.kubernetes.io/zone");
   CHECK(term["labelSelector"]["matchLabels"]["dag-id"].as<std::string>() == "genome");
   // The run id is a date: it must stay a quoted string, not become a timestamp or number.
   CHECK(term["labelSelector"]["matchLabels"]["dag-run"].Tag() == "!");
   CHECK(term["labelSelector"]["matchLabels"]["dag-run"].as<std::string>() == "2026-11-30");
-  CHECK_THAT(rec.patch_yaml, Catch::Contains("# merge into the pod template spec"));
+  CHECK(YAML::LoadAll(rec.patch_yaml).size() == 4);
+  CHECK_THAT(rec.patch_yaml, Catch::Contains("variant 4 of 4"));
 }
 
 TEST_CASE("split-dependencies advice follows renamed workflow labels and zone label",
@@ -74,9 +76,8 @@ TEST_CASE("split-dependencies advice follows renamed workflow labels and zone la
   config.cluster_labels.zone = "example.com/rack";
   const auto recs = advice::recommend({splitFinding("genome", "r1", 3, 3, 90, 60)}, config);
   REQUIRE(recs.size() == 1);
-  const auto doc = YAML::Load(recs[0].patch_yaml);
-  const auto term = doc["spec"]["affinity"]["podAffinity"]
-                       ["preferredDuringSchedulingIgnoredDuringExecution"][0]["podAffinityTerm"];
+  const auto term = testing::addedValue(
+      recs[0].patch_yaml, "/preferredDuringSchedulingIgnoredDuringExecution/-")["podAffinityTerm"];
   CHECK(term["topologyKey"].as<std::string>() == "example.com/rack");
   CHECK(term["labelSelector"]["matchLabels"]["pipeline"].as<std::string>() == "genome");
   CHECK(term["labelSelector"]["matchLabels"]["pipeline-run"].as<std::string>() == "r1");
@@ -121,12 +122,37 @@ TEST_CASE("split-dependencies patches select the run by its engine's own labels"
                                            {{"workflows.argoproj.io/workflow", "etl-x7k2p"}});
   const auto recs = advice::recommend({f}, config);
   REQUIRE(recs.size() == 1);
-  const auto doc = YAML::Load(recs[0].patch_yaml);
-  const auto labels =
-      doc["spec"]["affinity"]["podAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"][0]
-         ["podAffinityTerm"]["labelSelector"]["matchLabels"];
+  const auto labels = testing::addedValue(
+      recs[0].patch_yaml,
+      "/preferredDuringSchedulingIgnoredDuringExecution/-")["podAffinityTerm"]["labelSelector"]
+                                                           ["matchLabels"];
   REQUIRE(labels.size() == 1);
   CHECK(labels["workflows.argoproj.io/workflow"].as<std::string>() == "etl-x7k2p");
   CHECK_THAT(recs[0].action, Catch::Contains("workflows.argoproj.io/workflow"));
   CHECK_THAT(recs[0].action, !Catch::Contains("dag-id"));
+}
+
+TEST_CASE("split-dependencies writes an Argo run's affinity in its WorkflowTemplate, per run",
+          "[advice][split-dependencies]") {
+  analysis::Finding f = splitFinding("etl", "etl-x7k2p", 2, 1, 40, 30,
+                                     {{"workflows.argoproj.io/workflow", "etl-x7k2p"}});
+  auto evidence = f.evidenceAs<analysis::SplitDependenciesEvidence>();
+  evidence.scope.engine = "argo";
+  analysis::Finding argo = analysis::findingOf(std::move(evidence));
+  argo.target = f.target;
+  argo.severity = f.severity;
+  argo.impact = f.impact;
+  const auto recs = advice::recommend({argo}, config::Config{});
+  REQUIRE(recs.size() == 1);
+  const std::string& patch = recs[0].patch_yaml;
+  // Workflow-wide (spec.affinity of the WorkflowTemplate), the run's name templated by Argo.
+  const auto labels = testing::addedValue(
+      patch,
+      "/spec/affinity/podAffinity/"
+      "preferredDuringSchedulingIgnoredDuringExecution/-")["podAffinityTerm"]["labelSelector"]
+                                                          ["matchLabels"];
+  CHECK(labels["workflows.argoproj.io/workflow"].as<std::string>() == "{{workflow.name}}");
+  CHECK_THAT(patch, Catch::Contains("kubectl patch workflowtemplate etl -n science"));
+  CHECK_THAT(recs[0].action, Catch::Contains("spec.templates[].affinity"));
+  CHECK_THAT(patch, !Catch::Contains("set workflows.argoproj.io/workflow per run"));
 }

@@ -64,12 +64,15 @@ inline RunFixture idleSlotScenario() {
 inline RunFixture overRequestScenario(double samples = 100) {
   RunFixture fx;
   fx.nodes = {makeNode("n1", 8, 32)};
-  fx.pods = {makePod("web", "api-1", "n1", 4, 8, 0,
-                     [&](model::Pod& p) {
-                       ownedBy("ReplicaSet", "api-7d9")(p);
-                       p.usage = model::ObservedUsage{0.5, 2.0 * kGiB, samples, std::nullopt};
-                     }),
-             makePod("web", "filler", "n1", 3, 4)};
+  fx.pods = {
+      makePod("web", "api-1", "n1", 4, 8, 0,
+              [&](model::Pod& p) {
+                ownedBy("ReplicaSet", "api-7d9")(p);
+                p.usage = model::ObservedUsage{0.5, 2.0 * kGiB, samples, std::nullopt};
+                // Named as kube-state-metrics reports them: not after the workload.
+                p.containers = {{"app", {3000, 6 * kGiB, 0}}, {"proxy", {1000, 2 * kGiB, 0}}};
+              }),
+      makePod("web", "filler", "n1", 3, 4)};
   return fx;
 }
 

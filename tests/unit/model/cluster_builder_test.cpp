@@ -181,3 +181,29 @@ TEST_CASE("label keys are spelled as kube-state-metrics spells them, camelCase i
   CHECK(snap.pod(0).labels.get("tekton.dev/pipelineRun") == "build-x7k2p");
   CHECK(snap.pod(0).labels.get("tekton.dev/pipelineTask") == "compile");
 }
+
+TEST_CASE("app containers keep their real names and requests", "[model]") {
+  ClusterBuilder b(1000);
+  const std::vector<LabelView> p = {{"namespace", "web"}, {"pod", "api-1"}, {"uid", "u1"}};
+  feed(b, QueryId::kPodInfo, {p[0], p[1], p[2], {"node", ""}}, 1);
+  feed(b, QueryId::kPodContainers, {p[0], p[1], p[2], {"container", "app"}, {"resource", "cpu"}},
+       1.5);
+  feed(b, QueryId::kPodContainers, {p[0], p[1], p[2], {"container", "app"}, {"resource", "memory"}},
+       2e9);
+  feed(b, QueryId::kPodContainers, {p[0], p[1], p[2], {"container", "proxy"}, {"resource", "cpu"}},
+       0.25);
+  // A series naming no container (or the pause container) is not one of the pod's containers.
+  feed(b, QueryId::kPodContainers, {p[0], p[1], p[2], {"container", ""}, {"resource", "cpu"}}, 9);
+  feed(b, QueryId::kPodContainers, {p[0], p[1], p[2], {"container", "POD"}, {"resource", "cpu"}},
+       9);
+  const auto snap = std::move(b).build();
+  REQUIRE(snap.pods().size() == 1);
+  const auto& containers = snap.pod(0).containers;
+  REQUIRE(containers.size() == 2);
+  CHECK(containers[0].name == "app");
+  CHECK(containers[0].requests.cpu_millis == 1500);
+  CHECK(containers[0].requests.memory_bytes == 2000000000);
+  CHECK(containers[1].name == "proxy");
+  CHECK(containers[1].requests.cpu_millis == 250);
+  CHECK(containers[1].requests.memory_bytes == 0);
+}

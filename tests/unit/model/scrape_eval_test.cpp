@@ -248,6 +248,8 @@ kube_pod_owner{namespace="a",pod="p",uid="u",owner_kind="ReplicaSet",owner_name=
 kube_pod_owner{namespace="a",pod="p",uid="u",owner_kind="Node",owner_name="n"} 1
 kube_pod_owner{namespace="a",pod="p",uid="u",owner_kind="Node",owner_name="n"} 1
 kube_node_status_allocatable{node="n",resource="cpu",unit="core"} 2
+kube_pod_container_resource_requests{namespace="a",pod="p",uid="u",container="app",node="n",resource="cpu",unit="core"} 0.5
+kube_pod_init_container_resource_requests{namespace="a",pod="p",uid="u",container="init",resource="cpu",unit="core"} 1
 )",
                      sources::exposition::Format::kPrometheusText, 100})
               .ok());
@@ -273,6 +275,9 @@ kube_node_status_allocatable{node="n",resource="cpu",unit="core"} 2
   CHECK(samples(QueryId::kNodeAllocatable) == std::vector<std::string>{"node=n resource=cpu "});
   CHECK(samples(QueryId::kPodInfo).empty());  // no kube_pod_info: not a pod of the model
   CHECK(samples(QueryId::kSchedulingLatency).empty());
+  // App containers by name; init containers are not what a requests patch changes.
+  CHECK(samples(QueryId::kPodContainers) ==
+        std::vector<std::string>{"namespace=a pod=p uid=u container=app resource=cpu "});
 }
 
 }  // namespace dagadvisor::model

@@ -18,8 +18,8 @@ analysis::Finding splitFinding(const std::string& dag, const std::string& run, i
   evidence.scope = {"science", dag, run, std::move(selector), {}};
   evidence.cross_zone_edges = static_cast<std::size_t>(cross);
   evidence.same_zone_split_edges = static_cast<std::size_t>(split - cross);
-  evidence.estimated_transfer_seconds = seconds;
-  evidence.critical_path_transfer_seconds = critical_seconds;
+  evidence.modelled_transfer_seconds = seconds;
+  evidence.critical_path_modelled_transfer_seconds = critical_seconds;
   analysis::Finding f = analysis::findingOf(std::move(evidence));
   f.severity = cross > 0 ? analysis::Severity::kWarning : analysis::Severity::kInfo;
   f.target = "run/science/" + dag + "/" + run;
@@ -29,7 +29,7 @@ analysis::Finding splitFinding(const std::string& dag, const std::string& run, i
 
 }  // namespace
 
-TEST_CASE("split runs of one DAG become one recommendation with a zone-affinity fragment",
+TEST_CASE("split runs of one DAG become one recommendation: a zone per run, and siblings",
           "[advice][split-dependencies]") {
   config::Config config;
   const std::vector<analysis::Finding> findings = {
@@ -37,7 +37,7 @@ TEST_CASE("split runs of one DAG become one recommendation with a zone-affinity 
       splitFinding("other", "r9", 4, 1, 45, 30)};
   const auto recs = advice::recommend(findings, config);
   REQUIRE(recs.size() == 2);
-  const advice::Recommendation& rec = recs[0];  // 100 s of transfer ranks first
+  const advice::Recommendation& rec = recs[0];  // 100 s of modelled transfer ranks first
   CHECK(rec.kind == "split-dependencies");
   CHECK(rec.target == "dag/science/genome");
   CHECK(rec.instances ==
@@ -46,24 +46,60 @@ TEST_CASE("split runs of one DAG become one recommendation with a zone-affinity 
   CHECK(rec.impact_score == Approx(100));
   CHECK(rec.evidence["split_node_edges"] == 5);
   CHECK(rec.evidence["cross_zone_edges"] == 3);
-  CHECK(rec.evidence["max_critical_path_transfer_seconds"].get<double>() == Approx(60));
-  CHECK_THAT(rec.impact, Catch::Contains("60 s"));
+  CHECK(rec.evidence["transfer_basis"] == "modelled");
+  CHECK(rec.evidence["modelled_transfer_seconds"].get<double>() == Approx(100));
+  CHECK(rec.evidence["max_critical_path_modelled_transfer_seconds"].get<double>() == Approx(60));
+  // Every figure in the words says what it rests on.
+  CHECK_THAT(rec.impact, Catch::Contains("transfer cost unmeasured"));
+  CHECK_THAT(rec.impact, Catch::Contains("modelled (analysis.transfer, not measured): 100 s"));
+  CHECK_THAT(rec.title, Catch::EndsWith("transfer modelled"));
   CHECK(recs[1].target == "dag/science/other");
 
-  // A documented pod-template fragment: spec.affinity to merge into each task's pod template.
   const auto docs = YAML::LoadAll(rec.patch_yaml);
-  REQUIRE(docs.size() == 1);
-  const auto terms =
-      docs[0]["spec"]["affinity"]["podAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"];
-  REQUIRE(terms.size() == 1);
-  CHECK(terms[0]["weight"].as<int>() == 100);
-  const auto term = terms[0]["podAffinityTerm"];
+  REQUIRE(docs.size() == 2);
+  // 1. A zone chosen per run: node affinity works whether the parent still runs or not.
+  const auto preferred = docs[0]["spec"]["affinity"]["nodeAffinity"]
+                             ["preferredDuringSchedulingIgnoredDuringExecution"];
+  REQUIRE(preferred.size() == 1);
+  CHECK(preferred[0]["weight"].as<int>() == 100);
+  const auto expression = preferred[0]["preference"]["matchExpressions"][0];
+  CHECK(expression["key"].as<std::string>() == "topology.kubernetes.io/zone");
+  CHECK(expression["operator"].as<std::string>() == "In");
+  CHECK(expression["values"][0].as<std::string>() == "ZONE-CHOSEN-FOR-THE-RUN");
+  // 2. Siblings of one run: a static term, the run's value taken from each pod by matchLabelKeys.
+  const auto term = docs[1]["spec"]["affinity"]["podAffinity"]
+                        ["preferredDuringSchedulingIgnoredDuringExecution"][0]["podAffinityTerm"];
   CHECK(term["topologyKey"].as<std::string>() == "topology.kubernetes.io/zone");
-  CHECK(term["labelSelector"]["matchLabels"]["dag-id"].as<std::string>() == "genome");
-  // The run id is a date: it must stay a quoted string, not become a timestamp or number.
-  CHECK(term["labelSelector"]["matchLabels"]["dag-run"].Tag() == "!");
-  CHECK(term["labelSelector"]["matchLabels"]["dag-run"].as<std::string>() == "2026-11-30");
-  CHECK_THAT(rec.patch_yaml, Catch::Contains("# merge into the pod template spec"));
+  REQUIRE(term["matchLabelKeys"].size() == 1);
+  CHECK(term["matchLabelKeys"][0].as<std::string>() == "dag-run");
+  CHECK(term["labelSelector"]["matchExpressions"][0]["key"].as<std::string>() == "dag-run");
+  CHECK(term["labelSelector"]["matchExpressions"][0]["operator"].as<std::string>() == "Exists");
+  CHECK_THAT(rec.patch_yaml, Catch::Contains("# one zone per run (covers every edge)"));
+  CHECK_THAT(rec.action, Catch::Contains("no pod affinity can cover"));
+}
+
+TEST_CASE("a measured slowdown leads the figures and the ranking score",
+          "[advice][split-dependencies]") {
+  config::Config config;
+  analysis::Finding f = splitFinding("genome", "r1", 3, 3, 90, 60);
+  {
+    auto e = f.evidenceAs<analysis::SplitDependenciesEvidence>();
+    e.basis = analysis::TransferBasis::kMeasured;
+    e.measured_transfer_seconds = 240;
+    e.sequential_split_edges = 2;
+    analysis::Finding measured = analysis::findingOf(std::move(e));
+    measured.severity = analysis::Severity::kWarning;
+    measured.target = f.target;
+    f = std::move(measured);
+  }
+  const auto recs = advice::recommend({f}, config);
+  REQUIRE(recs.size() == 1);
+  CHECK(recs[0].impact_score == Approx(240));  // the measured figure, not the modelled 90 s
+  CHECK(recs[0].evidence["transfer_basis"] == "measured");
+  CHECK(recs[0].evidence["measured_transfer_seconds"].get<double>() == Approx(240));
+  CHECK(recs[0].evidence["sequential_split_edges"] == 2);
+  CHECK_THAT(recs[0].impact, Catch::StartsWith("measured: 4 min of slowdown in 1 run(s)"));
+  CHECK_THAT(recs[0].action, Catch::Contains("also the 2 of 3 split edge(s)"));
 }
 
 TEST_CASE("split-dependencies advice follows renamed workflow labels and zone label",
@@ -74,12 +110,16 @@ TEST_CASE("split-dependencies advice follows renamed workflow labels and zone la
   config.cluster_labels.zone = "example.com/rack";
   const auto recs = advice::recommend({splitFinding("genome", "r1", 3, 3, 90, 60)}, config);
   REQUIRE(recs.size() == 1);
-  const auto doc = YAML::Load(recs[0].patch_yaml);
-  const auto term = doc["spec"]["affinity"]["podAffinity"]
-                       ["preferredDuringSchedulingIgnoredDuringExecution"][0]["podAffinityTerm"];
+  const auto docs = YAML::LoadAll(recs[0].patch_yaml);
+  REQUIRE(docs.size() == 2);
+  CHECK(
+      docs[0]["spec"]["affinity"]["nodeAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"]
+          [0]["preference"]["matchExpressions"][0]["key"]
+              .as<std::string>() == "example.com/rack");
+  const auto term = docs[1]["spec"]["affinity"]["podAffinity"]
+                        ["preferredDuringSchedulingIgnoredDuringExecution"][0]["podAffinityTerm"];
   CHECK(term["topologyKey"].as<std::string>() == "example.com/rack");
-  CHECK(term["labelSelector"]["matchLabels"]["pipeline"].as<std::string>() == "genome");
-  CHECK(term["labelSelector"]["matchLabels"]["pipeline-run"].as<std::string>() == "r1");
+  CHECK(term["matchLabelKeys"][0].as<std::string>() == "pipeline-run");
 }
 
 TEST_CASE("a recommendation lists the evidence of its largest instances only, with the total",
@@ -113,20 +153,53 @@ TEST_CASE("short evidence lists are left whole and get no total", "[advice][spli
   CHECK_FALSE(recs[0].evidence.contains("runs_total"));
 }
 
-TEST_CASE("split-dependencies patches select the run by its engine's own labels",
+TEST_CASE("split-dependencies advice speaks each engine's templating",
           "[advice][split-dependencies]") {
-  // An Argo run: its pods carry workflows.argoproj.io/workflow, never dag-id/dag-run.
   config::Config config;
-  const analysis::Finding f = splitFinding("etl", "etl-x7k2p", 2, 1, 40, 30,
-                                           {{"workflows.argoproj.io/workflow", "etl-x7k2p"}});
-  const auto recs = advice::recommend({f}, config);
-  REQUIRE(recs.size() == 1);
-  const auto doc = YAML::Load(recs[0].patch_yaml);
-  const auto labels =
-      doc["spec"]["affinity"]["podAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"][0]
-         ["podAffinityTerm"]["labelSelector"]["matchLabels"];
-  REQUIRE(labels.size() == 1);
-  CHECK(labels["workflows.argoproj.io/workflow"].as<std::string>() == "etl-x7k2p");
-  CHECK_THAT(recs[0].action, Catch::Contains("workflows.argoproj.io/workflow"));
-  CHECK_THAT(recs[0].action, !Catch::Contains("dag-id"));
+  SECTION("Argo: a workflow parameter, matchLabelKeys on the workflow label") {
+    analysis::Finding f = splitFinding("etl", "etl-x7k2p", 2, 1, 40, 30,
+                                       {{"workflows.argoproj.io/workflow", "etl-x7k2p"}});
+    auto e = f.evidenceAs<analysis::SplitDependenciesEvidence>();
+    e.engine = "argo";
+    e.scope.dag_selector = {{"workflows.argoproj.io/workflow-template", "etl"}};
+    analysis::Finding argo = analysis::findingOf(std::move(e));
+    argo.target = f.target;
+    const auto recs = advice::recommend({argo}, config);
+    REQUIRE(recs.size() == 1);
+    const auto docs = YAML::LoadAll(recs[0].patch_yaml);
+    REQUIRE(docs.size() == 2);
+    CHECK(docs[0]["spec"]["affinity"]["nodeAffinity"]
+              ["preferredDuringSchedulingIgnoredDuringExecution"][0]["preference"]
+              ["matchExpressions"][0]["values"][0]
+                  .as<std::string>() == "{{workflow.parameters.zone}}");
+    const auto term = docs[1]["spec"]["affinity"]["podAffinity"]
+                          ["preferredDuringSchedulingIgnoredDuringExecution"][0]["podAffinityTerm"];
+    CHECK(term["matchLabelKeys"][0].as<std::string>() == "workflows.argoproj.io/workflow");
+    CHECK(term["labelSelector"]["matchLabels"]["workflows.argoproj.io/workflow-template"]
+              .as<std::string>() == "etl");
+    CHECK_THAT(recs[0].action, Catch::Contains("templates[].affinity"));
+    CHECK_THAT(recs[0].action, !Catch::Contains("dag-id"));
+  }
+  SECTION("Tekton: the affinity assistant's coscheduling") {
+    analysis::Finding f =
+        splitFinding("ci", "build-abc", 2, 1, 40, 30, {{"tekton.dev/pipelineRun", "build-abc"}});
+    auto e = f.evidenceAs<analysis::SplitDependenciesEvidence>();
+    e.engine = "tekton";
+    analysis::Finding tekton = analysis::findingOf(std::move(e));
+    tekton.target = f.target;
+    const auto recs = advice::recommend({tekton}, config);
+    REQUIRE(recs.size() == 1);
+    CHECK_THAT(recs[0].action, Catch::Contains("coschedule: pipelineruns"));
+    CHECK_THAT(recs[0].patch_yaml, Catch::Contains("matchLabelKeys: [tekton.dev/pipelineRun]"));
+  }
+  SECTION("Airflow: a pod_mutation_hook choosing the zone per run_id") {
+    analysis::Finding f = splitFinding("etl", "manual__2026", 2, 1, 40, 30, {{"run_id", "m"}});
+    auto e = f.evidenceAs<analysis::SplitDependenciesEvidence>();
+    e.engine = "airflow";
+    analysis::Finding airflow = analysis::findingOf(std::move(e));
+    airflow.target = f.target;
+    const auto recs = advice::recommend({airflow}, config);
+    REQUIRE(recs.size() == 1);
+    CHECK_THAT(recs[0].action, Catch::Contains("pod_mutation_hook"));
+  }
 }

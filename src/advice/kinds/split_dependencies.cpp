@@ -59,21 +59,32 @@ std::string zoneValue(const std::string& engine) {
   return "ZONE-CHOSEN-FOR-THE-RUN";
 }
 
-std::string zoneAffinityFragment(const std::string& zone_label, const std::string& value) {
-  YAML::Emitter out;
+// Opens spec.affinity.<kind>.preferredDuringSchedulingIgnoredDuringExecution[0] with `weight`;
+// closeTerm() ends the document.
+void openTerm(YAML::Emitter& out, const char* kind, int weight) {
   out << YAML::BeginMap << YAML::Key << "spec" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "affinity" << YAML::Value << YAML::BeginMap << YAML::Key << "nodeAffinity"
+  out << YAML::Key << "affinity" << YAML::Value << YAML::BeginMap << YAML::Key << kind
       << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "preferredDuringSchedulingIgnoredDuringExecution" << YAML::Value
-      << YAML::BeginSeq << YAML::BeginMap << YAML::Key << "weight" << YAML::Value << 100;
+      << YAML::BeginSeq << YAML::BeginMap << YAML::Key << "weight" << YAML::Value << weight;
+}
+
+std::string closeTerm(YAML::Emitter& out) {
+  out << YAML::EndMap << YAML::EndSeq << YAML::EndMap << YAML::EndMap << YAML::EndMap
+      << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
+}
+
+std::string zoneAffinityFragment(const std::string& zone_label, const std::string& value) {
+  YAML::Emitter out;
+  openTerm(out, "nodeAffinity", 100);
   out << YAML::Key << "preference" << YAML::Value << YAML::BeginMap << YAML::Key
       << "matchExpressions" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
   out << YAML::Key << "key" << YAML::Value << zone_label << YAML::Key << "operator" << YAML::Value
       << "In" << YAML::Key << "values" << YAML::Value << YAML::Flow << YAML::BeginSeq
       << YAML::DoubleQuoted << value << YAML::EndSeq;
-  out << YAML::EndMap << YAML::EndSeq << YAML::EndMap << YAML::EndMap << YAML::EndSeq;
-  out << YAML::EndMap << YAML::EndMap << YAML::EndMap << YAML::EndMap;
-  return std::string(out.c_str()) + "\n";
+  out << YAML::EndMap << YAML::EndSeq << YAML::EndMap;
+  return closeTerm(out);
 }
 
 // Pods of the same run (the run label's value taken from the incoming pod by matchLabelKeys, so
@@ -81,11 +92,7 @@ std::string zoneAffinityFragment(const std::string& zone_label, const std::strin
 std::string siblingAffinityFragment(const Labels& dag_labels, const std::string& run_key,
                                     const std::string& zone_label) {
   YAML::Emitter out;
-  out << YAML::BeginMap << YAML::Key << "spec" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "affinity" << YAML::Value << YAML::BeginMap << YAML::Key << "podAffinity"
-      << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "preferredDuringSchedulingIgnoredDuringExecution" << YAML::Value
-      << YAML::BeginSeq << YAML::BeginMap << YAML::Key << "weight" << YAML::Value << 50;
+  openTerm(out, "podAffinity", 50);
   out << YAML::Key << "podAffinityTerm" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "labelSelector" << YAML::Value << YAML::BeginMap;
   if (dag_labels.empty()) {
@@ -102,9 +109,7 @@ std::string siblingAffinityFragment(const Labels& dag_labels, const std::string&
   out << YAML::EndMap << YAML::Key << "matchLabelKeys" << YAML::Value << YAML::Flow
       << YAML::BeginSeq << run_key << YAML::EndSeq;
   out << YAML::Key << "topologyKey" << YAML::Value << zone_label << YAML::EndMap;
-  out << YAML::EndMap << YAML::EndSeq << YAML::EndMap << YAML::EndMap << YAML::EndMap
-      << YAML::EndMap;
-  return std::string(out.c_str()) + "\n";
+  return closeTerm(out);
 }
 
 // Where each engine lets a run choose its zone and carry it to every task's pod.

@@ -343,15 +343,6 @@ Finding makeFinding(const model::WorkflowRun& run, SplitDependenciesEvidence evi
   return finding;
 }
 
-template <typename T, typename F>
-json arrayOf(const std::vector<T>& items, F render) {
-  json out = json::array();
-  for (const T& item : items) {
-    out.push_back(render(item));
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string_view transferBasisName(TransferBasis basis) {
@@ -387,8 +378,8 @@ json SplitDependenciesEvidence::toJson() const {
               {"slowed_tasks", slowed_tasks},
               {"measured_transfer_seconds", measured_transfer_seconds},
               {"transfer_basis", std::string(transferBasisName(basis))},
-              {"split_edges", arrayOf(split_edges, edgeJson)},
-              {"crossing_tasks", arrayOf(crossing_tasks, crossingJson)}};
+              {"split_edges", jsonArrayOf(split_edges, edgeJson)},
+              {"crossing_tasks", jsonArrayOf(crossing_tasks, crossingJson)}};
   scope.writeJson(out);
   return out;
 }

@@ -27,6 +27,19 @@ analysis::Finding splitFinding(const std::string& dag, const std::string& run, i
   return f;
 }
 
+// The same finding as splitFinding() with 2 split edges (1 across zones), from `engine`.
+analysis::Finding engineFinding(const std::string& engine, const std::string& run,
+                                analysis::LabelPairs selector,
+                                analysis::LabelPairs dag_selector = {}) {
+  const analysis::Finding base = splitFinding("etl", run, 2, 1, 40, 30, std::move(selector));
+  auto e = base.evidenceAs<analysis::SplitDependenciesEvidence>();
+  e.engine = engine;
+  e.scope.dag_selector = std::move(dag_selector);
+  analysis::Finding f = analysis::findingOf(std::move(e));
+  f.target = base.target;
+  return f;
+}
+
 }  // namespace
 
 TEST_CASE("split runs of one DAG become one recommendation: a zone per run, and siblings",
@@ -157,13 +170,9 @@ TEST_CASE("split-dependencies advice speaks each engine's templating",
           "[advice][split-dependencies]") {
   config::Config config;
   SECTION("Argo: a workflow parameter, matchLabelKeys on the workflow label") {
-    analysis::Finding f = splitFinding("etl", "etl-x7k2p", 2, 1, 40, 30,
-                                       {{"workflows.argoproj.io/workflow", "etl-x7k2p"}});
-    auto e = f.evidenceAs<analysis::SplitDependenciesEvidence>();
-    e.engine = "argo";
-    e.scope.dag_selector = {{"workflows.argoproj.io/workflow-template", "etl"}};
-    analysis::Finding argo = analysis::findingOf(std::move(e));
-    argo.target = f.target;
+    const analysis::Finding argo =
+        engineFinding("argo", "etl-x7k2p", {{"workflows.argoproj.io/workflow", "etl-x7k2p"}},
+                      {{"workflows.argoproj.io/workflow-template", "etl"}});
     const auto recs = advice::recommend({argo}, config);
     REQUIRE(recs.size() == 1);
     const auto docs = YAML::LoadAll(recs[0].patch_yaml);
@@ -181,23 +190,15 @@ TEST_CASE("split-dependencies advice speaks each engine's templating",
     CHECK_THAT(recs[0].action, !Catch::Contains("dag-id"));
   }
   SECTION("Tekton: the affinity assistant's coscheduling") {
-    analysis::Finding f =
-        splitFinding("ci", "build-abc", 2, 1, 40, 30, {{"tekton.dev/pipelineRun", "build-abc"}});
-    auto e = f.evidenceAs<analysis::SplitDependenciesEvidence>();
-    e.engine = "tekton";
-    analysis::Finding tekton = analysis::findingOf(std::move(e));
-    tekton.target = f.target;
+    const analysis::Finding tekton =
+        engineFinding("tekton", "build-abc", {{"tekton.dev/pipelineRun", "build-abc"}});
     const auto recs = advice::recommend({tekton}, config);
     REQUIRE(recs.size() == 1);
     CHECK_THAT(recs[0].action, Catch::Contains("coschedule: pipelineruns"));
     CHECK_THAT(recs[0].patch_yaml, Catch::Contains("matchLabelKeys: [tekton.dev/pipelineRun]"));
   }
   SECTION("Airflow: a pod_mutation_hook choosing the zone per run_id") {
-    analysis::Finding f = splitFinding("etl", "manual__2026", 2, 1, 40, 30, {{"run_id", "m"}});
-    auto e = f.evidenceAs<analysis::SplitDependenciesEvidence>();
-    e.engine = "airflow";
-    analysis::Finding airflow = analysis::findingOf(std::move(e));
-    airflow.target = f.target;
+    const analysis::Finding airflow = engineFinding("airflow", "manual__2026", {{"run_id", "m"}});
     const auto recs = advice::recommend({airflow}, config);
     REQUIRE(recs.size() == 1);
     CHECK_THAT(recs[0].action, Catch::Contains("pod_mutation_hook"));

@@ -237,11 +237,13 @@ PendingWait pendingWait(std::vector<WaitingPod> waiting, double slo_seconds) {
 }
 
 std::string pendingSummary(const PendingWait& w, double slo_seconds, const std::string& cause) {
+  const std::string gpu_age =
+      w.gpu_pods > 0 ? formatText(" (GPU pods: %.0f min)", w.oldest_gpu_seconds / 60) : "";
   return formatText(
       "%zu pod(s) pending longer than the p99 SLO (%.0f s), %zu of them requesting GPUs; the "
-      "oldest waits %.0f min (GPU pods: %.0f min), the median pending pod %.0f min; not yet in "
-      "the scheduler's histogram; likely cause: %s",
-      w.over_slo, slo_seconds, w.gpu_over_slo, w.oldest_seconds / 60, w.oldest_gpu_seconds / 60,
+      "oldest waits %.0f min%s, the median pending pod %.0f min; not yet in the scheduler's "
+      "histogram; likely cause: %s",
+      w.over_slo, slo_seconds, w.gpu_over_slo, w.oldest_seconds / 60, gpu_age.c_str(),
       w.median_seconds / 60, cause.c_str());
 }
 

@@ -212,7 +212,9 @@ TEST_CASE("pending pods count from the p99 SLO on, edge excluded",
   CHECK(sink.findings().empty());
   CHECK_FALSE(sink.noAdviceReason().empty());  // no histogram, no queue over the SLO
   model::ClusterSnapshot over(5000, {testing::makeNode("n1", 16, 64)}, {pendingPod("a", 31, 0)});
-  CHECK(detectSchedulingLatency(over).size() == 1);
+  const auto over_findings = detectSchedulingLatency(over);
+  REQUIRE(over_findings.size() == 1);
+  CHECK_THAT(over_findings[0].summary, !Catch::Contains("GPU pods:"));  // none requests GPUs
   config::Config config;
   config.detectors.get<analysis::SchedulingLatencySettings>().p99_slo = config::Seconds(31);
   CHECK(detectSchedulingLatency(over, config).empty());

@@ -186,10 +186,13 @@ Recommendation adviseDag(const std::string& dag, const FindingList& findings,
   rec.patch_yaml = joinDocuments(
       {{"one zone per run (covers every edge): merge into the pod template spec of every task "
         "of " +
-            dag + ", the value chosen per run",
+            dag +
+            ", the value chosen per run; add the term to the template's own list, which a "
+            "strategic merge would replace",
         zoneAffinityFragment(zone_label, zoneValue(latest.engine))},
        {"concurrent tasks of one run only (matchLabelKeys takes " + run_key +
-            " from each pod): static, for every task of " + dag,
+            " from each pod): static, for every task of " + dag +
+            "; add the term to the template's own list",
         siblingAffinityFragment(labelsOf(latest.scope.dag_selector), run_key, zone_label)}});
   rec.title = dag + ": " + std::to_string(totals.split_edges) +
               " dependency edge(s) split across nodes (" + std::to_string(totals.cross_zone_edges) +

@@ -107,6 +107,21 @@ double median(std::vector<double>& values) {
          2;
 }
 
+// At most `cap` evenly spaced order statistics of `values` (all of them when fewer).
+std::vector<double> thinned(std::vector<double> values, std::size_t cap) {
+  if (values.size() <= cap) {
+    return values;
+  }
+  std::sort(values.begin(), values.end());
+  std::vector<double> out;
+  out.reserve(cap);
+  const double step = static_cast<double>(values.size() - 1) / static_cast<double>(cap - 1);
+  for (std::size_t i = 0; i < cap; ++i) {
+    out.push_back(values[static_cast<std::size_t>(std::lround(step * static_cast<double>(i)))]);
+  }
+  return out;
+}
+
 }  // namespace
 
 RankSumTest mannWhitneyU(const std::vector<double>& a, const std::vector<double>& b) {
@@ -130,10 +145,12 @@ double hodgesLehmannShift(const std::vector<double>& a, const std::vector<double
   if (a.empty() || b.empty()) {
     return 0;
   }
+  const std::vector<double> xs = thinned(a, kShiftSampleCap);
+  const std::vector<double> ys = thinned(b, kShiftSampleCap);
   std::vector<double> differences;
-  differences.reserve(a.size() * b.size());
-  for (double x : a) {
-    for (double y : b) {
+  differences.reserve(xs.size() * ys.size());
+  for (double x : xs) {
+    for (double y : ys) {
       differences.push_back(x - y);
     }
   }

@@ -20,11 +20,17 @@ struct RankSumTest {
 /// u = 0 and p = 1.
 RankSumTest mannWhitneyU(const std::vector<double>& a, const std::vector<double>& b);
 
-inline constexpr std::size_t kExactRankSumSamples = 50;
+/// 20: the exact distribution costs O(n · n1 · n²) and a cycle may test thousands of tasks; from
+/// about 10 values a side the normal approximation is within a few percent.
+inline constexpr std::size_t kExactRankSumSamples = 20;
 
 /// The Hodges-Lehmann estimate of the shift of `a` over `b`: the median of every difference
 /// x − y (x of a, y of b). Robust to a few outliers on either side; 0 when a sample is empty.
+/// A sample of more than kShiftSampleCap values is first thinned to that many evenly spaced
+/// order statistics, so that memory and time stay bounded (a DAG with thousands of runs).
 double hodgesLehmannShift(const std::vector<double>& a, const std::vector<double>& b);
+
+inline constexpr std::size_t kShiftSampleCap = 500;
 
 /// Holm's step-down adjustment of `p_values` (same order out as in): an adjusted p-value at or
 /// under α rejects with a family-wise error rate of at most α, whatever the dependence between

@@ -74,3 +74,15 @@ TEST_CASE("Holm's adjustment scales the k-th smallest p-value by m − k + 1, mo
   CHECK(holmAdjusted({0.6, 0.9}) == std::vector<double>{1.0, 1.0});
   CHECK(holmAdjusted({}).empty());
 }
+
+TEST_CASE("large samples are thinned for the shift, which stays where it was", "[stats]") {
+  std::vector<double> low;
+  std::vector<double> high;
+  for (int i = 0; i < 2000; ++i) {
+    low.push_back(i);
+    high.push_back(i + 250.0);
+  }
+  // 4,000,000 differences without thinning; 500 × 500 order statistics keep the 250 s shift.
+  CHECK(hodgesLehmannShift(high, low) == Approx(250).margin(5));
+  CHECK(hodgesLehmannShift(low, high) == Approx(-250).margin(5));
+}

@@ -173,10 +173,12 @@ std::vector<std::string> podAffinityPatches(const PodSpecPath& pod_spec,
   for (const auto& [key, value] : spec.match_labels) {
     match[key] = value;
   }
-  const ojson term = {
-      {"weight", spec.weight},
-      {"podAffinityTerm",
-       {{"labelSelector", {{"matchLabels", match}}}, {"topologyKey", spec.topology_key}}}};
+  ojson affinity_term = {{"labelSelector", {{"matchLabels", match}}}};
+  if (!spec.match_label_keys.empty()) {
+    affinity_term["matchLabelKeys"] = spec.match_label_keys;
+  }
+  affinity_term["topologyKey"] = spec.topology_key;
+  const ojson term = {{"weight", spec.weight}, {"podAffinityTerm", affinity_term}};
   return addVariants(
       pod_spec, {"affinity", spec.anti ? "podAntiAffinity" : "podAffinity", kPreferred, "-"}, term);
 }

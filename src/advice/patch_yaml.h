@@ -52,6 +52,7 @@ struct TolerationSpec {
 /// the same `topology_key` domain attract (or, when `anti`, repel) the pod, with `weight` 1..100.
 struct PodAffinitySpec {
   std::vector<std::pair<std::string, std::string>> match_labels;
+  std::vector<std::string> match_label_keys;  // the incoming pod's values join the selector
   std::string topology_key;
   int weight = 100;
   bool anti = false;

@@ -10,16 +10,21 @@ using analysis::CohortComparisonEvidence;
 
 std::string actionFor(const CohortComparisonEvidence& e) {
   const std::string cohort = e.label + "=" + e.cohort;
+  const std::string where = e.dag.empty() ? "for the pods of no workflow run" : "on " + e.dag;
+  const std::string test = " (evidence: medians, Mann-Whitney p-values Holm-adjusted over the " +
+                           std::to_string(e.family_tests) +
+                           " tests of this cycle, and sample sizes; measured)";
   if (e.verdict == "slower") {
-    return "Roll back " + cohort + ": it is significantly slower than " + e.baseline +
-           " (evidence: medians, Mann-Whitney p-values and sample sizes).";
+    return "Roll back " + cohort + " " + where + ": it is significantly slower than " + e.baseline +
+           test + ". Compare the other DAGs' findings before rolling back everywhere.";
   }
   if (e.verdict == "faster") {
-    return "Keep " + cohort + ": it is significantly faster than " + e.baseline +
-           "; roll it out further.";
+    return "Keep " + cohort + " " + where + ": it is significantly faster than " + e.baseline +
+           test + "; roll it out further.";
   }
-  return "No verdict yet for " + cohort +
-         ": too few samples or no significant difference; keep both cohorts running.";
+  return "No verdict yet for " + cohort + " " + where +
+         ": no significant difference once corrected for the number of tests, or too few "
+         "samples of a measure; keep both cohorts running.";
 }
 
 }  // namespace
@@ -35,7 +40,8 @@ std::vector<Recommendation> adviseCohortComparison(const FindingList& findings,
     rec.title = f->summary;
     rec.action = actionFor(f->evidenceAs<CohortComparisonEvidence>());
     rec.impact_score = f->impact;
-    rec.impact = "median run makespan differs by " + formatSeconds(f->impact);
+    rec.impact = "median run makespan differs by " + formatSeconds(f->impact) +
+                 " (measured, within one DAG)";
     out.push_back(std::move(rec));
   }
   return out;

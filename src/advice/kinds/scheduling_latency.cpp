@@ -32,23 +32,47 @@ const std::map<std::string, std::string> kActions = {
      "server or spread bursts of pod creation."},
 };
 
+std::string causeAction(const std::vector<analysis::SchedulingCause>& causes) {
+  const std::string primary = causes.empty() ? "" : std::string(causes.front().name());
+  const auto action = kActions.find(primary);
+  return action != kActions.end()
+             ? action->second
+             : "The scheduler's own metrics are not available, so the cause cannot be named: "
+               "expose kube-scheduler metrics to Prometheus, then look at queues, attempts and "
+               "plugin durations.";
+}
+
+// Pending pods: their waiting is measured (analysis time − creation), and no quantile of the
+// scheduler's histogram includes it yet.
+std::string pendingAction(const analysis::PendingWait& w, const std::string& cause_action) {
+  return std::to_string(w.over_slo) +
+         " pod(s) have waited longer than the SLO and are still "
+         "pending (" +
+         std::to_string(w.gpu_over_slo) + " requesting GPUs; the oldest for " +
+         formatSeconds(w.oldest_seconds) +
+         ", measured from kube_pod_created): the scheduler's "
+         "latency histogram counts a pod only once it is scheduled, so these are not in its "
+         "quantiles. Why each one waits is diagnosed by gpu-node-hoarding, stranded-resources "
+         "and capacity-shortfall where they report; " +
+         cause_action;
+}
+
 Recommendation adviseProfile(const analysis::Finding& f) {
   Recommendation rec;
   rec.kind = std::string(SchedulingLatencyEvidence::kKind);
   rec.target = f.target;
   rec.evidence = cover(rec, {&f}).front();
-  const auto& causes = f.evidenceAs<SchedulingLatencyEvidence>().causes;
-  const std::string primary = causes.empty() ? "" : std::string(causes.front().name());
-  const auto action = kActions.find(primary);
+  const auto& e = f.evidenceAs<SchedulingLatencyEvidence>();
   rec.title = f.summary;
-  rec.action = action != kActions.end()
-                   ? action->second
-                   : "The scheduler's own metrics are not available, so the cause cannot be "
-                     "named: expose kube-scheduler metrics to Prometheus, then look at queues, "
-                     "attempts and plugin durations.";
+  rec.action = e.pending ? pendingAction(*e.pending, causeAction(e.causes)) : causeAction(e.causes);
   rec.impact_score = f.impact;
-  rec.impact = "scheduling latency back under its SLO: about " + formatSeconds(f.impact) +
-               " less waiting per affected pod";
+  rec.impact = e.pending
+                   ? "the oldest pending pod has waited " + formatSeconds(f.impact) +
+                         " beyond the p99 SLO so far (measured); every minute it stays "
+                         "pending adds to it"
+                   : "scheduling latency back under its SLO: about " + formatSeconds(f.impact) +
+                         " less waiting per affected pod (measured by the scheduler's "
+                         "histogram)";
   return rec;
 }
 

@@ -9,8 +9,10 @@
 namespace dagadvisor::advice {
 
 /// One recommendation per DAG (namespace/dag) with split-dependencies findings (one root cause:
-/// the DAG's pod template asks for no locality): a preferred pod affinity, weight 100, to the
-/// pods of the same run in the same zone. `findings` holds only that kind; empty in → empty out.
+/// the DAG's pods ask for no locality): a preferred node affinity to one zone chosen per run
+/// (covers sequential edges, whose parent has finished), in the engine's own templating, and a
+/// static pod affinity with matchLabelKeys on the run label for tasks running side by side.
+/// Every figure says whether it is measured or modelled. Empty in → empty out.
 std::vector<Recommendation> adviseSplitDependencies(
     const std::vector<const analysis::Finding*>& findings, const config::Config& config);
 

@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <functional>
 #include <map>
 #include <string_view>
+#include <vector>
 
 #include "analysis/detectors/detector_util.h"
+#include "analysis/rank_statistics.h"
 
 namespace dagadvisor::analysis {
 namespace {
@@ -18,47 +21,11 @@ struct Cohort {
   std::vector<double> makespan;  // per finished run
 };
 
-struct Test {
-  double u = 0;
-  double p = 1;
-};
+using Cohorts = std::map<std::string, Cohort, std::less<>>;
+// By DAG ("<namespace>/<dag>"); "" holds the pods of no run.
+using Groups = std::map<std::string, Cohorts>;
 
-// Mann-Whitney U with the normal approximation (average ranks for ties); sound from about
-// 20 samples a side, which is why min_samples gates the verdict. Two-sided p-value.
-Test mannWhitney(const std::vector<double>& a, const std::vector<double>& b) {
-  std::vector<std::pair<double, int>> all;
-  for (double v : a) {
-    all.emplace_back(v, 0);
-  }
-  for (double v : b) {
-    all.emplace_back(v, 1);
-  }
-  std::sort(all.begin(), all.end());
-  double rank_sum_a = 0;
-  for (std::size_t i = 0; i < all.size();) {
-    std::size_t j = i;
-    while (j < all.size() && all[j].first == all[i].first) {
-      ++j;
-    }
-    const double rank = (static_cast<double>(i + j) + 1) / 2;  // 1-based average rank
-    for (std::size_t k = i; k < j; ++k) {
-      rank_sum_a += all[k].second == 0 ? rank : 0;
-    }
-    i = j;
-  }
-  const auto n1 = static_cast<double>(a.size());
-  const auto n2 = static_cast<double>(b.size());
-  Test t;
-  t.u = rank_sum_a - n1 * (n1 + 1) / 2;
-  const double sigma = std::sqrt(n1 * n2 * (n1 + n2 + 1) / 12);
-  if (sigma > 0) {
-    const double z = (t.u - n1 * n2 / 2) / sigma;
-    t.p = std::erfc(std::abs(z) / std::sqrt(2.0));
-  }
-  return t;
-}
-
-CohortMeasure compare(std::vector<double> base, std::vector<double> other,
+CohortMeasure compare(const std::vector<double>& base, const std::vector<double>& other,
                       const analysis::CohortComparisonSettings& params) {
   CohortMeasure out;
   out.baseline_samples = base.size();
@@ -67,18 +34,13 @@ CohortMeasure compare(std::vector<double> base, std::vector<double> other,
     out.verdict = "no_data";
     return out;
   }
-  const Test test = mannWhitney(base, other);
-  const double base_median = quantile(base, 0.5);
-  const double median = quantile(other, 0.5);
-  out.medians = CohortMedians{base_median, median, test.u, test.p};
+  const RankSumTest test = mannWhitneyU(base, other);
+  std::vector<double> b = base;
+  std::vector<double> o = other;
+  out.medians = CohortMedians{quantile(b, 0.5), quantile(o, 0.5), test.u, test.p_two_sided, 1};
   const auto min = static_cast<std::size_t>(params.min_samples);
-  if (base.size() < min || other.size() < min) {
-    out.verdict = "too_few_samples";
-  } else if (test.p > params.max_p_value) {
-    out.verdict = "no_significant_difference";
-  } else {
-    out.verdict = median > base_median ? "slower" : "faster";
-  }
+  // The verdict of a tested measure waits for the family's adjustment (adjustFamily).
+  out.verdict = base.size() < min || other.size() < min ? "too_few_samples" : "tested";
   return out;
 }
 
@@ -90,12 +52,11 @@ json measureJson(const CohortMeasure& m) {
                 {"median_seconds", m.medians->median_seconds},
                 {"difference_seconds", m.medians->differenceSeconds()},
                 {"u", m.medians->u},
-                {"p_value", m.medians->p_value}});
+                {"p_value", m.medians->p_value},
+                {"adjusted_p_value", m.medians->adjusted_p_value}});
   }
   return out;
 }
-
-using Cohorts = std::map<std::string, Cohort, std::less<>>;
 
 // The cohort of a label value, found without building a string for every pod.
 Cohort& cohortOf(Cohorts& all, std::string_view value) {
@@ -103,16 +64,45 @@ Cohort& cohortOf(Cohorts& all, std::string_view value) {
   return it != all.end() ? it->second : all[std::string(value)];
 }
 
-Cohorts cohorts(const AnalysisInput& input, const std::string& raw_label) {
-  // Normalized once: LabelSet::get would build the normalized key again for every pod.
-  const std::string label = model::LabelSet::normalizeKey(raw_label);
-  Cohorts out;
-  for (const model::Pod& pod : input.cluster.pods()) {
-    const auto value = pod.labels.get(label);
-    if (value && pod.created && pod.scheduled && *pod.scheduled >= *pod.created) {
-      cohortOf(out, *value).latency.push_back(*pod.scheduled - *pod.created);
+// Each pod's DAG key (stored in `keys`, whose elements never move), or nullptr for pods of no
+// run.
+std::vector<const std::string*> dagOfPods(const AnalysisInput& input,
+                                          std::deque<std::string>& keys) {
+  std::map<std::string, const std::string*> unique;
+  std::vector<const std::string*> out(input.cluster.pods().size(), nullptr);
+  for (const graph::RunGraph& rg : input.runs) {
+    if (rg.run == nullptr) {
+      continue;
+    }
+    const std::string key = rg.run->namespace_ + "/" + rg.run->dag;
+    auto [it, added] = unique.try_emplace(key, nullptr);
+    if (added) {
+      it->second = &keys.emplace_back(key);
+    }
+    for (const model::Task& task : rg.run->tasks) {
+      if (task.pod < out.size()) {
+        out[task.pod] = it->second;
+      }
     }
   }
+  return out;
+}
+
+void addLatencies(const AnalysisInput& input, const std::string& label, Groups& out) {
+  std::deque<std::string> keys;
+  const std::vector<const std::string*> dag_of = dagOfPods(input, keys);
+  const std::string no_dag;
+  for (model::PodId id = 0; id < input.cluster.pods().size(); ++id) {
+    const model::Pod& pod = input.cluster.pod(id);
+    const auto value = pod.labels.get(label);
+    if (value && pod.created && pod.scheduled && *pod.scheduled >= *pod.created) {
+      const std::string& dag = dag_of[id] != nullptr ? *dag_of[id] : no_dag;
+      cohortOf(out[dag], *value).latency.push_back(*pod.scheduled - *pod.created);
+    }
+  }
+}
+
+void addMakespans(const AnalysisInput& input, const std::string& label, Groups& out) {
   for (const graph::RunGraph& rg : input.runs) {
     if (rg.run == nullptr || !rg.finished || rg.run->tasks.empty()) {
       continue;
@@ -120,20 +110,114 @@ Cohorts cohorts(const AnalysisInput& input, const std::string& raw_label) {
     const model::Pod* pod = taskPod(rg, 0, input.cluster);
     const auto value = pod != nullptr ? pod->labels.get(label) : std::nullopt;
     if (value) {
-      cohortOf(out, *value).makespan.push_back(rg.makespan);
+      cohortOf(out[rg.run->namespace_ + "/" + rg.run->dag], *value).makespan.push_back(rg.makespan);
+    }
+  }
+}
+
+Groups groupsOf(const AnalysisInput& input, const std::string& raw_label) {
+  // Normalized once: LabelSet::get would build the normalized key again for every pod.
+  const std::string label = model::LabelSet::normalizeKey(raw_label);
+  Groups out;
+  addLatencies(input, label, out);
+  addMakespans(input, label, out);
+  return out;
+}
+
+std::vector<CohortComparisonEvidence> comparisons(
+    const Groups& groups, const analysis::CohortComparisonSettings& params) {
+  std::vector<CohortComparisonEvidence> out;
+  for (const auto& [dag, cohorts] : groups) {
+    if (cohorts.size() < 2) {
+      continue;
+    }
+    const auto& [base_name, base] = *cohorts.begin();
+    for (auto it = std::next(cohorts.begin()); it != cohorts.end(); ++it) {
+      CohortComparisonEvidence e;
+      e.dag = dag;
+      e.label = params.cohort_label;
+      e.baseline = base_name;
+      e.cohort = it->first;
+      e.latency = compare(base.latency, it->second.latency, params);
+      e.makespan = compare(base.makespan, it->second.makespan, params);
+      out.push_back(std::move(e));
     }
   }
   return out;
 }
 
+void decide(CohortMeasure& m, double max_p_value) {
+  if (!m.tested()) {
+    return;
+  }
+  m.verdict = m.medians->adjusted_p_value > max_p_value ? "no_significant_difference"
+              : m.medians->median_seconds > m.medians->baseline_median_seconds ? "slower"
+                                                                               : "faster";
+}
+
+// Holm over every tested measure of the cycle: with many DAGs, cohorts and two measures, some
+// raw p-value under 0.05 is likely by chance alone, and a "slower" verdict asks for a roll-back.
+void adjustFamily(std::vector<CohortComparisonEvidence>& all, double max_p_value) {
+  std::vector<CohortMeasure*> tested;
+  for (CohortComparisonEvidence& e : all) {
+    for (CohortMeasure* m : {&e.latency, &e.makespan}) {
+      if (m->tested()) {
+        tested.push_back(m);
+      }
+    }
+  }
+  std::vector<double> raw;
+  for (const CohortMeasure* m : tested) {
+    raw.push_back(m->medians->p_value);
+  }
+  const std::vector<double> adjusted = holmAdjusted(raw);
+  for (std::size_t i = 0; i < tested.size(); ++i) {
+    tested[i]->medians->adjusted_p_value = adjusted[i];
+  }
+  for (CohortComparisonEvidence& e : all) {
+    e.family_tests = tested.size();
+    decide(e.latency, max_p_value);
+    decide(e.makespan, max_p_value);
+  }
+}
+
+std::string summaryOf(const CohortComparisonEvidence& e) {
+  const std::string where = e.dag.empty() ? "pods of no workflow run" : e.dag;
+  return formatText(
+      "%s: %s=%s vs %s: %s (Holm-adjusted over %zu tests: latency p=%.3g on %zu/%zu pods, "
+      "makespan p=%.3g on %zu/%zu runs)",
+      where.c_str(), e.label.c_str(), e.cohort.c_str(), e.baseline.c_str(), e.verdict.c_str(),
+      e.family_tests, e.latency.adjustedPValue(), e.latency.baseline_samples, e.latency.samples,
+      e.makespan.adjustedPValue(), e.makespan.baseline_samples, e.makespan.samples);
+}
+
+Finding makeFinding(CohortComparisonEvidence e) {
+  const bool slower = e.latency.verdict == "slower" || e.makespan.verdict == "slower";
+  const bool faster = e.latency.verdict == "faster" || e.makespan.verdict == "faster";
+  e.verdict = slower ? "slower" : faster ? "faster" : "no verdict";
+  const std::string summary = summaryOf(e);
+  const std::string cohort = "cohort/" + e.label + "=" + e.cohort;
+  const std::string target = e.dag.empty() ? cohort : "dag/" + e.dag + "/" + cohort;
+  const double impact = std::abs(e.makespan.differenceSeconds());
+  Finding finding = findingOf(std::move(e));
+  finding.severity = slower ? Severity::kWarning : Severity::kInfo;
+  finding.target = target;
+  finding.summary = summary;
+  finding.impact = impact;
+  return finding;
+}
+
 }  // namespace
 
 json CohortComparisonEvidence::toJson() const {
-  return {{"label", label},
+  return {{"dag", dag},
+          {"label", label},
           {"baseline", baseline},
           {"cohort", cohort},
           {"verdict", verdict},
           {"test", "mann-whitney-u"},
+          {"correction", "holm"},
+          {"family_tests", family_tests},
           {"latency", measureJson(latency)},
           {"makespan", measureJson(makespan)}};
 }
@@ -141,46 +225,37 @@ json CohortComparisonEvidence::toJson() const {
 const DetectorInfo& CohortComparison::info() const {
   static const DetectorInfo kInfo{
       CohortComparisonEvidence::kKind,
-      "A/B of scheduling latency and run makespan between cohorts split by a pod label"};
+      "A/B of scheduling latency and run makespan between cohorts of one DAG, split by a pod "
+      "label"};
   return kInfo;
 }
 
 void CohortComparison::analyze(const AnalysisInput& input, FindingSink& out) const {
   const auto& params = input.config.detectors.get<analysis::CohortComparisonSettings>();
-  const auto groups = cohorts(input, params.cohort_label);
-  if (groups.size() < 2) {
+  std::vector<CohortComparisonEvidence> all =
+      comparisons(groupsOf(input, params.cohort_label), params);
+  if (all.empty()) {
     out.noAdvice(
-        formatText("no two cohorts to compare: %zu value(s) of the label %s on pods "
-                   "with scheduling times or finished runs",
-                   groups.size(), params.cohort_label.c_str()));
+        formatText("no two cohorts to compare: no DAG (nor the pods of no run) has "
+                   "two values of the label %s on pods with scheduling times or "
+                   "finished runs",
+                   params.cohort_label.c_str()));
     return;
   }
-  const auto& [base_name, base] = *groups.begin();
-  for (auto it = std::next(groups.begin()); it != groups.end(); ++it) {
-    const auto& [name, cohort] = *it;
-    CohortComparisonEvidence evidence;
-    evidence.label = params.cohort_label;
-    evidence.baseline = base_name;
-    evidence.cohort = name;
-    evidence.latency = compare(base.latency, cohort.latency, params);
-    evidence.makespan = compare(base.makespan, cohort.makespan, params);
-    const bool slower =
-        evidence.latency.verdict == "slower" || evidence.makespan.verdict == "slower";
-    const bool faster =
-        evidence.latency.verdict == "faster" || evidence.makespan.verdict == "faster";
-    evidence.verdict = slower ? "slower" : faster ? "faster" : "no verdict";
-    const std::string summary = formatText(
-        "%s=%s vs %s: %s (latency p=%.3g on %zu/%zu pods, makespan p=%.3g on %zu/%zu runs)",
-        params.cohort_label.c_str(), name.c_str(), base_name.c_str(), evidence.verdict.c_str(),
-        evidence.latency.pValue(), base.latency.size(), cohort.latency.size(),
-        evidence.makespan.pValue(), base.makespan.size(), cohort.makespan.size());
-    const double impact = std::abs(evidence.makespan.differenceSeconds());
-    Finding finding = findingOf(std::move(evidence));
-    finding.severity = slower ? Severity::kWarning : Severity::kInfo;
-    finding.target = "cohort/" + params.cohort_label + "=" + name;
-    finding.summary = summary;
-    finding.impact = impact;
-    out.emit(std::move(finding));
+  adjustFamily(all, params.max_p_value);
+  std::size_t untested = 0;
+  for (CohortComparisonEvidence& e : all) {
+    if (!e.latency.tested() && !e.makespan.tested()) {
+      ++untested;
+      continue;
+    }
+    out.emit(makeFinding(std::move(e)));
+  }
+  if (untested == all.size()) {
+    out.noAdvice(
+        formatText("%zu cohort comparison(s), none with %d samples on both sides "
+                   "(pods or finished runs of one DAG per cohort)",
+                   untested, params.min_samples));
   }
 }
 
@@ -192,7 +267,8 @@ std::vector<config::Field> CohortComparisonSettings::fields() {
       {"min_samples", &min_samples, config::Rule::kAtLeastOne,
        "No verdict below this many samples per cohort..."},
       {"max_p_value", &max_p_value, config::Rule::kShare,
-       "...nor when the p-value of the difference is above this."},
+       "...nor when the p-value of the difference, Holm-adjusted over every test of the "
+       "cycle, is above this."},
   };
 }
 

@@ -73,6 +73,16 @@ RunScope runScope(const model::WorkflowRun& run);
 /// the run-level detectors then have nothing to judge.
 bool noRunsToJudge(const AnalysisInput& input, FindingSink& out);
 
+/// A JSON array of `render(item)` for every item, in order: evidence lists.
+template <typename T, typename Render>
+nlohmann::json jsonArrayOf(const std::vector<T>& items, Render render) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const T& item : items) {
+    out.push_back(render(item));
+  }
+  return out;
+}
+
 /// True, after telling `out` why, when the snapshot holds no node.
 bool noNodesToJudge(const AnalysisInput& input, FindingSink& out);
 

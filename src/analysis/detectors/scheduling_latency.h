@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,7 +31,30 @@ struct SchedulingCause {
   std::string_view name() const;
 };
 
-/// Evidence of one scheduler profile (or of the cluster's pods) scheduling over its SLO.
+/// One pod still waiting for a node, `age_seconds` after its creation.
+struct WaitingPod {
+  std::string namespace_;
+  std::string pod;
+  double age_seconds = 0;
+  std::int64_t gpus = 0;  // GPUs it requests
+};
+
+/// The pods still pending at the analysis time: the scheduler's histogram records a pod only
+/// once it is scheduled, so a queue that never drains is invisible there. Ages are measured
+/// (analysis time − kube_pod_created), and each is a lower bound of that pod's latency.
+struct PendingWait {
+  std::size_t pods = 0;          // pending, no node chosen, with a creation time
+  std::size_t over_slo = 0;      // of them, pending longer than the p99 SLO
+  std::size_t gpu_pods = 0;      // pending pods requesting GPUs
+  std::size_t gpu_over_slo = 0;  // of them, pending longer than the p99 SLO
+  double oldest_seconds = 0;
+  double median_seconds = 0;
+  double oldest_gpu_seconds = 0;   // 0 without pending GPU pods
+  std::vector<WaitingPod> oldest;  // the oldest few, oldest first
+};
+
+/// Evidence of one scheduler profile (or of the cluster's pods) scheduling over its SLO, or of
+/// pods still pending longer than the SLO (source "pending_pods").
 struct SchedulingLatencyEvidence {
   static constexpr std::string_view kKind = "scheduling-latency";
   std::string profile;  // the scheduler profile, or "all pods"
@@ -42,6 +66,7 @@ struct SchedulingLatencyEvidence {
   std::vector<SchedulingCause> causes;    // most telling first; empty from pod times
   std::optional<std::size_t> pods;        // source "pod_times": the pods measured
   std::optional<double> pods_per_second;  // from the scheduler's histogram: its rate
+  std::optional<PendingWait> pending;     // source "pending_pods"
 
   nlohmann::json toJson() const;
 };
@@ -63,7 +88,8 @@ struct SchedulingLatencySettings {
 
 /// scheduling-latency (seed §3.1): p95/p99 of pod scheduling latency over the SLO, per scheduler
 /// profile, with the likely cause; falls back to per-pod created → scheduled times when the
-/// scheduler's metrics are absent. One finding per profile (or one for the cluster).
+/// scheduler's metrics are absent. One finding per profile (or one for the cluster), and one for
+/// the pods still pending longer than the p99 SLO, which no histogram has counted yet.
 class SchedulingLatency final : public Detector {
  public:
   using Settings = SchedulingLatencySettings;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analysis/detectors/detector_util.h"
+#include "analysis/transfer_measurement.h"
 
 namespace dagadvisor::analysis {
 namespace {
@@ -22,74 +23,9 @@ using nlohmann::json;
 // Every split run is a finding, and on a large DAG-blind cluster most runs are split: the edge
 // list is most of a finding's JSON, so it names only the costliest few.
 constexpr std::size_t kMaxListedEdges = 5;
-constexpr int kNoZone = -1;
+constexpr std::size_t kMaxListedTasks = 5;
+constexpr int kNoZone = ZoneIndex::kNoZone;
 constexpr TaskIndex kNoTask = std::numeric_limits<TaskIndex>::max();
-
-enum class Placement { kUnplaced, kSameNode, kSameZone, kCrossZone, kZoneUnknown };
-
-// Zones as small integers, one label lookup per node and cycle: edges then compare numbers.
-struct ZoneIndex {
-  std::vector<int> zone_of_node;  // by NodeId; kNoZone when unlabelled
-  std::vector<std::string> names;
-};
-
-ZoneIndex indexZones(const ClusterSnapshot& cluster, const std::string& zone_label) {
-  ZoneIndex index;
-  std::unordered_map<std::string, int> ids;
-  index.zone_of_node.reserve(cluster.nodes().size());
-  for (const model::Node& node : cluster.nodes()) {
-    const auto zone = node.labels.get(zone_label);
-    if (!zone || zone->empty()) {
-      index.zone_of_node.push_back(kNoZone);
-      continue;
-    }
-    const auto [it, added] = ids.try_emplace(std::string(*zone), static_cast<int>(ids.size()));
-    if (added) {
-      index.names.push_back(it->first);
-    }
-    index.zone_of_node.push_back(it->second);
-  }
-  return index;
-}
-
-// Where a task's pod ran: a node of the snapshot, or only a node name when the node is gone.
-struct Where {
-  const Pod* pod = nullptr;  // nullptr when the task points past the snapshot's pods
-  model::NodeId node = model::kNoNode;
-  int zone = kNoZone;
-
-  bool placed() const { return pod != nullptr && !pod->node_name.empty(); }
-};
-
-Where whereRan(const ClusterSnapshot& cluster, model::PodId id, const ZoneIndex& zones) {
-  Where where;
-  if (id >= cluster.pods().size()) {
-    return where;
-  }
-  where.pod = &cluster.pod(id);
-  where.node = where.pod->node;
-  if (where.node != model::kNoNode && where.node < zones.zone_of_node.size()) {
-    where.zone = zones.zone_of_node[where.node];
-  }
-  return where;
-}
-
-Placement classify(const Where& a, const Where& b) {
-  if (!a.placed() || !b.placed()) {
-    return Placement::kUnplaced;
-  }
-  // Node ids when both nodes are known; a node gone from the snapshot only has its name.
-  const bool same_node = a.node != model::kNoNode && b.node != model::kNoNode
-                             ? a.node == b.node
-                             : a.pod->node_name == b.pod->node_name;
-  if (same_node) {
-    return Placement::kSameNode;
-  }
-  if (a.zone == kNoZone || b.zone == kNoZone) {
-    return Placement::kZoneUnknown;
-  }
-  return a.zone == b.zone ? Placement::kSameZone : Placement::kCrossZone;
-}
 
 // An unknown zone is costed as the same zone: a lower bound, never an invented cross-zone hop.
 double transferCost(Placement placement, const config::TransferModel& model) {
@@ -121,10 +57,13 @@ struct Tally {
   std::size_t same_zone = 0;  // different nodes, same zone
   std::size_t cross_zone = 0;
   std::size_t zone_unknown = 0;  // different nodes, a zone not known
-  double transfer_seconds = 0;
+  std::size_t sequential = 0;
+  std::size_t inferred = 0;
+  double transfer_seconds = 0;  // modelled
   std::size_t critical_split = 0;
   double critical_transfer_seconds = 0;
   std::vector<SplitEdge> split_edges;
+  std::vector<TaskIndex> crossing_children;  // children with a parent in another zone, once each
 
   std::size_t placed() const { return edges - unplaced; }
   std::size_t split() const { return same_zone + cross_zone + zone_unknown; }
@@ -154,7 +93,18 @@ struct Tally {
 struct Scratch {
   std::vector<Where> where;              // by task
   std::vector<TaskIndex> next_critical;  // by task: its successor on the critical path
+  std::vector<std::pair<TaskIndex, TaskIndex>> inferred;  // edges guessed from timing, sorted
 };
+
+void collectInferred(const model::WorkflowRun& run, Scratch& scratch) {
+  scratch.inferred.clear();
+  for (const model::Edge& e : run.edges) {
+    if (e.inferred) {
+      scratch.inferred.emplace_back(e.parent, e.child);
+    }
+  }
+  std::sort(scratch.inferred.begin(), scratch.inferred.end());
+}
 
 void markCriticalPath(const graph::RunGraph& rg, Scratch& scratch) {
   scratch.next_critical.assign(rg.graph.size(), kNoTask);
@@ -166,6 +116,29 @@ void markCriticalPath(const graph::RunGraph& rg, Scratch& scratch) {
   }
 }
 
+// The parent had finished when the child was scheduled: only a choice made before the child
+// exists (its zone per run) can place it near the parent's output.
+bool sequential(const Where& parent, const Where& child) {
+  return parent.pod->finished && child.pod->scheduled &&
+         *parent.pod->finished <= *child.pod->scheduled;
+}
+
+void countSplit(Tally& tally, const Scratch& scratch, TaskIndex parent, TaskIndex child,
+                Placement placement, double seconds) {
+  const bool critical = scratch.next_critical[parent] == child;
+  tally.critical_split += critical ? 1 : 0;
+  tally.sequential += sequential(scratch.where[parent], scratch.where[child]) ? 1 : 0;
+  tally.inferred +=
+      std::binary_search(scratch.inferred.begin(), scratch.inferred.end(), std::pair(parent, child))
+          ? 1
+          : 0;
+  tally.split_edges.push_back({parent, child, seconds, critical});
+  if (placement == Placement::kCrossZone &&
+      (tally.crossing_children.empty() || tally.crossing_children.back() != child)) {
+    tally.crossing_children.push_back(child);
+  }
+}
+
 Tally tallyRun(const graph::RunGraph& rg, const ClusterSnapshot& cluster, const ZoneIndex& zones,
                const config::TransferModel& transfer, Scratch& scratch) {
   const model::WorkflowRun& run = *rg.run;
@@ -174,6 +147,7 @@ Tally tallyRun(const graph::RunGraph& rg, const ClusterSnapshot& cluster, const 
     scratch.where.push_back(whereRan(cluster, task.pod, zones));
   }
   markCriticalPath(rg, scratch);
+  collectInferred(run, scratch);
   Tally tally;
   for (TaskIndex parent = 0; parent < rg.graph.size(); ++parent) {
     for (TaskIndex child : rg.graph.children(parent)) {
@@ -182,26 +156,69 @@ Tally tallyRun(const graph::RunGraph& rg, const ClusterSnapshot& cluster, const 
       tally.count(placement);
       const double seconds = transferCost(placement, transfer);
       tally.transfer_seconds += seconds;
-      const bool critical = scratch.next_critical[parent] == child;
-      if (critical) {
+      if (scratch.next_critical[parent] == child) {
         tally.critical_transfer_seconds += seconds;
       }
       if (placement != Placement::kUnplaced && placement != Placement::kSameNode) {
-        tally.critical_split += critical ? 1 : 0;
-        tally.split_edges.push_back({parent, child, seconds, critical});
+        countSplit(tally, scratch, parent, child, placement, seconds);
       }
     }
   }
+  std::sort(tally.crossing_children.begin(), tally.crossing_children.end());
+  tally.crossing_children.erase(
+      std::unique(tally.crossing_children.begin(), tally.crossing_children.end()),
+      tally.crossing_children.end());
   return tally;
 }
 
-bool worthReporting(const Tally& tally, double share,
+// What the DAG's runs say the run's zone crossings cost.
+struct Measured {
+  std::size_t measured_tasks = 0;
+  std::size_t slowed_tasks = 0;
+  double seconds = 0;
+  std::vector<ListedCrossingTask> tasks;
+};
+
+Measured measuredCrossings(const model::WorkflowRun& run, const Tally& tally,
+                           const CrossingMeasurements& crossings) {
+  Measured out;
+  for (TaskIndex child : tally.crossing_children) {
+    const auto it = crossings.find(taskKey(run, child));
+    if (it == crossings.end() || !it->second.measured()) {
+      continue;
+    }
+    const MeasuredCrossing& m = it->second;
+    ++out.measured_tasks;
+    out.slowed_tasks += m.costSeconds() > 0 ? 1 : 0;
+    out.seconds += m.costSeconds();
+    out.tasks.push_back({run.tasks[child].id, m.in_zone_samples, m.cross_zone_samples,
+                         m.shift_seconds, m.p_value, m.costSeconds()});
+  }
+  std::sort(out.tasks.begin(), out.tasks.end(),
+            [](const ListedCrossingTask& x, const ListedCrossingTask& y) {
+              return x.cost_seconds != y.cost_seconds ? x.cost_seconds > y.cost_seconds
+                                                      : x.task < y.task;
+            });
+  out.tasks.resize(std::min(out.tasks.size(), kMaxListedTasks));
+  return out;
+}
+
+TransferBasis basisOf(const Tally& tally, const Measured& measured) {
+  if (measured.measured_tasks == 0) {
+    return TransferBasis::kModelled;
+  }
+  return measured.measured_tasks == tally.crossing_children.size() ? TransferBasis::kMeasured
+                                                                   : TransferBasis::kPartlyMeasured;
+}
+
+bool worthReporting(const Tally& tally, double share, const Measured& measured,
                     const analysis::SplitDependenciesSettings& params) {
   const auto min_split = static_cast<std::size_t>(params.min_split_edges);
   const auto min_cross = static_cast<std::size_t>(params.min_cross_zone_edges);
+  const double floor = params.min_run_transfer.count();
   return tally.split() >= min_split &&
          (share >= params.min_split_share || tally.cross_zone >= min_cross) &&
-         tally.transfer_seconds >= params.min_run_transfer.count();
+         (tally.transfer_seconds >= floor || measured.seconds >= floor);
 }
 
 std::optional<std::string> zoneName(const ZoneIndex& zones, int zone) {
@@ -243,57 +260,104 @@ json edgeJson(const ListedSplitEdge& e) {
           {"child_node", e.child_node},
           {"parent_zone", optionalString(e.parent_zone)},
           {"child_zone", optionalString(e.child_zone)},
-          {"transfer_seconds", e.transfer_seconds},
+          {"modelled_transfer_seconds", e.transfer_seconds},
           {"critical", e.critical}};
 }
 
-std::string summaryLine(const std::string& run_id, const Tally& tally, double share) {
+json crossingJson(const ListedCrossingTask& t) {
+  return {{"task", t.task},
+          {"in_zone_runs", t.in_zone_runs},
+          {"cross_zone_runs", t.cross_zone_runs},
+          {"shift_seconds", t.shift_seconds},
+          {"p_value", t.p_value},
+          {"measured_cost_seconds", t.cost_seconds}};
+}
+
+// The measured part of the summary: what the runs show, or that they show nothing yet.
+std::string measuredText(const SplitDependenciesEvidence& e) {
+  if (e.cross_zone_tasks == 0) {
+    return "no zone crossed, nothing to measure";
+  }
+  if (e.measured_tasks == 0) {
+    return formatText(
+        "transfer cost unmeasured: no task of the %zu with a parent in another zone "
+        "has %zu finished runs on each side (in zone, across zones)",
+        e.cross_zone_tasks, kMinCrossingSamples);
+  }
+  return formatText(
+      "measured: %.0f s of slowdown (%zu of %zu measured task(s) slower when a "
+      "parent ran in another zone; %zu of %zu task(s) measured)",
+      e.measured_transfer_seconds, e.slowed_tasks, e.measured_tasks, e.measured_tasks,
+      e.cross_zone_tasks);
+}
+
+std::string summaryLine(const std::string& run_id, const SplitDependenciesEvidence& e) {
   return formatText(
       "%s: %zu of %zu placed dependency edges split across nodes (%.0f%%), %zu across zones; "
-      "about %.0f s of transfer, %.0f s on the critical path",
-      run_id.c_str(), tally.split(), tally.placed(), share * 100, tally.cross_zone,
-      tally.transfer_seconds, tally.critical_transfer_seconds);
+      "%s; modelled: %.0f s of transfer, %.0f s on the critical path",
+      run_id.c_str(), e.splitNodeEdges(), e.placedEdges(), e.split_share * 100, e.cross_zone_edges,
+      measuredText(e).c_str(), e.modelled_transfer_seconds,
+      e.critical_path_modelled_transfer_seconds);
 }
 
 SplitDependenciesEvidence evidenceOf(const model::WorkflowRun& run, const Tally& tally,
-                                     double share, std::vector<ListedSplitEdge> split_edges) {
+                                     double share, Measured measured) {
   SplitDependenciesEvidence e;
   e.scope = runScope(run);
-  e.engine = run.engine;
   e.edges = tally.edges;
   e.unplaced_edges = tally.unplaced;
   e.same_node_edges = tally.same_node;
   e.same_zone_split_edges = tally.same_zone;
   e.cross_zone_edges = tally.cross_zone;
   e.zone_unknown_edges = tally.zone_unknown;
+  e.sequential_split_edges = tally.sequential;
+  e.inferred_split_edges = tally.inferred;
   e.split_share = share;
-  e.estimated_transfer_seconds = tally.transfer_seconds;
+  e.modelled_transfer_seconds = tally.transfer_seconds;
   e.critical_path_split_edges = tally.critical_split;
-  e.critical_path_transfer_seconds = tally.critical_transfer_seconds;
-  e.split_edges = std::move(split_edges);
+  e.critical_path_modelled_transfer_seconds = tally.critical_transfer_seconds;
+  e.cross_zone_tasks = tally.crossing_children.size();
+  e.measured_tasks = measured.measured_tasks;
+  e.slowed_tasks = measured.slowed_tasks;
+  e.measured_transfer_seconds = measured.seconds;
+  e.basis = basisOf(tally, measured);
+  e.crossing_tasks = std::move(measured.tasks);
   return e;
 }
 
-Finding makeFinding(const model::WorkflowRun& run, const Tally& tally, double share,
-                    std::vector<ListedSplitEdge> split_edges) {
-  Finding finding = findingOf(evidenceOf(run, tally, share, std::move(split_edges)));
-  finding.severity = tally.cross_zone > 0 ? Severity::kWarning : Severity::kInfo;
+// A warning needs the runs to show the slowdown: the modelled cost alone ranks as info.
+Finding makeFinding(const model::WorkflowRun& run, SplitDependenciesEvidence evidence,
+                    const analysis::SplitDependenciesSettings& params) {
+  const bool measured_slow = evidence.measured_transfer_seconds > 0 &&
+                             evidence.measured_transfer_seconds >= params.min_run_transfer.count();
   const std::string run_id = run.id();
+  const std::string summary = summaryLine(run_id, evidence);
+  const double impact =
+      measured_slow ? evidence.measured_transfer_seconds : evidence.modelled_transfer_seconds;
+  Finding finding = findingOf(std::move(evidence));
+  finding.severity = measured_slow ? Severity::kWarning : Severity::kInfo;
   finding.target = "run/" + run_id;
-  finding.summary = summaryLine(run_id, tally, share);
-  finding.impact = tally.transfer_seconds;
+  finding.summary = summary;
+  finding.impact = impact;
   return finding;
 }
 
 }  // namespace
 
-json SplitDependenciesEvidence::toJson() const {
-  json edges_json = json::array();
-  for (const ListedSplitEdge& e : split_edges) {
-    edges_json.push_back(edgeJson(e));
+std::string_view transferBasisName(TransferBasis basis) {
+  switch (basis) {
+    case TransferBasis::kMeasured:
+      return "measured";
+    case TransferBasis::kPartlyMeasured:
+      return "partly_measured";
+    case TransferBasis::kModelled:
+      break;
   }
-  json out = {{"engine", engine},
-              {"edges", edges},
+  return "modelled";
+}
+
+json SplitDependenciesEvidence::toJson() const {
+  json out = {{"edges", edges},
               {"placed_edges", placedEdges()},
               {"unplaced_edges", unplaced_edges},
               {"same_node_edges", same_node_edges},
@@ -301,11 +365,19 @@ json SplitDependenciesEvidence::toJson() const {
               {"same_zone_split_edges", same_zone_split_edges},
               {"cross_zone_edges", cross_zone_edges},
               {"zone_unknown_edges", zone_unknown_edges},
+              {"sequential_split_edges", sequential_split_edges},
+              {"inferred_split_edges", inferred_split_edges},
               {"split_share", split_share},
-              {"estimated_transfer_seconds", estimated_transfer_seconds},
+              {"modelled_transfer_seconds", modelled_transfer_seconds},
               {"critical_path_split_edges", critical_path_split_edges},
-              {"critical_path_transfer_seconds", critical_path_transfer_seconds},
-              {"split_edges", std::move(edges_json)}};
+              {"critical_path_modelled_transfer_seconds", critical_path_modelled_transfer_seconds},
+              {"cross_zone_tasks", cross_zone_tasks},
+              {"measured_tasks", measured_tasks},
+              {"slowed_tasks", slowed_tasks},
+              {"measured_transfer_seconds", measured_transfer_seconds},
+              {"transfer_basis", std::string(transferBasisName(basis))},
+              {"split_edges", jsonArrayOf(split_edges, edgeJson)},
+              {"crossing_tasks", jsonArrayOf(crossing_tasks, crossingJson)}};
   scope.writeJson(out);
   return out;
 }
@@ -322,7 +394,8 @@ void SplitDependencies::analyze(const AnalysisInput& input, FindingSink& out) co
     return;
   }
   const auto& params = input.config.detectors.get<analysis::SplitDependenciesSettings>();
-  const ZoneIndex zones = indexZones(input.cluster, input.config.cluster_labels.zone);
+  const ZoneIndex zones = ZoneIndex::of(input.cluster, input.config.cluster_labels.zone);
+  const CrossingMeasurements crossings = measureCrossings(input.runs, input.cluster, zones);
   Scratch scratch;
   std::size_t placed_edges = 0;
   for (const graph::RunGraph& rg : input.runs) {
@@ -335,9 +408,11 @@ void SplitDependencies::analyze(const AnalysisInput& input, FindingSink& out) co
       continue;
     }
     const double share = static_cast<double>(tally.split()) / static_cast<double>(tally.placed());
-    if (worthReporting(tally, share, params)) {
-      auto listed = listedEdges(*rg.run, std::move(tally.split_edges), scratch, zones);
-      out.emit(makeFinding(*rg.run, tally, share, std::move(listed)));
+    Measured measured = measuredCrossings(*rg.run, tally, crossings);
+    if (worthReporting(tally, share, measured, params)) {
+      SplitDependenciesEvidence evidence = evidenceOf(*rg.run, tally, share, std::move(measured));
+      evidence.split_edges = listedEdges(*rg.run, std::move(tally.split_edges), scratch, zones);
+      out.emit(makeFinding(*rg.run, std::move(evidence), params));
     }
   }
   if (placed_edges == 0) {
@@ -358,8 +433,8 @@ std::vector<config::Field> SplitDependenciesSettings::fields() {
        "...or at least this many of them crossed zones, whatever the share."},
       {"min_run_transfer", &min_run_transfer, config::Rule::kNonNegative,
        "...and only when its split dependencies cost at least this much in all, by the transfer "
-       "model (analysis.transfer): a few dependencies split by chance are not worth a change of "
-       "pod templates. The zone label is cluster_labels.zone."},
+       "model (analysis.transfer) or as measured from the DAG's runs; a warning needs the "
+       "measured slowdown to reach it. The zone label is cluster_labels.zone."},
   };
 }
 

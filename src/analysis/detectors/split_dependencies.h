@@ -21,26 +21,55 @@ struct ListedSplitEdge {
   std::string child_node;
   std::optional<std::string> parent_zone;  // none when the node carries no zone label
   std::optional<std::string> child_zone;
-  double transfer_seconds = 0;
-  bool critical = false;  // the edge is a step of the run's critical path
+  double transfer_seconds = 0;  // modelled
+  bool critical = false;        // the edge is a step of the run's critical path
 };
+
+/// One task of a run whose parent ran in another zone, with what the DAG's runs show such a
+/// crossing costs it (transfer_measurement.h).
+struct ListedCrossingTask {
+  std::string task;
+  std::size_t in_zone_runs = 0;     // finished runs with every parent in its zone
+  std::size_t cross_zone_runs = 0;  // finished runs with a parent in another zone
+  double shift_seconds = 0;         // Hodges-Lehmann, cross-zone minus in-zone run time
+  double p_value = 1;               // one-sided Mann-Whitney
+  double cost_seconds = 0;          // shift when significant and positive, else 0
+};
+
+/// Whether a transfer figure rests on the runs' own timings or only on the configured model.
+enum class TransferBasis { kMeasured, kPartlyMeasured, kModelled };
+
+/// "measured", "partly_measured" or "modelled": the word the evidence and summaries use.
+std::string_view transferBasisName(TransferBasis basis);
 
 /// Evidence of one run whose dependency edges are split across nodes or zones.
 struct SplitDependenciesEvidence {
   static constexpr std::string_view kKind = "split-dependencies";
-  RunScope scope;
-  std::string engine;
+  RunScope scope;  // its engine says where the advice writes
   std::size_t edges = 0;
   std::size_t unplaced_edges = 0;  // a pod of the edge has no node
   std::size_t same_node_edges = 0;
   std::size_t same_zone_split_edges = 0;  // different nodes, same zone
   std::size_t cross_zone_edges = 0;
   std::size_t zone_unknown_edges = 0;  // different nodes, a zone not known
-  double split_share = 0;              // split_node_edges / placed_edges
-  double estimated_transfer_seconds = 0;
+  /// Split edges whose parent had finished before the child was scheduled: no pod affinity can
+  /// pull the child to them (the scheduler does not see finished pods).
+  std::size_t sequential_split_edges = 0;
+  std::size_t inferred_split_edges = 0;  // split edges guessed from timing, not declared
+  double split_share = 0;                // split_node_edges / placed_edges
+  /// The configured transfer model (analysis.transfer) applied to the split edges: modelled.
+  double modelled_transfer_seconds = 0;
   std::size_t critical_path_split_edges = 0;
-  double critical_path_transfer_seconds = 0;
-  std::vector<ListedSplitEdge> split_edges;  // the costliest few, costliest first
+  double critical_path_modelled_transfer_seconds = 0;
+  /// Tasks with a parent in another zone, those the DAG's runs measure, those measured slower.
+  std::size_t cross_zone_tasks = 0;
+  std::size_t measured_tasks = 0;
+  std::size_t slowed_tasks = 0;
+  /// Σ cost_seconds over the measured tasks: the slowdown the runs show, measured.
+  double measured_transfer_seconds = 0;
+  TransferBasis basis = TransferBasis::kModelled;  // of the cross-zone figure
+  std::vector<ListedSplitEdge> split_edges;        // the costliest few, costliest first
+  std::vector<ListedCrossingTask> crossing_tasks;  // the few most measured-costly
 
   std::size_t placedEdges() const { return edges - unplaced_edges; }
   /// Edges whose pods ran on different nodes, whatever their zones.
@@ -69,8 +98,10 @@ struct SplitDependenciesSettings {
 
 /// split-dependencies (seed §1, §2.2): parent → child edges of a run whose pods ran on different
 /// nodes, and above all in different zones, so the child must fetch the parent's output over the
-/// network. One finding per run, with the split counts and the transfer time the configured cost
-/// model estimates (in all and on the critical path).
+/// network. One finding per run, with the split counts, the transfer time the configured cost
+/// model gives (modelled) and the slowdown the DAG's runs show when a parent ran in another zone
+/// (measured). A warning only when the measured slowdown reaches min_run_transfer; info when the
+/// cost is modelled only.
 class SplitDependencies final : public Detector {
  public:
   using Settings = SplitDependenciesSettings;

@@ -24,8 +24,8 @@ analysis::Finding split(analysis::Severity severity, double seconds) {
   evidence.scope = {"ml", "etl", "r1", {}, {}};
   evidence.same_zone_split_edges = 1;
   evidence.cross_zone_edges = 2;
-  evidence.estimated_transfer_seconds = seconds;
-  evidence.critical_path_transfer_seconds = seconds;
+  evidence.modelled_transfer_seconds = seconds;
+  evidence.critical_path_modelled_transfer_seconds = seconds;
   analysis::Finding f = analysis::findingOf(std::move(evidence));
   f.severity = severity;
   f.target = "run/ml/etl/r1";

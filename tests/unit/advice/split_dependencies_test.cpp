@@ -19,8 +19,8 @@ analysis::Finding splitFinding(const std::string& dag, const std::string& run, i
   evidence.scope = {"science", dag, run, std::move(selector), {}};
   evidence.cross_zone_edges = static_cast<std::size_t>(cross);
   evidence.same_zone_split_edges = static_cast<std::size_t>(split - cross);
-  evidence.estimated_transfer_seconds = seconds;
-  evidence.critical_path_transfer_seconds = critical_seconds;
+  evidence.modelled_transfer_seconds = seconds;
+  evidence.critical_path_modelled_transfer_seconds = critical_seconds;
   analysis::Finding f = analysis::findingOf(std::move(evidence));
   f.severity = cross > 0 ? analysis::Severity::kWarning : analysis::Severity::kInfo;
   f.target = "run/science/" + dag + "/" + run;
@@ -28,9 +28,22 @@ analysis::Finding splitFinding(const std::string& dag, const std::string& run, i
   return f;
 }
 
+// The same finding as splitFinding() with 2 split edges (1 across zones), from `engine`.
+analysis::Finding engineFinding(const std::string& engine, const std::string& run,
+                                analysis::LabelPairs selector,
+                                analysis::LabelPairs dag_selector = {}) {
+  const analysis::Finding base = splitFinding("etl", run, 2, 1, 40, 30, std::move(selector));
+  auto e = base.evidenceAs<analysis::SplitDependenciesEvidence>();
+  e.scope.engine = engine;
+  e.scope.dag_selector = std::move(dag_selector);
+  analysis::Finding f = analysis::findingOf(std::move(e));
+  f.target = base.target;
+  return f;
+}
+
 }  // namespace
 
-TEST_CASE("split runs of one DAG become one recommendation with a zone-affinity fragment",
+TEST_CASE("split runs of one DAG become one recommendation: a zone per run, and siblings",
           "[advice][split-dependencies]") {
   config::Config config;
   const std::vector<analysis::Finding> findings = {
@@ -38,7 +51,7 @@ TEST_CASE("split runs of one DAG become one recommendation with a zone-affinity 
       splitFinding("other", "r9", 4, 1, 45, 30)};
   const auto recs = advice::recommend(findings, config);
   REQUIRE(recs.size() == 2);
-  const advice::Recommendation& rec = recs[0];  // 100 s of transfer ranks first
+  const advice::Recommendation& rec = recs[0];  // 100 s of modelled transfer ranks first
   CHECK(rec.kind == "split-dependencies");
   CHECK(rec.target == "dag/science/genome");
   CHECK(rec.instances ==
@@ -47,25 +60,59 @@ TEST_CASE("split runs of one DAG become one recommendation with a zone-affinity 
   CHECK(rec.impact_score == Approx(100));
   CHECK(rec.evidence["split_node_edges"] == 5);
   CHECK(rec.evidence["cross_zone_edges"] == 3);
-  CHECK(rec.evidence["max_critical_path_transfer_seconds"].get<double>() == Approx(60));
-  CHECK_THAT(rec.impact, Catch::Contains("60 s"));
+  CHECK(rec.evidence["transfer_basis"] == "modelled");
+  CHECK(rec.evidence["modelled_transfer_seconds"].get<double>() == Approx(100));
+  CHECK(rec.evidence["max_critical_path_modelled_transfer_seconds"].get<double>() == Approx(60));
+  // Every figure in the words says what it rests on.
+  CHECK_THAT(rec.impact, Catch::Contains("transfer cost unmeasured"));
+  CHECK_THAT(rec.impact, Catch::Contains("modelled (analysis.transfer, not measured): 100 s"));
+  CHECK_THAT(rec.title, Catch::EndsWith("transfer modelled"));
   CHECK(recs[1].target == "dag/science/other");
 
-  // A documented pod-template fragment: spec.affinity to merge into each task's pod template.
-  // A JSON patch appending one preferred term (other affinity terms stay), with the variants
-  // that create the missing levels.
-  const auto added = testing::addedValue(
-      rec.patch_yaml, "/affinity/podAffinity/preferredDuringSchedulingIgnoredDuringExecution/-");
-  REQUIRE(added.IsMap());
-  CHECK(added["weight"].as<int>() == 100);
-  const auto term = added["podAffinityTerm"];
+  // JSON patches appending one preferred term each (other affinity terms stay).
+  // 1. A zone chosen per run: node affinity works whether the parent still runs or not.
+  const auto preferred = testing::addedValue(
+      rec.patch_yaml, "/nodeAffinity/preferredDuringSchedulingIgnoredDuringExecution/-");
+  REQUIRE(preferred.IsMap());
+  CHECK(preferred["weight"].as<int>() == 100);
+  const auto expression = preferred["preference"]["matchExpressions"][0];
+  CHECK(expression["key"].as<std::string>() == "topology.kubernetes.io/zone");
+  CHECK(expression["operator"].as<std::string>() == "In");
+  CHECK(expression["values"][0].as<std::string>() == "ZONE-CHOSEN-FOR-THE-RUN");
+  // 2. Siblings of one run: a static term, the run's value taken from each pod by matchLabelKeys.
+  const auto term = testing::addedValue(
+      rec.patch_yaml,
+      "/podAffinity/preferredDuringSchedulingIgnoredDuringExecution/-")["podAffinityTerm"];
   CHECK(term["topologyKey"].as<std::string>() == "topology.kubernetes.io/zone");
-  CHECK(term["labelSelector"]["matchLabels"]["dag-id"].as<std::string>() == "genome");
-  // The run id is a date: it must stay a quoted string, not become a timestamp or number.
-  CHECK(term["labelSelector"]["matchLabels"]["dag-run"].Tag() == "!");
-  CHECK(term["labelSelector"]["matchLabels"]["dag-run"].as<std::string>() == "2026-11-30");
-  CHECK(YAML::LoadAll(rec.patch_yaml).size() == 4);
-  CHECK_THAT(rec.patch_yaml, Catch::Contains("variant 4 of 4"));
+  REQUIRE(term["matchLabelKeys"].size() == 1);
+  CHECK(term["matchLabelKeys"][0].as<std::string>() == "dag-run");
+  CHECK(term["labelSelector"].IsMap());
+  CHECK_THAT(rec.patch_yaml, Catch::Contains("one zone per run (covers every edge)"));
+  CHECK_THAT(rec.action, Catch::Contains("no pod affinity can cover"));
+}
+
+TEST_CASE("a measured slowdown leads the figures and the ranking score",
+          "[advice][split-dependencies]") {
+  config::Config config;
+  analysis::Finding f = splitFinding("genome", "r1", 3, 3, 90, 60);
+  {
+    auto e = f.evidenceAs<analysis::SplitDependenciesEvidence>();
+    e.basis = analysis::TransferBasis::kMeasured;
+    e.measured_transfer_seconds = 240;
+    e.sequential_split_edges = 2;
+    analysis::Finding measured = analysis::findingOf(std::move(e));
+    measured.severity = analysis::Severity::kWarning;
+    measured.target = f.target;
+    f = std::move(measured);
+  }
+  const auto recs = advice::recommend({f}, config);
+  REQUIRE(recs.size() == 1);
+  CHECK(recs[0].impact_score == Approx(240));  // the measured figure, not the modelled 90 s
+  CHECK(recs[0].evidence["transfer_basis"] == "measured");
+  CHECK(recs[0].evidence["measured_transfer_seconds"].get<double>() == Approx(240));
+  CHECK(recs[0].evidence["sequential_split_edges"] == 2);
+  CHECK_THAT(recs[0].impact, Catch::StartsWith("measured: 4 min of slowdown in 1 run(s)"));
+  CHECK_THAT(recs[0].action, Catch::Contains("also the 2 of 3 split edge(s)"));
 }
 
 TEST_CASE("split-dependencies advice follows renamed workflow labels and zone label",
@@ -76,11 +123,15 @@ TEST_CASE("split-dependencies advice follows renamed workflow labels and zone la
   config.cluster_labels.zone = "example.com/rack";
   const auto recs = advice::recommend({splitFinding("genome", "r1", 3, 3, 90, 60)}, config);
   REQUIRE(recs.size() == 1);
+  CHECK(testing::addedValue(recs[0].patch_yaml,
+                            "/nodeAffinity/preferredDuringSchedulingIgnoredDuringExecution/-")
+            ["preference"]["matchExpressions"][0]["key"]
+                .as<std::string>() == "example.com/rack");
   const auto term = testing::addedValue(
-      recs[0].patch_yaml, "/preferredDuringSchedulingIgnoredDuringExecution/-")["podAffinityTerm"];
+      recs[0].patch_yaml,
+      "/podAffinity/preferredDuringSchedulingIgnoredDuringExecution/-")["podAffinityTerm"];
   CHECK(term["topologyKey"].as<std::string>() == "example.com/rack");
-  CHECK(term["labelSelector"]["matchLabels"]["pipeline"].as<std::string>() == "genome");
-  CHECK(term["labelSelector"]["matchLabels"]["pipeline-run"].as<std::string>() == "r1");
+  CHECK(term["matchLabelKeys"][0].as<std::string>() == "pipeline-run");
 }
 
 TEST_CASE("a recommendation lists the evidence of its largest instances only, with the total",
@@ -114,22 +165,45 @@ TEST_CASE("short evidence lists are left whole and get no total", "[advice][spli
   CHECK_FALSE(recs[0].evidence.contains("runs_total"));
 }
 
-TEST_CASE("split-dependencies patches select the run by its engine's own labels",
+TEST_CASE("split-dependencies advice speaks each engine's templating",
           "[advice][split-dependencies]") {
-  // An Argo run: its pods carry workflows.argoproj.io/workflow, never dag-id/dag-run.
   config::Config config;
-  const analysis::Finding f = splitFinding("etl", "etl-x7k2p", 2, 1, 40, 30,
-                                           {{"workflows.argoproj.io/workflow", "etl-x7k2p"}});
-  const auto recs = advice::recommend({f}, config);
-  REQUIRE(recs.size() == 1);
-  const auto labels = testing::addedValue(
-      recs[0].patch_yaml,
-      "/preferredDuringSchedulingIgnoredDuringExecution/-")["podAffinityTerm"]["labelSelector"]
-                                                           ["matchLabels"];
-  REQUIRE(labels.size() == 1);
-  CHECK(labels["workflows.argoproj.io/workflow"].as<std::string>() == "etl-x7k2p");
-  CHECK_THAT(recs[0].action, Catch::Contains("workflows.argoproj.io/workflow"));
-  CHECK_THAT(recs[0].action, !Catch::Contains("dag-id"));
+  SECTION("Argo: a workflow parameter, matchLabelKeys on the workflow label") {
+    const analysis::Finding argo =
+        engineFinding("argo", "etl-x7k2p", {{"workflows.argoproj.io/workflow", "etl-x7k2p"}},
+                      {{"workflows.argoproj.io/workflow-template", "etl"}});
+    const auto recs = advice::recommend({argo}, config);
+    REQUIRE(recs.size() == 1);
+    CHECK(testing::addedValue(recs[0].patch_yaml,
+                              "/nodeAffinity/preferredDuringSchedulingIgnoredDuringExecution/-")
+              ["preference"]["matchExpressions"][0]["values"][0]
+                  .as<std::string>() == "{{workflow.parameters.zone}}");
+    const auto term = testing::addedValue(
+        recs[0].patch_yaml,
+        "/podAffinity/preferredDuringSchedulingIgnoredDuringExecution/-")["podAffinityTerm"];
+    CHECK(term["matchLabelKeys"][0].as<std::string>() == "workflows.argoproj.io/workflow");
+    CHECK(term["labelSelector"]["matchLabels"]["workflows.argoproj.io/workflow-template"]
+              .as<std::string>() == "etl");
+    CHECK_THAT(recs[0].action, Catch::Contains("templates[].affinity"));
+    CHECK_THAT(recs[0].action, !Catch::Contains("dag-id"));
+  }
+  SECTION("Tekton: the affinity assistant's coscheduling") {
+    const analysis::Finding tekton =
+        engineFinding("tekton", "build-abc", {{"tekton.dev/pipelineRun", "build-abc"}});
+    const auto recs = advice::recommend({tekton}, config);
+    REQUIRE(recs.size() == 1);
+    CHECK_THAT(recs[0].action, Catch::Contains("coschedule: pipelineruns"));
+    CHECK(testing::addedValue(recs[0].patch_yaml,
+                              "/podAffinity/preferredDuringSchedulingIgnoredDuringExecution/-")
+              ["podAffinityTerm"]["matchLabelKeys"][0]
+                  .as<std::string>() == "tekton.dev/pipelineRun");
+  }
+  SECTION("Airflow: a pod_mutation_hook choosing the zone per run_id") {
+    const analysis::Finding airflow = engineFinding("airflow", "manual__2026", {{"run_id", "m"}});
+    const auto recs = advice::recommend({airflow}, config);
+    REQUIRE(recs.size() == 1);
+    CHECK_THAT(recs[0].action, Catch::Contains("pod_mutation_hook"));
+  }
 }
 
 TEST_CASE("split-dependencies writes an Argo run's affinity in its WorkflowTemplate, per run",
@@ -145,14 +219,21 @@ TEST_CASE("split-dependencies writes an Argo run's affinity in its WorkflowTempl
   const auto recs = advice::recommend({argo}, config::Config{});
   REQUIRE(recs.size() == 1);
   const std::string& patch = recs[0].patch_yaml;
-  // Workflow-wide (spec.affinity of the WorkflowTemplate), the run's name templated by Argo.
-  const auto labels = testing::addedValue(
-      patch,
-      "/spec/affinity/podAffinity/"
-      "preferredDuringSchedulingIgnoredDuringExecution/-")["podAffinityTerm"]["labelSelector"]
-                                                          ["matchLabels"];
-  CHECK(labels["workflows.argoproj.io/workflow"].as<std::string>() == "{{workflow.name}}");
+  // Workflow-wide (spec.affinity of the WorkflowTemplate): the zone an Argo parameter, the run
+  // taken from each pod by matchLabelKeys, so one static template serves every run.
+  CHECK(testing::addedValue(
+            patch,
+            "/spec/affinity/nodeAffinity/"
+            "preferredDuringSchedulingIgnoredDuringExecution/-")["preference"]["matchExpressions"]
+                                                                [0]["values"][0]
+                                                                    .as<std::string>() ==
+        "{{workflow.parameters.zone}}");
+  const auto term =
+      testing::addedValue(patch,
+                          "/spec/affinity/podAffinity/"
+                          "preferredDuringSchedulingIgnoredDuringExecution/-")["podAffinityTerm"];
+  CHECK(term["matchLabelKeys"][0].as<std::string>() == "workflows.argoproj.io/workflow");
   CHECK_THAT(patch, Catch::Contains("kubectl patch workflowtemplate etl -n science"));
-  CHECK_THAT(recs[0].action, Catch::Contains("spec.templates[].affinity"));
+  CHECK_THAT(recs[0].action, Catch::Contains("templates[].affinity"));
   CHECK_THAT(patch, !Catch::Contains("set workflows.argoproj.io/workflow per run"));
 }

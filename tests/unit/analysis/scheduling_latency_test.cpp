@@ -154,3 +154,85 @@ TEST_CASE("scheduling-latency stays silent on a healthy cluster",
   testing::RunFixture fx = testing::healthyScenario();
   CHECK(fx.detect(analysis::SchedulingLatency()).empty());
 }
+
+namespace {
+
+// A pod nobody has scheduled yet, created `age` seconds before 5000.
+model::Pod pendingPod(const std::string& name, double age, std::int64_t gpus) {
+  return testing::makePod("ml", name, "", 4, 16, gpus,
+                          [&](model::Pod& p) { p.created = 5000.0 - age; });
+}
+
+}  // namespace
+
+TEST_CASE("a GPU queue pending for 30 minutes is a finding, with its oldest pods and counts",
+          "[detector][scheduling-latency]") {
+  // No scheduler metrics and too few scheduled pods for a quantile: only the queue can speak.
+  model::ClusterSnapshot cluster(
+      5000, {testing::makeNode("gpu-1", 32, 128, 4)},
+      {pendingPod("train-b", 1800, 2), pendingPod("train-a", 1800, 2),
+       pendingPod("train-c", 900, 1), pendingPod("etl", 10, 0), pendingPod("report", 600, 0)});
+  analysis::FindingSink sink;
+  analysis::SchedulingLatency().analyze({cluster, {}, config::Config{}}, sink);
+  REQUIRE(sink.findings().size() == 1);
+  CHECK(sink.noAdviceReason().empty());  // judged: the pending pods are the finding
+  const analysis::Finding& f = sink.findings()[0];
+  CHECK(f.target == "cluster/default/pending");
+  CHECK(f.severity == analysis::Severity::kWarning);
+  CHECK(f.impact == Approx(1770));  // the oldest wait beyond the 30 s p99 SLO
+  const auto& e = f.evidenceAs<analysis::SchedulingLatencyEvidence>();
+  CHECK(e.source == "pending_pods");
+  REQUIRE(e.pending);
+  CHECK(e.pending->pods == 5);
+  CHECK(e.pending->over_slo == 4);  // etl has waited 10 s only
+  CHECK(e.pending->gpu_pods == 3);
+  CHECK(e.pending->gpu_over_slo == 3);
+  CHECK(e.pending->oldest_seconds == Approx(1800));
+  CHECK(e.pending->oldest_gpu_seconds == Approx(1800));
+  CHECK(e.pending->median_seconds == Approx(900));
+  REQUIRE(e.pending->oldest.size() == 5);
+  CHECK(e.pending->oldest[0].pod == "train-a");  // equal ages: by name
+  CHECK(e.pending->oldest[1].pod == "train-b");
+  CHECK(e.pending->oldest[2].pod == "train-c");
+  CHECK(e.pending->oldest[0].gpus == 2);
+  CHECK_THAT(f.summary, Catch::Contains("4 pod(s) pending longer than the p99 SLO (30 s), 3 of "
+                                        "them requesting GPUs; the oldest waits 30 min"));
+  const auto json = f.evidenceJson();
+  CHECK(json["pending"]["gpu_over_slo"] == 3);
+  CHECK(json["pending"]["oldest"][0]["age_seconds"].get<double>() == Approx(1800));
+  CHECK(json["pending"]["basis"] == "measured");
+  CHECK_FALSE(json.contains("p95_seconds"));  // no quantile: these pods are not scheduled
+}
+
+TEST_CASE("pending pods count from the p99 SLO on, edge excluded",
+          "[detector][scheduling-latency]") {
+  model::ClusterSnapshot at_slo(5000, {testing::makeNode("n1", 16, 64)}, {pendingPod("a", 30, 0)});
+  analysis::FindingSink sink;
+  analysis::SchedulingLatency().analyze({at_slo, {}, config::Config{}}, sink);
+  CHECK(sink.findings().empty());
+  CHECK_FALSE(sink.noAdviceReason().empty());  // no histogram, no queue over the SLO
+  model::ClusterSnapshot over(5000, {testing::makeNode("n1", 16, 64)}, {pendingPod("a", 31, 0)});
+  const auto over_findings = detectSchedulingLatency(over);
+  REQUIRE(over_findings.size() == 1);
+  CHECK_THAT(over_findings[0].summary, !Catch::Contains("GPU pods:"));  // none requests GPUs
+  config::Config config;
+  config.detectors.get<analysis::SchedulingLatencySettings>().p99_slo = config::Seconds(31);
+  CHECK(detectSchedulingLatency(over, config).empty());
+}
+
+TEST_CASE("a pending queue beside a fast histogram carries the scheduler's causes",
+          "[detector][scheduling-latency]") {
+  model::ClusterSnapshot cluster(5000, {testing::makeNode("gpu-1", 32, 128, 4)},
+                                 {pendingPod("train", 3120, 2)});
+  model::SchedulerStats stats = slowScheduler();
+  stats.latency = {{"default-scheduler", 0.01, 0.05, 0.08, 0.05}};  // scheduled pods are fast
+  cluster.setScheduler(stats);
+  const auto findings = detectSchedulingLatency(cluster);
+  REQUIRE(findings.size() == 1);  // the histogram is under its SLO: only the queue is reported
+  const auto& e = findings[0].evidenceAs<analysis::SchedulingLatencyEvidence>();
+  CHECK(e.source == "pending_pods");
+  REQUIRE_FALSE(e.causes.empty());
+  CHECK(e.causes[0].subject == "NodeResourcesFit");
+  CHECK_THAT(findings[0].summary, Catch::Contains("52 min"));
+  CHECK_THAT(findings[0].summary, Catch::EndsWith("likely cause: unschedulable"));
+}

@@ -53,8 +53,18 @@ TEST_CASE("a run spread over zones is reported with its edges and transfer estim
   const analysis::Finding& f = findings[0];
   CHECK(f.kind == "split-dependencies");
   CHECK(f.target == "run/science/genome/r1");
-  CHECK(f.severity == analysis::Severity::kWarning);
+  // One run of the DAG: nothing to compare its run times with, so the cost is modelled only.
+  CHECK(f.severity == analysis::Severity::kInfo);
+  CHECK_THAT(f.summary, Catch::Contains("transfer cost unmeasured"));
+  CHECK_THAT(f.summary, Catch::Contains("modelled: 90 s"));
   const auto& e = f.evidenceAs<analysis::SplitDependenciesEvidence>();
+  CHECK(e.basis == analysis::TransferBasis::kModelled);
+  CHECK(e.cross_zone_tasks == 3);  // split, align-2, merge
+  CHECK(e.measured_tasks == 0);
+  CHECK(e.measured_transfer_seconds == 0);
+  // Every split parent had finished when its child was scheduled: no pod affinity reaches them.
+  CHECK(e.sequential_split_edges == 3);
+  CHECK(e.inferred_split_edges == 0);
   CHECK(e.scope.namespace_ == "science");
   CHECK(e.scope.dag == "genome");
   CHECK(e.scope.run == "r1");
@@ -65,9 +75,9 @@ TEST_CASE("a run spread over zones is reported with its edges and transfer estim
   CHECK(e.cross_zone_edges == 3);
   CHECK(e.same_zone_split_edges == 0);
   CHECK(e.split_share == Approx(0.6));
-  CHECK(e.estimated_transfer_seconds == Approx(90));  // 3 × 30 s
-  CHECK(e.critical_path_split_edges == 2);            // fetch→split, align-1→merge
-  CHECK(e.critical_path_transfer_seconds == Approx(60));
+  CHECK(e.modelled_transfer_seconds == Approx(90));  // 3 × 30 s
+  CHECK(e.critical_path_split_edges == 2);           // fetch→split, align-1→merge
+  CHECK(e.critical_path_modelled_transfer_seconds == Approx(60));
   REQUIRE(e.split_edges.size() == 3);
   CHECK(e.split_edges[0].parent == "fetch");
   CHECK(e.split_edges[0].parent_zone == "zone-a");
@@ -79,7 +89,10 @@ TEST_CASE("a run spread over zones is reported with its edges and transfer estim
   CHECK(json["run"] == "r1");
   CHECK(json["placed_edges"] == 5);
   CHECK(json["split_node_edges"] == 3);
-  CHECK(json["estimated_transfer_seconds"].get<double>() == Approx(90));
+  CHECK(json["modelled_transfer_seconds"].get<double>() == Approx(90));
+  CHECK(json["transfer_basis"] == "modelled");
+  CHECK(json["sequential_split_edges"] == 3);
+  CHECK(json["split_edges"][0]["modelled_transfer_seconds"].get<double>() == Approx(30));
   CHECK(json["split_edges"][0]["parent"] == "fetch");
   CHECK(json["split_edges"][0]["child_zone"] == "zone-b");
 }
@@ -91,7 +104,7 @@ TEST_CASE("the cost model comes from the configuration", "[detector][split-depen
   config.analysis.transfer.same_node = config::Seconds(1);
   const auto findings = detectSplitDependencies(fx, config);
   REQUIRE(findings.size() == 1);
-  CHECK(findings[0].evidenceAs<analysis::SplitDependenciesEvidence>().estimated_transfer_seconds ==
+  CHECK(findings[0].evidenceAs<analysis::SplitDependenciesEvidence>().modelled_transfer_seconds ==
         Approx(302));
 }
 
@@ -124,7 +137,7 @@ TEST_CASE("the split-share threshold and min_split_edges hold at their edges",
   CHECK(findings[0].severity == analysis::Severity::kInfo);  // no zone crossed
   const auto& e = findings[0].evidenceAs<analysis::SplitDependenciesEvidence>();
   CHECK(e.same_zone_split_edges == 2);
-  CHECK(e.estimated_transfer_seconds == Approx(10));
+  CHECK(e.modelled_transfer_seconds == Approx(10));
   config.detectors.get<analysis::SplitDependenciesSettings>().min_split_edges = 3;
   CHECK(detectSplitDependencies(fx, config).empty());
 }
@@ -160,7 +173,7 @@ TEST_CASE("partial placement: unplaced edges are left out, unknown zones are not
     CHECK(e.zone_unknown_edges == 3);  // ghost → ghost is one node, whatever its zone
     CHECK(e.cross_zone_edges == 0);
     CHECK(findings[0].severity == analysis::Severity::kInfo);
-    CHECK(e.estimated_transfer_seconds == Approx(15));  // costed as same zone
+    CHECK(e.modelled_transfer_seconds == Approx(15));  // costed as same zone
     CHECK_FALSE(e.split_edges[0].child_zone);
     CHECK(findings[0].evidenceJson()["split_edges"][0]["child_zone"].is_null());
   }
@@ -225,10 +238,96 @@ TEST_CASE("a run with many split edges lists the five costliest, cross-zone firs
   const auto& e = findings[0].evidenceAs<analysis::SplitDependenciesEvidence>();
   CHECK(e.splitNodeEdges() == 12);
   CHECK(e.cross_zone_edges == 3);
-  CHECK(e.estimated_transfer_seconds == Approx(3 * 30 + 9 * 5));
+  CHECK(e.modelled_transfer_seconds == Approx(3 * 30 + 9 * 5));
   REQUIRE(e.split_edges.size() == 5);
   for (std::size_t i = 0; i < 3; ++i) {
     CHECK(e.split_edges[i].child_zone == "zone-b");
   }
   CHECK(e.split_edges[3].child_zone == "zone-a");
+}
+
+namespace {
+
+// `runs` runs of fetch → {w1, w2}; fetch on a1, the workers on a2 (same zone) in even runs and
+// on b1 (another zone) in odd ones. Run times differ from run to run (no ties); the cross-zone
+// runs' workers take `cross_zone_extra` seconds longer.
+RunFixture fanOutRuns(int runs, double cross_zone_extra) {
+  RunFixture fx;
+  fx.nodes = {zonedNode("a1", "zone-a"), zonedNode("a2", "zone-a"), zonedNode("b1", "zone-b")};
+  for (int i = 0; i < runs; ++i) {
+    const bool cross = i % 2 == 1;
+    const std::string node = cross ? "b1" : "a2";
+    const double extra = cross ? cross_zone_extra : 0;
+    const double w1 = 500 + 3 * i + extra;
+    const double w2 = 400 + 3 * i + extra;
+    fx.addRun("etl", "fan", "r" + std::to_string(i),
+              {{"fetch", "a1", 0, 100}, {"w1", node, 100, 100 + w1}, {"w2", node, 100, 100 + w2}},
+              {{0, 1}, {0, 2}});
+  }
+  return fx;
+}
+
+}  // namespace
+
+TEST_CASE("runs that span zones without any transfer slowdown get no warning",
+          "[detector][split-dependencies]") {
+  RunFixture fx = fanOutRuns(8, 0);
+  const auto findings = detectSplitDependencies(fx, config::Config{});
+  REQUIRE(findings.size() == 4);  // the odd runs: 2 cross-zone edges, 60 s modelled
+  for (const analysis::Finding& f : findings) {
+    CHECK(f.severity == analysis::Severity::kInfo);
+    const auto& e = f.evidenceAs<analysis::SplitDependenciesEvidence>();
+    CHECK(e.basis == analysis::TransferBasis::kMeasured);
+    CHECK(e.measured_tasks == 2);
+    CHECK(e.slowed_tasks == 0);
+    CHECK(e.measured_transfer_seconds == 0);
+    CHECK(e.modelled_transfer_seconds == Approx(60));
+    CHECK(f.impact == Approx(60));
+    REQUIRE(e.crossing_tasks.size() == 2);
+    CHECK(e.crossing_tasks[0].in_zone_runs == 4);
+    CHECK(e.crossing_tasks[0].cross_zone_runs == 4);
+    CHECK(e.crossing_tasks[0].p_value > 0.05);
+    CHECK_THAT(f.summary, Catch::Contains("measured: 0 s of slowdown"));
+  }
+}
+
+TEST_CASE("a slowdown the runs show is measured, and warns with its sample sizes",
+          "[detector][split-dependencies]") {
+  RunFixture fx = fanOutRuns(8, 100);
+  const auto findings = detectSplitDependencies(fx, config::Config{});
+  REQUIRE(findings.size() == 4);
+  const analysis::Finding& f = findings[0];
+  CHECK(f.severity == analysis::Severity::kWarning);
+  const auto& e = f.evidenceAs<analysis::SplitDependenciesEvidence>();
+  CHECK(e.basis == analysis::TransferBasis::kMeasured);
+  CHECK(e.slowed_tasks == 2);
+  // Hodges-Lehmann: the median of the 16 differences (cross − in zone) is 103 s per worker.
+  CHECK(e.measured_transfer_seconds == Approx(206));
+  CHECK(f.impact == Approx(206));
+  REQUIRE(e.crossing_tasks.size() == 2);
+  const analysis::ListedCrossingTask& w = e.crossing_tasks[0];
+  CHECK(w.in_zone_runs == 4);
+  CHECK(w.cross_zone_runs == 4);
+  CHECK(w.shift_seconds == Approx(103));
+  CHECK(w.p_value == Approx(1.0 / 70));  // every cross-zone run longer: 1 of C(8, 4) orderings
+  const auto json = f.evidenceJson();
+  CHECK(json["transfer_basis"] == "measured");
+  CHECK(json["measured_transfer_seconds"].get<double>() == Approx(206));
+  CHECK(json["crossing_tasks"][0]["in_zone_runs"] == 4);
+  CHECK_THAT(f.summary, Catch::Contains("measured: 206 s of slowdown"));
+}
+
+TEST_CASE("too few runs on one side leave the cost modelled", "[detector][split-dependencies]") {
+  RunFixture fx = fanOutRuns(5, 100);  // 3 runs in zone, 2 across zones
+  const auto findings = detectSplitDependencies(fx, config::Config{});
+  REQUIRE(findings.size() == 2);
+  for (const analysis::Finding& f : findings) {
+    CHECK(f.severity == analysis::Severity::kInfo);
+    CHECK(f.evidenceAs<analysis::SplitDependenciesEvidence>().basis ==
+          analysis::TransferBasis::kModelled);
+  }
+  RunFixture more = fanOutRuns(6, 100);  // 3 a side: measured
+  const auto measured = detectSplitDependencies(more, config::Config{});
+  REQUIRE(measured.size() == 3);
+  CHECK(measured[0].severity == analysis::Severity::kWarning);
 }

@@ -18,7 +18,6 @@ using model::NodeId;
 using model::ResourceVector;
 using nlohmann::json;
 
-constexpr std::array<const char*, 3> kResourceNames = {"cpu", "memory", "gpu"};
 constexpr std::array<const char*, 3> kFreeKeys = {"free_cpu_millis", "free_memory_bytes",
                                                   "free_gpus"};
 constexpr std::array<std::optional<std::int64_t> StrandedNode::*, 3> kStrandedFields = {
@@ -42,7 +41,7 @@ void reportNode(const ClusterSnapshot& cluster, NodeId id,
   StrandedNode stranded;
   for (std::size_t r = 0; r < 3; ++r) {
     if (rule.exhausted[r]) {
-      stranded.exhausted.emplace_back(kResourceNames[r]);
+      stranded.exhausted.emplace_back(resourceName(static_cast<Resource>(r)));
     }
     if (rule.stranded[r]) {
       stranded.*kStrandedFields[r] = free[r];

@@ -205,7 +205,8 @@ model::Pod batchTask(const std::string& name, const std::string& node, double ag
   });
 }
 
-const analysis::PreemptionExposure& exposureIn(const std::vector<analysis::Finding>& findings) {
+// A copy: callers pass the detector's findings as a temporary, which ends with the call.
+analysis::PreemptionExposure exposureIn(const std::vector<analysis::Finding>& findings) {
   REQUIRE(findings.size() == 1);
   return findings[0].evidenceAs<analysis::CriticalPathPriorityEvidence>().preemption;
 }

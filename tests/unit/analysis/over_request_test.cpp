@@ -121,7 +121,8 @@ testing::RunFixture withPending(double cores, double mem_gib, std::int64_t gpus 
   return fx;
 }
 
-const analysis::OverRequestEvidence& onlyEvidence(const std::vector<analysis::Finding>& findings) {
+// A copy: callers pass the detector's findings as a temporary, which ends with the call.
+analysis::OverRequestEvidence onlyEvidence(const std::vector<analysis::Finding>& findings) {
   REQUIRE(findings.size() == 1);
   return findings[0].evidenceAs<analysis::OverRequestEvidence>();
 }

@@ -105,15 +105,6 @@ json taintsJson(const std::vector<model::Taint>& taints) {
   return out;
 }
 
-template <typename T, typename Render>
-json arrayOf(const std::vector<T>& items, Render render) {
-  json out = json::array();
-  for (const T& item : items) {
-    out.push_back(render(item));
-  }
-  return out;
-}
-
 std::string summaryLine(const GpuNodeHoardingEvidence& e) {
   std::string line = formatText(
       "%s: %lld of %lld GPUs free while non-GPU pods request %.0f%% of its CPU and %.0f%% of "
@@ -165,9 +156,9 @@ json GpuNodeHoardingEvidence::toJson() const {
           {"gpus_unblocked_by_moving", gpus_unblocked_by_moving},
           {"daemonset_excess_cpu_millis", daemonset_excess.cpu_millis},
           {"daemonset_excess_memory_bytes", daemonset_excess.memory_bytes},
-          {"non_gpu_owners", arrayOf(non_gpu_owners, ownerJson)},
+          {"non_gpu_owners", jsonArrayOf(non_gpu_owners, ownerJson)},
           {"non_gpu_owners_total", non_gpu_owners_total},
-          {"pending_gpu_pods", arrayOf(pending_gpu_pods, blockedPodJson)},
+          {"pending_gpu_pods", jsonArrayOf(pending_gpu_pods, blockedPodJson)},
           {"pending_gpu_pods_total", pending_gpu_pods_total},
           {"diagnosis", diagnosis.toJson()}};
 }

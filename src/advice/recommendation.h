@@ -6,6 +6,7 @@
 
 #include "analysis/finding.h"
 #include "common/clock.h"
+#include "replay/change_set.h"
 
 namespace dagadvisor::advice {
 
@@ -23,6 +24,11 @@ struct Recommendation {
   nlohmann::json evidence = nlohmann::json::object();
   double impact_score = 0;  // for ranking; larger first
   std::string impact;       // the estimated gain in words with numbers
+  /// What applying the patches does, in the replay's terms: the stage after advice replays the
+  /// window with it to predict the gain (empty: nothing the replay models, so no prediction).
+  /// Built from the same values as patch_yaml, so the two cannot tell different stories.
+  replay::ChangeSet changes;
+  std::vector<std::string> watched_pods;  // "namespace/name": the pods it is meant to help
   UnixSeconds first_seen = 0;
   UnixSeconds last_seen = 0;
 };

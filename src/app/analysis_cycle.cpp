@@ -194,6 +194,10 @@ Result<std::shared_ptr<const report::AnalysisReport>> runAnalysisCycle(
   report->nodes = summarizeNodes(*cluster, config);
   report->scheduler = cluster->scheduler();
   report->recommendations = advice::recommend(detection.findings, config);
+  timer.lap("advice");
+  report->predictions =
+      prediction::predictRecommendations(*cluster, graphs, report->recommendations);
+  timer.lap("predictions");
   report->findings = std::move(detection.findings);
   report->detectors = std::move(detection.runs);
   report->generated_at = clock.now();

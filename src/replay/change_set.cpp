@@ -68,6 +68,7 @@ std::size_t apply(ReplayInput& in, const SetPriority& c) {
   return editPods(in, c.pods, [&](ReplayPod& p) {
     p.priority_class = c.priority_class;
     p.priority = c.priority;
+    p.preempts = c.preempts;
   });
 }
 
@@ -82,10 +83,13 @@ std::size_t apply(ReplayInput& in, const SetRequests& c) {
 std::size_t apply(ReplayInput& in, const RecreatePods& c) {
   std::size_t n = 0;
   for (ReplayPod& p : in.pods) {
-    if (p.role != PodRole::kFixed || p.owner_kind == "DaemonSet" || !c.pods.matches(p)) {
+    if (p.owner_kind == "DaemonSet" || !c.pods.matches(p)) {
       continue;
     }
     ++n;
+    if (p.role != PodRole::kFixed) {
+      continue;
+    }
     p.role = PodRole::kStandalone;
     p.arrival = std::max(in.window_start, p.observed_bound);
     p.start_delay = 0;
@@ -109,9 +113,12 @@ bool NodeMatch::matches(const ReplayNode& node) const {
 }
 
 bool PodMatch::matches(const ReplayPod& pod) const {
+  const bool named = names.empty() || std::find(names.begin(), names.end(),
+                                                pod.namespace_ + "/" + pod.name) != names.end();
   return (namespace_.empty() || pod.namespace_ == namespace_) &&
          (owner_kind.empty() || pod.owner_kind == owner_kind) &&
-         (owner_name.empty() || pod.owner_name == owner_name) && labels.matches(pod.labels);
+         (owner_name.empty() || pod.owner_name == owner_name) &&
+         (!requesting_gpus || pod.requests.gpus > 0) && named && labels.matches(pod.labels);
 }
 
 Result<ChangeReport> applyChanges(ReplayInput& input, const ChangeSet& changes) {

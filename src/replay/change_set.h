@@ -23,13 +23,16 @@ struct NodeMatch {
 
 /// Which pods a change edits: in `namespace_` (any when empty) and matching `labels`; with an
 /// owner kind or name given, only the pods of that owner (a Deployment's pods are owned by its
-/// ReplicaSets: give the ReplicaSet). Fixed pods match too but stay where and when they were
-/// observed: of a change, only new requests alter what they take from their node.
+/// ReplicaSets: give the ReplicaSet); with names given, only those pods; with
+/// `requesting_gpus`, only pods that request a GPU. Fixed pods match too but stay where and when
+/// they were observed: of a change, only new requests alter what they take from their node.
 struct PodMatch {
   std::string namespace_;
   LabelSelector labels;
   std::string owner_kind;
   std::string owner_name;
+  std::vector<std::string> names{};  // "namespace/name"
+  bool requesting_gpus = false;
 
   bool matches(const ReplayPod& pod) const;
 };
@@ -59,11 +62,12 @@ struct AddRequiredNodeAffinity {
   LabelSelector term;
 };
 
-/// A PriorityClass with its value for the pods.
+/// A PriorityClass with its value and preemption policy for the pods.
 struct SetPriority {
   PodMatch pods;
   std::string priority_class;
   std::int64_t priority = 0;
+  bool preempts = true;  // preemptionPolicy: PreemptLowerPriority; false: Never
 };
 
 /// New requests for the pods (each resource only when given).
@@ -78,7 +82,8 @@ struct SetRequests {
 /// `kubectl rollout restart`), so that the scheduler places them anew under the other changes
 /// (a NoSchedule taint alone never moves a running pod). Each keeps its observed end, or holds
 /// its new node to the window's end when it never ended. DaemonSet pods are pinned to their node
-/// and never recreated elsewhere; pods the replay schedules anyway are left as they are.
+/// and never recreated elsewhere; pods the replay schedules anyway are left as they are and
+/// count as matched (they are placed anew under the changes already).
 struct RecreatePods {
   PodMatch pods;
 };

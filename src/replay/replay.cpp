@@ -202,7 +202,7 @@ class Engine {
       bind(id, pickNode(pod), now);
       return;
     }
-    if (resolvable_rejection && profile_.preemption && preempt(id, now)) {
+    if (resolvable_rejection && profile_.preemption && in_.pods[id].preempts && preempt(id, now)) {
       return;
     }
     ++out_.pods[id].failed_attempts;

@@ -65,6 +65,7 @@ struct ReplayPod {
   model::ResourceVector requests;
   std::string priority_class;
   std::int64_t priority = 0;
+  bool preempts = true;  // preemptionPolicy PreemptLowerPriority (false: Never)
   std::vector<Toleration> tolerations;
   bool tolerations_inferred = false;
   std::vector<std::pair<std::string, std::string>> node_selector;  // nodeSelector: key = value

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "advice/recommendation.h"
+#include "prediction/recommendation_predictions.h"
 #include "analysis/detector_runner.h"
 #include "analysis/finding.h"
 #include "common/clock.h"
@@ -116,6 +117,7 @@ struct AnalysisReport {
   model::SchedulerStats scheduler;  // the scheduler's own statistics over the window
   std::vector<analysis::Finding> findings;
   std::vector<advice::Recommendation> recommendations;  // ranked, most impact first
+  prediction::RecommendationPredictions predictions;    // what replaying them predicts
   std::vector<DetectorRun> detectors;
 };
 

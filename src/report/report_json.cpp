@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/duration.h"
+#include "report/prediction_json.h"
 
 namespace dagadvisor::report {
 namespace {
@@ -131,8 +132,8 @@ bool matches(const advice::Recommendation& rec, const RecommendationFilter& filt
   return filter.dag.empty() || scopeMatches(rec, &Scope::dag, filter.dag, "dag", "dags");
 }
 
-json recommendationJson(const advice::Recommendation& rec) {
-  return json{{"id", rec.id},
+json recommendationJson(const advice::Recommendation& rec, const report::AnalysisReport* report) {
+  json out{{"id", rec.id},
               {"kind", rec.kind},
               {"severity", analysis::severityName(rec.severity)},
               {"title", rec.title},
@@ -145,13 +146,17 @@ json recommendationJson(const advice::Recommendation& rec) {
               {"impact_score", rec.impact_score},
               {"first_seen", formatTimestamp(rec.first_seen)},
               {"last_seen", formatTimestamp(rec.last_seen)}};
+  if (report != nullptr) {
+    out["predicted"] = predictedJson(*report, rec);
+  }
+  return out;
 }
 
 json recommendationsJson(const report::AnalysisReport& report, const RecommendationFilter& filter) {
   json out = json::array();
   for (const auto& rec : report.recommendations) {
     if (matches(rec, filter)) {
-      out.push_back(recommendationJson(rec));
+      out.push_back(recommendationJson(rec, &report));
     }
   }
   return out;
@@ -344,6 +349,7 @@ json reportJson(const report::AnalysisReport& report, UnixSeconds now, bool stal
   out["summary"] = clusterSummaryJson(report.summary);
   out["detectors"] = detectorsJson(report);
   out["recommendations"] = recommendationsJson(report);
+  out["prediction"] = predictionSummaryJson(report);
   out["findings"] = findingsJson(report);
   out["dags"] = runsJson(report);
   out["nodes"] = nodesJson(report);

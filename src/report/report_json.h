@@ -34,7 +34,9 @@ bool matches(const advice::Recommendation& rec, const RecommendationFilter& filt
 /// Parses "info", "warning", "critical" (as analysis::severityName spells them).
 std::optional<analysis::Severity> parseSeverity(std::string_view text);
 
-nlohmann::json recommendationJson(const advice::Recommendation& rec);
+/// With `report`, the recommendation's `predicted` too (report/prediction_json.h).
+nlohmann::json recommendationJson(const advice::Recommendation& rec,
+                                  const report::AnalysisReport* report = nullptr);
 /// The ranked recommendations that pass `filter`, as a JSON array (report order kept).
 nlohmann::json recommendationsJson(const report::AnalysisReport& report,
                                    const RecommendationFilter& filter = {});

@@ -99,6 +99,16 @@ std::vector<Recommendation> adviseCriticalPathPriority(const FindingList& findin
        {"set in the pod spec of critical-path tasks when the engine submits them (kubectl patch "
         "--local -f <pod manifest> --type=json --patch-file <this document> -o yaml)",
         setFieldPatches({{"spec"}}, "priorityClassName", params.priority_class).front()}});
+  // The engine sets the class on the critical tasks it submits: here, those that pended (an
+  // empty list of names would match every pod).
+  if (!pods.empty()) {
+    rec.changes.changes.push_back(replay::SetPriority{
+        {"", {}, "", "", std::vector<std::string>(pods.begin(), pods.end())},
+        params.priority_class,
+        params.priority_value,
+        preempt});
+    rec.watched_pods.assign(pods.begin(), pods.end());
+  }
   rec.impact_score = waiting;
   rec.impact = "the critical chains have waited " + formatSeconds(waiting) +
                " in all; each second a critical task waits adds a second to its run's makespan";

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "advice/engine_patch.h"
 #include "advice/kinds/pending_causes.h"
@@ -24,6 +25,7 @@ struct Totals {
   std::set<std::string> daemonsets;
   std::set<std::pair<std::string, std::string>> daemonset_refs;  // namespace, name
   std::set<std::string> movable_owners;  // Deployments, Jobs, …: they can run elsewhere
+  std::set<std::tuple<std::string, std::string, std::string>> movable_refs;  // kind, ns, name
   std::int64_t gpus_unblocked = 0;
   bool all_tainted = true;
   std::vector<std::string> daemonset_nodes;  // hold "daemonsets": moving workloads frees nothing
@@ -48,6 +50,7 @@ void accumulate(const GpuNodeHoardingEvidence& evidence, const std::string& tain
       totals.daemonset_refs.emplace(owner.namespace_, owner.name);
     } else if (evidence.hold != "daemonsets") {
       totals.movable_owners.insert(owner.kind + " " + name);
+      totals.movable_refs.emplace(owner.kind, owner.namespace_, owner.name);
     }
   }
   if (evidence.hold == "daemonsets") {
@@ -176,6 +179,25 @@ CommentedDocs patchDocs(const std::vector<std::string>& nodes, const Totals& tot
   return docs;
 }
 
+// The same three steps in the replay's terms, and the restart the action asks for.
+replay::ChangeSet replayChanges(const std::vector<std::string>& nodes, const Totals& totals,
+                                const std::string& taint_key) {
+  const replay::Toleration toleration{taint_key, replay::TolerationOp::kExists, "", "NoSchedule"};
+  replay::ChangeSet set;
+  replay::PodMatch gpu_pods;
+  gpu_pods.requesting_gpus = true;
+  set.changes.push_back(replay::AddToleration{gpu_pods, toleration});
+  for (const auto& [ns, name] : totals.daemonset_refs) {
+    set.changes.push_back(replay::AddToleration{{ns, {}, "DaemonSet", name}, toleration});
+  }
+  set.changes.push_back(
+      replay::AddNodeTaint{{nodes, {}}, model::Taint{taint_key, "present", "NoSchedule"}});
+  for (const auto& [kind, ns, name] : totals.movable_refs) {
+    set.changes.push_back(replay::RecreatePods{{ns, {}, kind, name}});
+  }
+  return set;
+}
+
 }  // namespace
 
 std::vector<Recommendation> adviseGpuNodeHoarding(
@@ -206,8 +228,11 @@ std::vector<Recommendation> adviseGpuNodeHoarding(
   rec.title = titleText(findings.size(), totals);
   rec.action = actionText(totals, taint_key) + " " +
                pendingCausesText(totals.diagnosis, analysis::PendingCause::kHoarding, config);
-  rec.patch_yaml =
-      node_names.empty() ? "" : joinDocuments(patchDocs(node_names, totals, taint_key));
+  if (!node_names.empty()) {
+    rec.patch_yaml = joinDocuments(patchDocs(node_names, totals, taint_key));
+    rec.changes = replayChanges(node_names, totals, taint_key);
+    rec.watched_pods.assign(totals.blocked_pods.begin(), totals.blocked_pods.end());
+  }
   rec.impact_score = static_cast<double>(totals.gpus_unblocked);
   rec.impact = "moving the non-DaemonSet pods off " + std::to_string(totals.hoarded_nodes) +
                " GPU node(s) places " + std::to_string(totals.blocked_total) +

@@ -124,6 +124,14 @@ TEST_CASE("SetPriority makes the matching pods go first and preempt") {
   const auto r = replayed(in);
   CHECK(r.pods[1].bound == Approx(10));
   CHECK(r.pods[0].evictions == 1);
+
+  // preemptionPolicy: Never puts it first in the queue but evicts nothing: it waits for room.
+  replay::ChangeSet never = set;
+  std::get<replay::SetPriority>(never.changes[0]).preempts = false;
+  REQUIRE(replay::applyChanges(in, never).ok());
+  const auto waited = replayed(in);
+  CHECK(waited.pods[1].bound == Approx(100));
+  CHECK(waited.pods[0].evictions == 0);
 }
 
 TEST_CASE("SetRequests resizes the pods of one owner only") {
@@ -171,7 +179,8 @@ TEST_CASE("RecreatePods moves running pods off newly tainted nodes; a taint alon
   restart.changes.push_back(replay::RecreatePods{app("web")});
   const auto report = replay::applyChanges(in, restart);
   REQUIRE(report.ok());
-  CHECK(report->matched == std::vector<std::size_t>{1});  // not the DaemonSet pod
+  // web (scheduled anew anyway) and web-old, not the DaemonSet pod.
+  CHECK(report->matched == std::vector<std::size_t>{2});
   CHECK(in.pods[2].role == replay::PodRole::kStandalone);
   CHECK(in.pods[2].arrival == Approx(50));
   CHECK(in.pods[2].basis == replay::RunTimeBasis::kUnknown);
@@ -179,4 +188,23 @@ TEST_CASE("RecreatePods moves running pods off newly tainted nodes; a taint alon
   CHECK(r.pods[2].node == 1u);
   CHECK(r.pods[2].finished == Approx(in.window_end));
   CHECK(r.pods[3].node == 0u);
+}
+
+TEST_CASE("a PodMatch can name pods and pick the ones requesting GPUs") {
+  replay::ReplayInput in = gpuAndCpu();
+  replay::PodMatch named;
+  named.names = {in.pods[0].namespace_ + "/web"};
+  replay::PodMatch gpus;
+  gpus.requesting_gpus = true;
+  replay::ChangeSet set;
+  set.changes.push_back(replay::SetPriority{named, "critical", 1000});
+  set.changes.push_back(replay::AddToleration{gpus, {"nvidia.com/gpu", replay::TolerationOp::kExists, "", ""}});
+  const auto report = replay::applyChanges(in, set);
+  REQUIRE(report.ok());
+  CHECK(report->matched == std::vector<std::size_t>{1, 1});
+  CHECK(in.pods[0].priority == 1000);
+  CHECK(in.pods[1].priority == 0);
+  CHECK(in.pods[0].tolerations.empty());
+  REQUIRE(in.pods[1].tolerations.size() == 1);
+  CHECK(in.pods[1].tolerations[0].key == "nvidia.com/gpu");
 }

@@ -1,0 +1,200 @@
+#include "prediction/prediction.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <set>
+#include <unordered_map>
+
+#include "prediction/perturbation.h"
+#include "replay/input_builder.h"
+#include "replay/scheduler_latency.h"
+
+namespace dagadvisor::prediction {
+namespace {
+
+using Series = std::vector<double>;  // one value per perturbation
+using Measure = std::function<double(const ReplayMeasures&)>;
+
+double median(Series values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n == 0 ? 0 : (n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2);
+}
+
+struct Sides {
+  const std::vector<ReplayMeasures>& before;
+  const std::vector<ReplayMeasures>& after;
+
+  BeforeAfter figure(const Measure& measure) const {
+    Series b;
+    Series a;
+    Series change;
+    for (std::size_t k = 0; k < before.size(); ++k) {
+      b.push_back(measure(before[k]));
+      a.push_back(measure(after[k]));
+      change.push_back(a.back() - b.back());
+    }
+    const auto [low, high] = std::minmax_element(change.begin(), change.end());
+    return {median(b), median(a), *low, *high};
+  }
+};
+
+double meanOver(const std::vector<std::size_t>& ids, const std::vector<double>& values) {
+  if (ids.empty()) {
+    return 0;
+  }
+  double sum = 0;
+  for (std::size_t id : ids) {
+    sum += values[id];
+  }
+  return sum / static_cast<double>(ids.size());
+}
+
+double sumOver(const std::vector<std::size_t>& ids, const std::vector<double>& values) {
+  return meanOver(ids, values) * static_cast<double>(ids.size());
+}
+
+// A run is affected when the change moves its makespan by more than a second in any replay:
+// finer differences are the event order, not the change.
+std::vector<std::size_t> affectedRuns(const Sides& sides) {
+  std::vector<std::size_t> runs;
+  const std::size_t n = sides.before.front().run_makespan.size();
+  for (std::size_t r = 0; r < n; ++r) {
+    for (std::size_t k = 0; k < sides.before.size(); ++k) {
+      if (std::abs(sides.after[k].run_makespan[r] - sides.before[k].run_makespan[r]) > 1.0) {
+        runs.push_back(r);
+        break;
+      }
+    }
+  }
+  return runs;
+}
+
+std::vector<std::size_t> podsNamed(const replay::ReplayInput& input,
+                                   const std::vector<std::string>& names) {
+  std::unordered_map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < input.pods.size(); ++i) {
+    index.emplace(input.pods[i].namespace_ + "/" + input.pods[i].name, i);
+  }
+  std::set<std::size_t> ids;
+  for (const std::string& name : names) {
+    if (auto it = index.find(name); it != index.end()) {
+      ids.insert(it->second);
+    }
+  }
+  return {ids.begin(), ids.end()};
+}
+
+std::vector<std::size_t> scheduledGpuPods(const replay::ReplayInput& input) {
+  std::vector<std::size_t> ids;
+  for (std::size_t i = 0; i < input.pods.size(); ++i) {
+    if (input.pods[i].role != replay::PodRole::kFixed && input.pods[i].requests.gpus > 0) {
+      ids.push_back(i);
+    }
+  }
+  return ids;
+}
+
+std::vector<RunPrediction> listRuns(const replay::ReplayInput& input, const Sides& sides,
+                                    const std::vector<std::size_t>& affected, std::size_t limit) {
+  std::vector<RunPrediction> runs;
+  for (std::size_t r : affected) {
+    RunPrediction run{input.runs[r].id,
+                      sides.figure([r](const ReplayMeasures& m) { return m.run_makespan[r]; }),
+                      sides.before.front().run_complete[r] != 0,
+                      sides.after.front().run_complete[r] != 0};
+    runs.push_back(std::move(run));
+  }
+  std::stable_sort(runs.begin(), runs.end(), [](const RunPrediction& a, const RunPrediction& b) {
+    return a.makespan_seconds.change() < b.makespan_seconds.change();
+  });
+  runs.resize(std::min(runs.size(), limit));
+  return runs;
+}
+
+Prediction figures(const replay::ReplayInput& input, const Sides& sides,
+                   const std::vector<std::string>& watched, std::size_t runs_listed) {
+  Prediction p;
+  p.replayed = true;
+  p.replays = sides.before.size();
+  const std::vector<std::size_t> affected = affectedRuns(sides);
+  p.affected_runs = affected.size();
+  p.makespan_seconds = sides.figure(
+      [&](const ReplayMeasures& m) { return meanOver(affected, m.run_makespan); });
+  p.critical_path_wait_seconds = sides.figure(
+      [&](const ReplayMeasures& m) { return sumOver(affected, m.run_critical_wait); });
+  const std::vector<std::size_t> watched_ids = podsNamed(input, watched);
+  p.watched_pods = watched_ids.size();
+  p.watched_pending_seconds =
+      sides.figure([&](const ReplayMeasures& m) { return meanOver(watched_ids, m.pod_wait); });
+  const std::vector<std::size_t> gpu_pods = scheduledGpuPods(input);
+  p.gpu_pod_pending_seconds =
+      sides.figure([&](const ReplayMeasures& m) { return meanOver(gpu_pods, m.pod_wait); });
+  p.gpu_allocation = sides.figure([](const ReplayMeasures& m) { return m.gpu_allocation; });
+  p.runs = listRuns(input, sides, affected, runs_listed);
+  return p;
+}
+
+}  // namespace
+
+Result<PredictionContext> PredictionContext::build(const model::ClusterSnapshot& cluster,
+                                                   const std::vector<graph::RunGraph>& graphs,
+                                                   const PredictionOptions& options) {
+  auto input = replay::buildReplayInput(cluster, graphs);
+  if (!input.ok()) {
+    return input.error();
+  }
+  if (auto latency = replay::estimateSchedulerLatency(*input); !latency.ok()) {
+    return latency.error();
+  }
+  return fromInput(*input, options);
+}
+
+Result<PredictionContext> PredictionContext::fromInput(const replay::ReplayInput& input,
+                                                       const PredictionOptions& options) {
+  auto fit = replay::fitQueueOrder(input);
+  if (!fit.ok()) {
+    return fit.error();
+  }
+  PredictionContext context;
+  context.options_ = options;
+  context.options_.replays = std::max<std::uint32_t>(1, options.replays);
+  context.profile_ = fit->profile;
+  context.calibration_ = std::move(fit->calibration);
+  for (std::uint32_t k = 0; k < context.options_.replays; ++k) {
+    context.inputs_.push_back(perturbRunTimes(input, k, options.run_time_spread));
+    auto before = replay::replay(context.inputs_.back(), context.profile_);
+    if (!before.ok()) {
+      return before.error();
+    }
+    context.before_.push_back(measureReplay(context.inputs_.back(), *before));
+  }
+  return context;
+}
+
+Prediction PredictionContext::predict(const replay::ChangeSet& changes,
+                                      const std::vector<std::string>& watched) const {
+  Prediction none;
+  std::vector<ReplayMeasures> after;
+  for (const replay::ReplayInput& base : inputs_) {
+    replay::ReplayInput changed = base;
+    auto report = replay::applyChanges(changed, changes);
+    if (!report.ok()) {
+      none.not_replayed = report.error().describe();
+      return none;
+    }
+    none.matched = report->matched;
+    auto result = replay::replay(changed, profile_);
+    if (!result.ok()) {
+      none.not_replayed = result.error().describe();
+      return none;
+    }
+    after.push_back(measureReplay(changed, *result));
+  }
+  Prediction p = figures(inputs_.front(), Sides{before_, after}, watched, options_.runs_listed);
+  p.matched = std::move(none.matched);
+  return p;
+}
+
+}  // namespace dagadvisor::prediction

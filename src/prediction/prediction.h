@@ -1,0 +1,92 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "graph/run_graph.h"
+#include "model/cluster.h"
+#include "prediction/replay_measures.h"
+#include "replay/calibration.h"
+#include "replay/change_set.h"
+#include "replay/replay.h"
+
+// A prediction replays the observed window twice per perturbation of the run times, once as it
+// was and once with a recommendation's changes, and reports replayed-after against
+// replayed-before of the same perturbation: never against what was observed, which the
+// calibration compares with the unchanged replay instead (docs/whatif.md, "Predictions").
+namespace dagadvisor::prediction {
+
+/// One figure before and after a change: each side the median over the perturbed replays, and
+/// the range of the paired change (after − before of the same perturbation).
+struct BeforeAfter {
+  double before = 0;
+  double after = 0;
+  double change_low = 0;
+  double change_high = 0;
+
+  double change() const { return after - before; }
+};
+
+/// One run whose replay the change alters.
+struct RunPrediction {
+  std::string run;  // namespace/dag/run
+  BeforeAfter makespan_seconds;
+  bool complete_before = false;  // every task finished in the unperturbed replay
+  bool complete_after = false;
+};
+
+struct Prediction {
+  bool replayed = false;
+  std::string not_replayed;          // why not, when !replayed
+  std::size_t replays = 0;           // paired replays behind each figure
+  std::vector<std::size_t> matched;  // objects each change edited, in the change set's order
+  /// Runs whose makespan the change alters in any replay (by more than a second).
+  std::size_t affected_runs = 0;
+  BeforeAfter makespan_seconds;            // mean over the affected runs
+  BeforeAfter critical_path_wait_seconds;  // summed over the affected runs
+  std::size_t watched_pods = 0;            // the recommendation's own pods found in the replay
+  BeforeAfter watched_pending_seconds;     // their mean wait for a node
+  BeforeAfter gpu_pod_pending_seconds;     // mean wait of the replayed pods that request GPUs
+  BeforeAfter gpu_allocation;              // GPUs held over the window / the nodes' GPUs
+  std::vector<RunPrediction> runs;         // the affected runs, largest gain first, bounded
+};
+
+struct PredictionOptions {
+  std::uint32_t replays = 5;     // perturbations; the first is the observed run times
+  double run_time_spread = 0.1;  // each replayed run time × U[1 − spread, 1 + spread]
+  std::size_t runs_listed = 10;
+};
+
+/// The window prepared once per cycle: the replay input with its perturbations, the profile
+/// fitted to the observation, and the unchanged replays every prediction compares with.
+class PredictionContext {
+ public:
+  static Result<PredictionContext> build(const model::ClusterSnapshot& cluster,
+                                         const std::vector<graph::RunGraph>& graphs,
+                                         const PredictionOptions& options = {});
+  /// The same from a replay input already built (and its scheduler latency estimated).
+  static Result<PredictionContext> fromInput(const replay::ReplayInput& input,
+                                             const PredictionOptions& options = {});
+
+  const replay::CalibrationReport& calibration() const { return calibration_; }
+  const replay::SchedulerProfile& profile() const { return profile_; }
+  std::size_t pods() const { return inputs_.front().pods.size(); }
+
+  /// What `changes` would have done to the window; `watched` ("namespace/name") are the pods the
+  /// recommendation is about. A set that matches nothing of the replay is not replayed, and says
+  /// which change.
+  Prediction predict(const replay::ChangeSet& changes,
+                     const std::vector<std::string>& watched = {}) const;
+
+ private:
+  PredictionOptions options_;
+  replay::SchedulerProfile profile_;
+  replay::CalibrationReport calibration_;
+  std::vector<replay::ReplayInput> inputs_;  // by perturbation
+  std::vector<ReplayMeasures> before_;       // by perturbation
+};
+
+}  // namespace dagadvisor::prediction

@@ -1,0 +1,34 @@
+#pragma once
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "advice/recommendation.h"
+#include "prediction/prediction.h"
+
+namespace dagadvisor::prediction {
+
+/// The predictions of one cycle's recommendations.
+struct RecommendationPredictions {
+  std::string unavailable;  // why the window could not be replayed ("" when it was)
+  replay::CalibrationReport calibration;
+  std::size_t replayed_pods = 0;
+  std::unordered_map<std::string, Prediction> by_id;  // recommendations with changes only
+  /// The recommendations with changes, in rank order, applied together (up to `together_limit`).
+  std::vector<std::string> together_ids;
+  Prediction together;
+  double seconds = 0;  // wall time of every replay
+};
+
+struct RecommendationPredictionOptions {
+  PredictionOptions replay;
+  std::size_t together_limit = 10;
+};
+
+RecommendationPredictions predictRecommendations(
+    const model::ClusterSnapshot& cluster, const std::vector<graph::RunGraph>& graphs,
+    const std::vector<advice::Recommendation>& recommendations,
+    const RecommendationPredictionOptions& options = {});
+
+}  // namespace dagadvisor::prediction

@@ -100,10 +100,9 @@ std::vector<RunPrediction> listRuns(const replay::ReplayInput& input, const Side
                                     const std::vector<std::size_t>& affected, std::size_t limit) {
   std::vector<RunPrediction> runs;
   for (std::size_t r : affected) {
-    RunPrediction run{input.runs[r].id,
-                      sides.figure([r](const ReplayMeasures& m) { return m.run_makespan[r]; }),
-                      sides.before.front().run_complete[r] != 0,
-                      sides.after.front().run_complete[r] != 0};
+    RunPrediction run{
+        input.runs[r].id, sides.figure([r](const ReplayMeasures& m) { return m.run_makespan[r]; }),
+        sides.before.front().run_complete[r] != 0, sides.after.front().run_complete[r] != 0};
     runs.push_back(std::move(run));
   }
   std::stable_sort(runs.begin(), runs.end(), [](const RunPrediction& a, const RunPrediction& b) {
@@ -120,10 +119,10 @@ Prediction figures(const replay::ReplayInput& input, const Sides& sides,
   p.replays = sides.before.size();
   const std::vector<std::size_t> affected = affectedRuns(sides);
   p.affected_runs = affected.size();
-  p.makespan_seconds = sides.figure(
-      [&](const ReplayMeasures& m) { return meanOver(affected, m.run_makespan); });
-  p.critical_path_wait_seconds = sides.figure(
-      [&](const ReplayMeasures& m) { return sumOver(affected, m.run_critical_wait); });
+  p.makespan_seconds =
+      sides.figure([&](const ReplayMeasures& m) { return meanOver(affected, m.run_makespan); });
+  p.critical_path_wait_seconds =
+      sides.figure([&](const ReplayMeasures& m) { return sumOver(affected, m.run_critical_wait); });
   const std::vector<std::size_t> watched_ids = podsNamed(input, watched);
   p.watched_pods = watched_ids.size();
   p.watched_pending_seconds =

@@ -37,8 +37,7 @@ RecommendationPredictions predictRecommendations(
   if (!out.together_ids.empty()) {
     out.together = context->predict(together, watched_together);
   }
-  out.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return out;
 }
 

@@ -24,9 +24,8 @@ double criticalWait(const replay::ReplayInput& input, const replay::ReplayResult
     return result.pods[id].done() ? result.pods[id].finished : -kForever;
   };
   const auto latest = [&](const std::vector<replay::ReplayPodId>& ids) {
-    return *std::max_element(ids.begin(), ids.end(), [&](auto a, auto b) {
-      return finish(a) < finish(b);
-    });
+    return *std::max_element(ids.begin(), ids.end(),
+                             [&](auto a, auto b) { return finish(a) < finish(b); });
   };
   if (run.tasks.empty()) {
     return 0;

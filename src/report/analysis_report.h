@@ -7,13 +7,13 @@
 #include <vector>
 
 #include "advice/recommendation.h"
-#include "prediction/recommendation_predictions.h"
 #include "analysis/detector_runner.h"
 #include "analysis/finding.h"
 #include "common/clock.h"
 #include "graph/whatif_reading.h"
 #include "model/resources.h"
 #include "model/scheduler_stats.h"
+#include "prediction/recommendation_predictions.h"
 
 // The views of one analysis that every output renders (API, page, metrics, text): assembled by
 // the analysis cycle from the stages before, immutable once published.

@@ -134,18 +134,18 @@ bool matches(const advice::Recommendation& rec, const RecommendationFilter& filt
 
 json recommendationJson(const advice::Recommendation& rec, const report::AnalysisReport* report) {
   json out{{"id", rec.id},
-              {"kind", rec.kind},
-              {"severity", analysis::severityName(rec.severity)},
-              {"title", rec.title},
-              {"target", rec.target},
-              {"instances", stringArray(rec.instances)},
-              {"action", rec.action},
-              {"patch_yaml", rec.patch_yaml},
-              {"evidence", rec.evidence},
-              {"impact", rec.impact},
-              {"impact_score", rec.impact_score},
-              {"first_seen", formatTimestamp(rec.first_seen)},
-              {"last_seen", formatTimestamp(rec.last_seen)}};
+           {"kind", rec.kind},
+           {"severity", analysis::severityName(rec.severity)},
+           {"title", rec.title},
+           {"target", rec.target},
+           {"instances", stringArray(rec.instances)},
+           {"action", rec.action},
+           {"patch_yaml", rec.patch_yaml},
+           {"evidence", rec.evidence},
+           {"impact", rec.impact},
+           {"impact_score", rec.impact_score},
+           {"first_seen", formatTimestamp(rec.first_seen)},
+           {"last_seen", formatTimestamp(rec.last_seen)}};
   if (report != nullptr) {
     out["predicted"] = predictedJson(*report, rec);
   }

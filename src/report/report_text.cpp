@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/duration.h"
+#include "report/prediction_text.h"
 #include "report/report_json.h"
 
 namespace dagadvisor::report {
@@ -87,13 +88,15 @@ void writeTable(std::ostream& out, const std::vector<Row>& rows) {
   }
 }
 
-void writeRecommendation(std::ostream& out, std::size_t rank, const advice::Recommendation& rec) {
+void writeRecommendation(std::ostream& out, std::size_t rank, const report::AnalysisReport& r,
+                         const advice::Recommendation& rec) {
   out << "\n"
       << rank << ". [" << analysis::severityName(rec.severity) << "] " << rec.title << "\n"
       << "   id:       " << rec.id << " (" << rec.kind << ", " << rec.target << ")\n";
   if (!rec.impact.empty()) {
     out << "   impact:   " << rec.impact << " (modelled)\n";
   }
+  out << "   replayed: " << predictedLine(r, rec) << "\n";
   if (!rec.action.empty()) {
     out << "   action:   " << rec.action << "\n";
   }
@@ -108,7 +111,7 @@ void writeRecommendation(std::ostream& out, std::size_t rank, const advice::Reco
 void writeRecommendationsInFull(std::ostream& out, const report::AnalysisReport& r) {
   std::size_t rank = 0;
   for (const auto& rec : r.recommendations) {
-    writeRecommendation(out, ++rank, rec);
+    writeRecommendation(out, ++rank, r, rec);
   }
 }
 
@@ -129,15 +132,19 @@ std::string clipped(const std::string& text, std::size_t width) {
 }
 
 void writeRecommendationTable(std::ostream& out, const report::AnalysisReport& r) {
-  std::vector<Row> rows{{"#", "SEVERITY", "ID", "TARGET", "GAIN (modelled)"}};
+  std::vector<Row> rows{
+      {"#", "SEVERITY", "ID", "TARGET", "GAIN (modelled)", "REPLAYED (modelled)"}};
   std::size_t rank = 0;
   for (const auto& rec : r.recommendations) {
     rows.push_back({std::to_string(++rank), std::string(analysis::severityName(rec.severity)),
-                    rec.id, clipped(rec.target, 40), clipped(rec.impact, 72)});
+                    rec.id, clipped(rec.target, 40), clipped(rec.impact, 72),
+                    predictedCell(r, rec)});
   }
   writeTable(out, rows);
-  out << "  Gains are modelled estimates (docs/findings.md says how each is made). Evidence and\n"
-         "  patches: add --details, or --recommendation ID for one.\n";
+  out << "  Gains are modelled estimates (docs/findings.md says how each is made); REPLAYED is "
+         "the\n"
+         "  observed window replayed with the change against without it (docs/whatif.md).\n"
+         "  Evidence, patches and the full prediction: add --details, or --recommendation ID.\n";
 }
 
 void writeRecommendations(std::ostream& out, const report::AnalysisReport& r, bool details) {
@@ -255,7 +262,7 @@ std::string renderText(const report::AnalysisReport& report, const TextOptions& 
   if (!options.recommendation_id.empty()) {
     for (std::size_t i = 0; i < report.recommendations.size(); ++i) {
       if (report.recommendations[i].id == options.recommendation_id) {
-        writeRecommendation(out, i + 1, report.recommendations[i]);
+        writeRecommendation(out, i + 1, report, report.recommendations[i]);
       }
     }
     return out.str();

@@ -7,6 +7,7 @@
 
 #include "report/gantt_svg.h"
 #include "report/graph_svg.h"
+#include "report/prediction_json.h"
 #include "report/report_dot.h"
 #include "report/report_json.h"
 #include "report/report_yaml.h"
@@ -131,12 +132,13 @@ HttpResponse recommendations(const SnapshotStore& store, const HttpRequest& requ
   if (wantsYaml(request)) {
     auto doc = report::envelopeJson(*p.report, store.clock().now(), store.freshness().stale);
     doc["recommendations"] = report::recommendationsJson(*p.report, *filter);
+    doc["prediction"] = report::predictionSummaryJson(*p.report);
     return HttpResponse{200, "application/yaml", report::jsonToYaml(doc), {}};
   }
   const std::string body = filter->empty()
                                ? p.recommendations
                                : report::dumpJson(report::recommendationsJson(*p.report, *filter));
-  return envelopeResponse(store, p, {{"recommendations", body}});
+  return envelopeResponse(store, p, {{"recommendations", body}, {"prediction", p.prediction}});
 }
 
 HttpResponse svgOrError(const Result<std::string>& svg) {
@@ -193,7 +195,9 @@ void registerApiRoutes(HttpServer& server, const SnapshotStore& store) {
         return recommendations(store, request, p);
       });
   server.route("GET", "/api/v1/recommendations",
-               cachedEnvelope(store, {{"recommendations", &Published::recommendations}},
+               cachedEnvelope(store,
+                              {{"recommendations", &Published::recommendations},
+                               {"prediction", &Published::prediction}},
                               std::move(filtered_or_yaml)));
   server.route("GET", "/api/v1/findings",
                cachedEnvelope(store, {{"findings", &Published::findings}}));

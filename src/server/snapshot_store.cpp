@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "common/secrets.h"
+#include "report/prediction_json.h"
 #include "report/report_json.h"
 
 namespace dagadvisor::server {
@@ -40,6 +41,7 @@ void SnapshotStore::publish(std::shared_ptr<const report::AnalysisReport> report
   }
   auto published = std::make_shared<Published>();
   published->recommendations = report::dumpJson(report::recommendationsJson(*report));
+  published->prediction = report::dumpJson(report::predictionSummaryJson(*report));
   published->findings = report::dumpJson(report::findingsJson(*report));
   published->dags = report::dumpJson(report::runsJson(*report));
   published->summary = report::dumpJson(report::clusterSummaryJson(report->summary));

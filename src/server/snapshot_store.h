@@ -34,6 +34,7 @@ class RenderCache {
 struct Published {
   std::shared_ptr<const report::AnalysisReport> report;
   std::string recommendations;  // unfiltered recommendations array
+  std::string prediction;       // the replay's calibration and the set applied together
   std::string findings;         // findings array
   std::string dags;             // runs array
   std::string summary;          // cluster summary object

@@ -102,11 +102,11 @@ std::vector<Recommendation> adviseCriticalPathPriority(const FindingList& findin
   // The engine sets the class on the critical tasks it submits: here, those that pended (an
   // empty list of names would match every pod).
   if (!pods.empty()) {
-    rec.changes.changes.push_back(replay::SetPriority{
-        {"", {}, "", "", std::vector<std::string>(pods.begin(), pods.end())},
-        params.priority_class,
-        params.priority_value,
-        preempt});
+    rec.changes.changes.push_back(
+        replay::SetPriority{{"", {}, "", "", std::vector<std::string>(pods.begin(), pods.end())},
+                            params.priority_class,
+                            params.priority_value,
+                            preempt});
     rec.watched_pods.assign(pods.begin(), pods.end());
   }
   rec.impact_score = waiting;

@@ -61,10 +61,11 @@ Recommendation adviseWorkload(const analysis::Finding& f, const config::Config& 
   rec.evidence = {{"pods", cover(rec, {&f})}};
   rec.patch_yaml = requestsDocs(e, ref);
   if (!rec.patch_yaml.empty()) {
-    rec.changes.changes.push_back(replay::SetRequests{{e.namespace_, {}, e.owner_kind, e.owner_name},
-                                                      e.recommended.cpu_millis,
-                                                      e.recommended.memory_bytes,
-                                                      std::nullopt});
+    rec.changes.changes.push_back(
+        replay::SetRequests{{e.namespace_, {}, e.owner_kind, e.owner_name},
+                            e.recommended.cpu_millis,
+                            e.recommended.memory_bytes,
+                            std::nullopt});
   }
   rec.title = f.summary;
   const bool needed = e.needed != model::ResourceVector{};

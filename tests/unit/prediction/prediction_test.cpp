@@ -72,8 +72,8 @@ TEST_CASE("a change that alters no placement is predicted to gain nothing") {
   auto context = prediction::PredictionContext::fromInput(hoardedGpuNode());
   REQUIRE(context.ok());
   replay::ChangeSet set;
-  set.changes.push_back(replay::SetRequests{{"ns", {}, "ReplicaSet", "web-5d8"}, 5000,
-                                            std::nullopt, std::nullopt});
+  set.changes.push_back(
+      replay::SetRequests{{"ns", {}, "ReplicaSet", "web-5d8"}, 5000, std::nullopt, std::nullopt});
   const prediction::Prediction p = context->predict(set);
   REQUIRE(p.replayed);
   CHECK(p.affected_runs == 0);

@@ -198,7 +198,8 @@ TEST_CASE("a PodMatch can name pods and pick the ones requesting GPUs") {
   gpus.requesting_gpus = true;
   replay::ChangeSet set;
   set.changes.push_back(replay::SetPriority{named, "critical", 1000});
-  set.changes.push_back(replay::AddToleration{gpus, {"nvidia.com/gpu", replay::TolerationOp::kExists, "", ""}});
+  set.changes.push_back(
+      replay::AddToleration{gpus, {"nvidia.com/gpu", replay::TolerationOp::kExists, "", ""}});
   const auto report = replay::applyChanges(in, set);
   REQUIRE(report.ok());
   CHECK(report->matched == std::vector<std::size_t>{1, 1});

@@ -1,0 +1,85 @@
+#include "report/prediction_json.h"
+
+namespace dagadvisor::report {
+namespace {
+
+using nlohmann::json;
+
+json beforeAfterJson(const prediction::BeforeAfter& f) {
+  return json{{"before", f.before},
+              {"after", f.after},
+              {"change", f.change()},
+              {"change_range", json::array({f.change_low, f.change_high})}};
+}
+
+json runsJson(const std::vector<prediction::RunPrediction>& runs) {
+  json out = json::array();
+  for (const prediction::RunPrediction& run : runs) {
+    out.push_back(json{{"run", run.run},
+                       {"makespan_seconds", beforeAfterJson(run.makespan_seconds)},
+                       {"complete_before", run.complete_before},
+                       {"complete_after", run.complete_after}});
+  }
+  return out;
+}
+
+json notReplayed(const std::string& reason) {
+  return json{{"replayed", false}, {"reason", reason}};
+}
+
+}  // namespace
+
+json predictionJson(const prediction::Prediction& p) {
+  if (!p.replayed) {
+    return notReplayed(p.not_replayed);
+  }
+  json out{{"replayed", true},
+           {"basis", "modelled: the observed window replayed with and without the change"},
+           {"replays", p.replays},
+           {"matched", p.matched},
+           {"affected_runs", p.affected_runs},
+           {"makespan_seconds", beforeAfterJson(p.makespan_seconds)},
+           {"critical_path_wait_seconds", beforeAfterJson(p.critical_path_wait_seconds)},
+           {"gpu_pod_pending_seconds", beforeAfterJson(p.gpu_pod_pending_seconds)},
+           {"gpu_allocation", beforeAfterJson(p.gpu_allocation)},
+           {"runs", runsJson(p.runs)}};
+  if (p.watched_pods > 0) {
+    out["watched_pods"] = p.watched_pods;
+    out["watched_pending_seconds"] = beforeAfterJson(p.watched_pending_seconds);
+  }
+  return out;
+}
+
+json predictedJson(const AnalysisReport& report, const advice::Recommendation& rec) {
+  if (rec.changes.changes.empty()) {
+    return notReplayed("no change the replay models (advice in words, or a patch it cannot apply)");
+  }
+  if (!report.predictions.unavailable.empty()) {
+    return notReplayed("the window could not be replayed: " + report.predictions.unavailable);
+  }
+  const auto it = report.predictions.by_id.find(rec.id);
+  return it == report.predictions.by_id.end() ? notReplayed("not replayed in this cycle")
+                                              : predictionJson(it->second);
+}
+
+json predictionSummaryJson(const AnalysisReport& report) {
+  const prediction::RecommendationPredictions& p = report.predictions;
+  if (!p.unavailable.empty()) {
+    return notReplayed(p.unavailable);
+  }
+  const replay::CalibrationReport& c = p.calibration;
+  return json{{"replayed", true},
+              {"pods", p.replayed_pods},
+              {"seconds", p.seconds},
+              {"calibration",
+               {{"finished_runs", c.finished_runs},
+                {"median_error", c.median_error},
+                {"p90_error", c.p90_error},
+                {"max_error", c.max_error}}},
+              {"together",
+               {{"recommendations", p.together_ids},
+                {"predicted", p.together_ids.empty() ? notReplayed("no recommendation with changes")
+                                                     : predictionJson(p.together)}}}};
+}
+
+}  // namespace dagadvisor::report

@@ -1,0 +1,93 @@
+#include "report/prediction_text.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "report/report_text.h"
+
+namespace dagadvisor::report {
+namespace {
+
+std::string percent(double share) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f %%", share * 100);
+  return buf;
+}
+
+std::string signedPercentPoints(double change) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.1f pt", change * 100);
+  return buf;
+}
+
+using Format = std::string (*)(double);
+
+std::string figure(const prediction::BeforeAfter& f, Format value, Format change) {
+  return value(f.before) + " → " + value(f.after) + " (" + change(f.change()) + ", range " +
+         change(f.change_low) + " … " + change(f.change_high) + ")";
+}
+
+std::string seconds(const prediction::BeforeAfter& f) {
+  return figure(f, humanSeconds, signedSeconds);
+}
+
+const prediction::Prediction* find(const AnalysisReport& report,
+                                   const advice::Recommendation& rec) {
+  const auto it = report.predictions.by_id.find(rec.id);
+  return it == report.predictions.by_id.end() ? nullptr : &it->second;
+}
+
+}  // namespace
+
+std::string signedSeconds(double s) {
+  return (s < 0 ? "−" : "+") + humanSeconds(std::fabs(s));
+}
+
+std::string predictionLine(const prediction::Prediction& p) {
+  if (!p.replayed) {
+    return "not replayed: " + p.not_replayed;
+  }
+  std::string line = "replayed " + std::to_string(p.replays) + "× (modelled): ";
+  if (p.affected_runs == 0) {
+    line += "no run's makespan changes";
+  } else {
+    line += "makespan of " + std::to_string(p.affected_runs) + " affected run(s) " +
+            seconds(p.makespan_seconds) + "; their critical-path wait " +
+            seconds(p.critical_path_wait_seconds);
+  }
+  if (p.watched_pods > 0) {
+    line += "; wait of its " + std::to_string(p.watched_pods) + " pod(s) " +
+            seconds(p.watched_pending_seconds);
+  }
+  line += "; GPU pods' wait " + seconds(p.gpu_pod_pending_seconds) +
+          "; GPU allocation in the window " +
+          figure(p.gpu_allocation, percent, signedPercentPoints);
+  return line;
+}
+
+std::string predictedLine(const AnalysisReport& report, const advice::Recommendation& rec) {
+  if (rec.changes.changes.empty()) {
+    return "not replayed: no change the replay models";
+  }
+  if (!report.predictions.unavailable.empty()) {
+    return "not replayed: " + report.predictions.unavailable;
+  }
+  const prediction::Prediction* p = find(report, rec);
+  return p == nullptr ? "not replayed in this cycle" : predictionLine(*p);
+}
+
+std::string predictedCell(const AnalysisReport& report, const advice::Recommendation& rec) {
+  const prediction::Prediction* p = find(report, rec);
+  if (p == nullptr || !p->replayed) {
+    return "-";
+  }
+  std::string cell = p->affected_runs == 0
+                         ? "runs unchanged"
+                         : "makespan " + signedSeconds(p->makespan_seconds.change());
+  if (p->gpu_pod_pending_seconds.change() != 0) {
+    cell += ", GPU wait " + signedSeconds(p->gpu_pod_pending_seconds.change());
+  }
+  return cell;
+}
+
+}  // namespace dagadvisor::report

@@ -1,0 +1,86 @@
+// The bundled default scenario through the whole pipeline: the recommendations' change sets are
+// replayed, and the pods each recommendation is about wait less.
+#include <catch2/catch.hpp>
+
+#include "advice/kind_list.h"
+#include "advice/recommender.h"
+#include "analysis/detector_runner.h"
+#include "graph/cluster_whatif.h"
+#include "model/adapters/adapter_registry.h"
+#include "model/cluster_fetch.h"
+#include "prediction/recommendation_predictions.h"
+#include "sources/snapshot/snapshot_source.h"
+
+using namespace dagadvisor;
+
+namespace {
+
+struct Predicted {
+  std::vector<advice::Recommendation> recommendations;
+  prediction::RecommendationPredictions predictions;
+
+  const prediction::Prediction& of(const std::string& kind) const {
+    for (const advice::Recommendation& rec : recommendations) {
+      if (rec.kind == kind) {
+        return predictions.by_id.at(rec.id);
+      }
+    }
+    FAIL("no recommendation of kind " << kind);
+    throw std::logic_error("unreachable");
+  }
+};
+
+Predicted predictDefaultScenario() {
+  auto source = sources::SnapshotSource::open(std::string(DAGADVISOR_SOURCE_DIR) +
+                                              "/config/scenarios/default");
+  REQUIRE(source.ok());
+  const config::Config config = advice::defaultConfig();
+  model::FetchStats stats;
+  auto cluster = model::fetchClusterSnapshot(
+      **source, model::QueryCatalog(config.sources.prometheus), (*source)->analysisTime(), stats);
+  REQUIRE(cluster.ok());
+  const auto runs = model::buildRuns(*cluster, config.workflow_labels);
+  const auto graphs =
+      graph::buildRunGraphs(runs, *cluster, graph::WhatIfTransfer::fromConfig(config));
+  const auto detection = analysis::runDetectors(advice::enabledDetectors(config.detectors),
+                                                analysis::AnalysisInput{*cluster, graphs, config});
+  Predicted out;
+  out.recommendations = advice::recommend(detection.findings, config);
+  out.predictions = prediction::predictRecommendations(*cluster, graphs, out.recommendations);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("every change set of the default scenario's recommendations names objects it has") {
+  const Predicted p = predictDefaultScenario();
+  REQUIRE(p.predictions.unavailable.empty());
+  std::size_t with_changes = 0;
+  for (const advice::Recommendation& rec : p.recommendations) {
+    if (rec.changes.changes.empty()) {
+      continue;
+    }
+    ++with_changes;
+    const prediction::Prediction& predicted = p.predictions.by_id.at(rec.id);
+    INFO(rec.id << ": " << predicted.not_replayed);
+    CHECK(predicted.replayed);
+    CHECK(predicted.matched.size() == rec.changes.changes.size());
+  }
+  CHECK(with_changes >= 3);
+  CHECK(p.predictions.together_ids.size() == with_changes);
+  CHECK(p.predictions.together.replayed);
+  std::printf("default scenario: %zu recommendations replayed, %zu pods, %.3f s\n", with_changes,
+              p.predictions.replayed_pods, p.predictions.seconds);
+}
+
+TEST_CASE("the default scenario's hoarding and priority advice shorten their pods' wait") {
+  const Predicted p = predictDefaultScenario();
+  const prediction::Prediction& hoarding = p.of("gpu-node-hoarding");
+  REQUIRE(hoarding.watched_pods > 0);
+  // In every perturbed replay, not only in the median.
+  CHECK(hoarding.watched_pending_seconds.change_high < 0);
+  CHECK(hoarding.gpu_pod_pending_seconds.change() < 0);
+  const prediction::Prediction& priority = p.of("critical-path-priority");
+  REQUIRE(priority.watched_pods > 0);
+  CHECK(priority.watched_pending_seconds.change() < 0);
+}

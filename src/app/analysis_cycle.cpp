@@ -159,7 +159,8 @@ Result<model::ClusterSnapshot> fetchCluster(sources::MetricsSource& source,
 Result<std::shared_ptr<const report::AnalysisReport>> runAnalysisCycle(
     sources::MetricsSource& source, const config::Config& config, UnixSeconds at,
     const Clock& clock, advice::RecommendationHistory* history,
-    std::span<const model::ObjectSourcePtr> objects) {
+    std::span<const model::ObjectSourcePtr> objects,
+    const prediction::RecommendationPredictionOptions& predict) {
   const auto started = std::chrono::steady_clock::now();
   StageTimer timer;
   model::FetchStats stats;
@@ -196,7 +197,7 @@ Result<std::shared_ptr<const report::AnalysisReport>> runAnalysisCycle(
   report->recommendations = advice::recommend(detection.findings, config);
   timer.lap("advice");
   report->predictions =
-      prediction::predictRecommendations(*cluster, graphs, report->recommendations);
+      prediction::predictRecommendations(*cluster, graphs, report->recommendations, predict);
   timer.lap("predictions");
   report->findings = std::move(detection.findings);
   report->detectors = std::move(detection.runs);

@@ -17,9 +17,11 @@ namespace dagadvisor::app {
 /// edges of the workflow objects `objects` deliver) and their graphs → detectors → advice → an
 /// immutable report. `history` (may be null) stamps first/last seen on recommendations across
 /// cycles. Gaps of the object sources are warnings on the report, never a failed cycle.
+/// `predict` says what the replay predicts beside each recommendation.
 Result<std::shared_ptr<const report::AnalysisReport>> runAnalysisCycle(
     sources::MetricsSource& source, const config::Config& config, UnixSeconds at,
     const Clock& clock, advice::RecommendationHistory* history,
-    std::span<const model::ObjectSourcePtr> objects = {});
+    std::span<const model::ObjectSourcePtr> objects = {},
+    const prediction::RecommendationPredictionOptions& predict = {});
 
 }  // namespace dagadvisor::app

@@ -13,6 +13,7 @@
 #include "app/analysis_cycle.h"
 #include "app/serve.h"
 #include "app/setup.h"
+#include "app/whatif_apply.h"
 #include "app/whatif_command.h"
 #include "common/duration.h"
 #include "common/log.h"
@@ -181,9 +182,10 @@ int run(int argc, char** argv) {
               << "json decoder: simdjson On-Demand, " << sources::decoderKernel() << " kernel\n";
     return kExitOk;
   }
-  if (cli->command == "whatif") {
+  if (cli->command == "whatif" && cli->apply.empty()) {
     if (cli->plan_path.empty()) {
-      return fail(kExitUsage, "whatif needs --plan FILE.json (see docs/whatif.md)");
+      return fail(kExitUsage,
+                  "whatif needs --plan FILE.json or --apply ID[,ID...]|all (see docs/whatif.md)");
     }
     return runWhatIfCommand(cli->plan_path, cli->output, std::cout, std::cerr);
   }
@@ -199,6 +201,9 @@ int run(int argc, char** argv) {
   }
   if (cli->command == "analyze") {
     return analyze(*cli, *config);
+  }
+  if (cli->command == "whatif") {
+    return runWhatIfApply(*cli, *config, std::cout, std::cerr);
   }
   if (cli->command == "snapshot-record") {
     return recordSnapshot(*cli, *config);

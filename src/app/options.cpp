@@ -11,7 +11,8 @@ constexpr const char* kCommands = R"(Commands:
   serve             analyse every interval and serve the API, /metrics and health checks
   analyze           run one analysis and print the report (table, json or yaml)
   snapshot record   record every query of one analysis into a directory, for replay
-  whatif            schedule a planned DAG with HEFT (--plan FILE.json; see docs/whatif.md)
+  whatif            schedule a planned DAG with HEFT (--plan FILE.json), or replay the observed
+                    window with recommendations applied (--apply ID,...|all; see docs/whatif.md)
   check-config      validate a config file and print the effective configuration
   version           print the version
 
@@ -22,6 +23,7 @@ Examples:
   dagadvisor serve --config /etc/dagadvisor/dagadvisor.yaml
   dagadvisor snapshot record --prometheus http://127.0.0.1:9090 --out /tmp/snap
   dagadvisor whatif --plan tests/fixtures/plans/topcuoglu2002.json
+  dagadvisor whatif --snapshot config/scenarios/default --apply all
 
 Exit codes: 0 success, 1 the analysis or a source failed, 2 bad usage or configuration.)";
 
@@ -74,6 +76,7 @@ Result<CliOptions> parseOptions(int argc, char** argv) {
     ("recommendation", "analyze: only this recommendation (its id), in full", cxxopts::value<std::string>())
     ("out", "snapshot record: the directory to write", cxxopts::value<std::string>())
     ("plan", "whatif: the plan file (processors, tasks, edges) as JSON", cxxopts::value<std::string>())
+    ("apply", "whatif: replay the window with these recommendations applied (ID[,ID...] or all)", cxxopts::value<std::string>())
     ("listen", "serve: host:port to listen on (default 127.0.0.1:9731)", cxxopts::value<std::string>())
     ("interval", "serve: time between analyses, e.g. 60s", cxxopts::value<std::string>())
     ("cluster", "cluster name carried by every output", cxxopts::value<std::string>())
@@ -113,6 +116,9 @@ Result<CliOptions> parseOptions(int argc, char** argv) {
     }
     if (parsed.count("plan")) {
       out.plan_path = parsed["plan"].as<std::string>();
+    }
+    if (parsed.count("apply") != 0) {
+      out.apply = parsed["apply"].as<std::string>();
     }
     if (parsed.count("out")) {
       out.out_dir = parsed["out"].as<std::string>();

@@ -20,6 +20,7 @@ struct CliOptions {
   std::string recommendation_id;  // analyze --output table: only this one, in full
   std::string out_dir;            // snapshot record
   std::string plan_path;          // whatif
+  std::string apply;              // whatif: recommendation ids, comma-separated, or "all"
   std::optional<std::string> listen;
   std::optional<std::string> interval;
   std::optional<std::string> cluster;

@@ -1,8 +1,20 @@
 #include "prediction/recommendation_predictions.h"
 
+#include <algorithm>
 #include <chrono>
 
 namespace dagadvisor::prediction {
+namespace {
+
+bool joins(const std::string& id, std::size_t joined, const RecommendationPredictionOptions& o) {
+  if (o.together_selection.empty()) {
+    return joined < o.together_limit;
+  }
+  return std::find(o.together_selection.begin(), o.together_selection.end(), id) !=
+         o.together_selection.end();
+}
+
+}  // namespace
 
 RecommendationPredictions predictRecommendations(
     const model::ClusterSnapshot& cluster, const std::vector<graph::RunGraph>& graphs,
@@ -25,7 +37,7 @@ RecommendationPredictions predictRecommendations(
     }
     Prediction p = context->predict(rec.changes, rec.watched_pods);
     // A set the replay cannot apply would make the joint one fail as a whole.
-    if (p.replayed && out.together_ids.size() < options.together_limit) {
+    if (p.replayed && joins(rec.id, out.together_ids.size(), options)) {
       out.together_ids.push_back(rec.id);
       together.changes.insert(together.changes.end(), rec.changes.changes.begin(),
                               rec.changes.changes.end());

@@ -23,6 +23,9 @@ struct RecommendationPredictions {
 
 struct RecommendationPredictionOptions {
   PredictionOptions replay;
+  /// Which recommendations `together` applies: these ids (`whatif --apply`), or, when none are
+  /// named, the first `together_limit` replayable ones in rank order.
+  std::vector<std::string> together_selection;
   std::size_t together_limit = 10;
 };
 

@@ -1,5 +1,7 @@
 #include "report/prediction_json.h"
 
+#include "common/duration.h"
+
 namespace dagadvisor::report {
 namespace {
 
@@ -80,6 +82,13 @@ json predictionSummaryJson(const AnalysisReport& report) {
                {{"recommendations", p.together_ids},
                 {"predicted", p.together_ids.empty() ? notReplayed("no recommendation with changes")
                                                      : predictionJson(p.together)}}}};
+}
+
+json whatIfJson(const AnalysisReport& report) {
+  json out = predictionSummaryJson(report);
+  out["cluster"] = report.cluster;
+  out["data_time"] = formatTimestamp(report.data_time);
+  return out;
 }
 
 }  // namespace dagadvisor::report

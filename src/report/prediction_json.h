@@ -17,4 +17,7 @@ nlohmann::json predictedJson(const AnalysisReport& report, const advice::Recomme
 /// (calibration), its size and cost, and the top recommendations applied together.
 nlohmann::json predictionSummaryJson(const AnalysisReport& report);
 
+/// `whatif --apply --output json`: the applied ids, the calibration and the joint prediction.
+nlohmann::json whatIfJson(const AnalysisReport& report);
+
 }  // namespace dagadvisor::report

@@ -90,4 +90,65 @@ std::string predictedCell(const AnalysisReport& report, const advice::Recommenda
   return cell;
 }
 
+namespace {
+
+std::string row(const std::string& label, const prediction::BeforeAfter& f, Format value,
+                Format change) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "  %-52s %12s %12s %12s   %s … %s\n", label.c_str(),
+                value(f.before).c_str(), value(f.after).c_str(), change(f.change()).c_str(),
+                change(f.change_low).c_str(), change(f.change_high).c_str());
+  return buf;
+}
+
+std::string calibrationLine(const replay::CalibrationReport& c) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "calibration: the unchanged replay reproduces %zu finished run(s) within %.1f %% "
+                "(median), %.1f %% (p90), %.1f %% at worst\n",
+                c.finished_runs, c.median_error * 100, c.p90_error * 100, c.max_error * 100);
+  return buf;
+}
+
+}  // namespace
+
+std::string renderWhatIfText(const AnalysisReport& report) {
+  const prediction::RecommendationPredictions& all = report.predictions;
+  const prediction::Prediction& p = all.together;
+  std::string text =
+      "what-if on cluster " + report.cluster + ": " + std::to_string(all.together_ids.size()) +
+      " recommendation(s) applied together, the observed window replayed " +
+      std::to_string(p.replays) + "× with perturbed run times (modelled, docs/whatif.md)\n";
+  for (const std::string& id : all.together_ids) {
+    text += "  applied: " + id + "\n";
+  }
+  text += calibrationLine(all.calibration);
+  if (!p.replayed) {
+    return text + "not replayed: " + p.not_replayed + "\n";
+  }
+  char header[160];
+  std::snprintf(header, sizeof header, "\nCLUSTER%-48s %12s %12s %12s   %s\n", "", "BEFORE",
+                "AFTER", "CHANGE", "RANGE");
+  text += header;
+  text += row("mean makespan of " + std::to_string(p.affected_runs) + " affected run(s)",
+              p.makespan_seconds, humanSeconds, signedSeconds);
+  text += row("critical-path wait of the affected runs", p.critical_path_wait_seconds, humanSeconds,
+              signedSeconds);
+  text += row("mean wait of the pods that request GPUs", p.gpu_pod_pending_seconds, humanSeconds,
+              signedSeconds);
+  if (p.watched_pods > 0) {
+    text += row("mean wait of the " + std::to_string(p.watched_pods) + " pod(s) advised on",
+                p.watched_pending_seconds, humanSeconds, signedSeconds);
+  }
+  text += row("GPU allocation in the window", p.gpu_allocation, percent, signedPercentPoints);
+  std::snprintf(header, sizeof header, "\nRUNS (%zu affected)%-37s %12s %12s %12s   %s\n",
+                p.affected_runs, "", "BEFORE", "AFTER", "CHANGE", "RANGE");
+  text += header;
+  for (const prediction::RunPrediction& run : p.runs) {
+    const std::string incomplete = !run.complete_after ? " (unfinished after)" : "";
+    text += row(run.run + incomplete, run.makespan_seconds, humanSeconds, signedSeconds);
+  }
+  return text;
+}
+
 }  // namespace dagadvisor::report

@@ -20,4 +20,8 @@ std::string predictedLine(const AnalysisReport& report, const advice::Recommenda
 /// A table cell: the change of the affected runs' makespan and of the GPU pods' wait, or "-".
 std::string predictedCell(const AnalysisReport& report, const advice::Recommendation& rec);
 
+/// `whatif --apply`: the applied recommendations, the calibration, the cluster's figures before
+/// and after, and every affected run.
+std::string renderWhatIfText(const AnalysisReport& report);
+
 }  // namespace dagadvisor::report

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# `dagadvisor whatif --apply` on the bundled scenario: the applied set is what the analysis
+# replays, with its calibration; ids it cannot apply are refused with exit 2 and a reason.
+set -euo pipefail
+BIN=$1
+SNAPSHOT=$2
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+"$BIN" analyze --snapshot "$SNAPSHOT" --output json > "$WORK/report.json"
+"$BIN" whatif --snapshot "$SNAPSHOT" --apply all --output json > "$WORK/all.json"
+
+replayable=$(jq -r '[.recommendations[] | select(.predicted.replayed) | .id] | sort | join(",")' "$WORK/report.json")
+applied=$(jq -r '.together.recommendations | sort | join(",")' "$WORK/all.json")
+[ -n "$applied" ] || { echo "FAIL: --apply all applied nothing"; exit 1; }
+[ "$applied" = "$replayable" ] || { echo "FAIL: applied $applied, replayable $replayable"; exit 1; }
+jq -e '.together.predicted.replayed and .calibration.finished_runs > 0 and .calibration.median_error <= 0.10' \
+  "$WORK/all.json" > /dev/null || { echo "FAIL: no calibrated joint prediction"; exit 1; }
+# With every run listed, the runs are exactly the affected ones.
+jq -e '.together.predicted.affected_runs == (.together.predicted.runs | length)' "$WORK/all.json" > /dev/null \
+  || { echo "FAIL: whatif lists a subset of the affected runs"; exit 1; }
+
+one=$(jq -r '[.recommendations[] | select(.predicted.replayed) | .id][0]' "$WORK/report.json")
+"$BIN" whatif --snapshot "$SNAPSHOT" --apply "$one" --output json > "$WORK/one.json"
+# One recommendation alone predicts what the report says it predicts.
+jq -e --slurpfile r "$WORK/report.json" --arg id "$one" \
+  '.together.recommendations == [$id] and
+   (.together.predicted.gpu_pod_pending_seconds.change ==
+    ($r[0].recommendations[] | select(.id == $id) | .predicted.gpu_pod_pending_seconds.change))' \
+  "$WORK/one.json" > /dev/null || { echo "FAIL: --apply $one differs from its predicted"; exit 1; }
+
+"$BIN" whatif --snapshot "$SNAPSHOT" --apply all > "$WORK/table.txt"
+grep -q "^CLUSTER" "$WORK/table.txt" && grep -q "applied: $one" "$WORK/table.txt" \
+  || { echo "FAIL: table output"; cat "$WORK/table.txt"; exit 1; }
+
+expect_refusal() {  # expect_refusal IDS TEXT
+  set +e
+  "$BIN" whatif --snapshot "$SNAPSHOT" --apply "$1" > /dev/null 2> "$WORK/err.txt"
+  local rc=$?
+  set -e
+  [ "$rc" = 2 ] || { echo "FAIL: --apply $1 exited $rc, not 2"; exit 1; }
+  grep -q "$2" "$WORK/err.txt" || { echo "FAIL: --apply $1 said: $(cat "$WORK/err.txt")"; exit 1; }
+}
+expect_refusal "no-such-id-1" "no recommendation has the id 'no-such-id-1'"
+words=$(jq -r '[.recommendations[] | select(.predicted.replayed | not) | .id][0]' "$WORK/report.json")
+expect_refusal "$one,$words" "$words has no change the replay models"
+echo "whatif --apply: $applied applied; refusals named"

@@ -35,6 +35,7 @@ constexpr std::string_view kPage = R"html(<!doctype html>
   .bar { display: inline-block; height: 10px; background: #fd8d3c; vertical-align: middle; }
   .pics img { max-width: 100%; border: 1px solid #ddd; margin: 4px 0; background: #fff; }
   .muted { color: #888; }
+  .predicted { min-width: 18em; font-size: 0.92em; }
 </style>
 </head>
 <body>
@@ -78,16 +79,38 @@ function showMeta(d) {
       d.warnings.map(w => "<div>⚠ " + esc(w) + "</div>").join("");
   }
 }
+function signedSecs(v) { return (v < 0 ? "−" : "+") + secs(Math.abs(v)); }
+function beforeAfter(label, f, fmt, sign) {
+  return '<div>' + label + ': ' + fmt(f.before) + ' → ' + fmt(f.after) + ' <span class="muted">(' +
+    sign(f.change) + ', range ' + sign(f.change_range[0]) + ' … ' + sign(f.change_range[1]) +
+    ')</span></div>';
+}
+// The replayed before/after of a recommendation: modelled, and said so.
+function showPredicted(p) {
+  if (!p || !p.replayed) {
+    return '<div class="muted predicted">not replayed' + (p ? ': ' + esc(p.reason) : '') + '</div>';
+  }
+  const points = v => (v >= 0 ? "+" : "") + (100 * v).toFixed(1) + " pt";
+  return '<div class="predicted"><b>replayed (modelled, ' + p.replays + ' runs of the window)</b>' +
+    (p.affected_runs ? beforeAfter('makespan of ' + p.affected_runs + ' affected run(s)',
+                                   p.makespan_seconds, secs, signedSecs)
+                     : '<div>no run\'s makespan changes</div>') +
+    (p.watched_pods ? beforeAfter('wait of its ' + p.watched_pods + ' pod(s)',
+                                  p.watched_pending_seconds, secs, signedSecs) : '') +
+    beforeAfter('GPU pods\' wait', p.gpu_pod_pending_seconds, secs, signedSecs) +
+    beforeAfter('GPU allocation', p.gpu_allocation, pct, points) + '</div>';
+}
 function showRecommendations(list) {
   if (!list.length) { return '<p class="muted">No recommendations: nothing to change.</p>'; }
   return '<table id="rec-table"><tr><th>#</th><th>severity</th><th>kind</th><th>recommendation</th>' +
-    '<th>impact</th></tr>' + list.map((r, i) =>
+    '<th>impact</th><th>predicted</th></tr>' + list.map((r, i) =>
       '<tr class="rec"><td>' + (i + 1) + '</td><td><span class="sev sev-' + esc(r.severity) + '">' +
       esc(r.severity) + '</span></td><td>' + esc(r.kind) + '</td><td><b>' + esc(r.title) +
       '</b><div class="muted">' + esc(r.target) + '</div><div>' + esc(r.action) + '</div>' +
       '<details><summary>evidence</summary><pre>' + esc(JSON.stringify(r.evidence, null, 2)) +
       '</pre></details>' + (r.patch_yaml ? '<details><summary>patch</summary><pre>' +
-      esc(r.patch_yaml) + '</pre></details>' : "") + '</td><td>' + esc(r.impact) + '</td></tr>'
+      esc(r.patch_yaml) + '</pre></details>' : "") + '</td><td>' + esc(r.impact) + '</td><td>' +
+      showPredicted(r.predicted) + '</td></tr>'
     ).join("") + '</table>';
 }
 function longest(runs, n) {

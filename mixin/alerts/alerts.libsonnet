@@ -73,7 +73,7 @@
             |||
               dagadvisor_dag_run_wait_share_ratio > %(criticalPathWaitShare)s
               and
-              dagadvisor_dag_run_makespan_seconds > %(criticalPathMinMakespanSeconds)s
+              dagadvisor_dag_run_elapsed_seconds > %(criticalPathMinMakespanSeconds)s
             ||| % c,
             c.criticalPathRunWaitingFor,
             'warning',

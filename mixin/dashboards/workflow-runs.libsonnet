@@ -15,11 +15,11 @@ local g = import '../lib/grafana.libsonnet';
       'Per-run makespan, critical path and waiting share of the top workflow runs.',
       [
         p('timeseries',
-          'Makespan vs critical path vs HEFT what-if',
-          "Makespan (first task created to last finished), the critical path's length, and the makespan of a " +
-          'HEFT re-schedule on the same nodes.',
+          'Elapsed time vs critical path vs HEFT what-if',
+          'Elapsed time (first task created to last finished: the makespan; to now while the run is unfinished), ' +
+          "the critical path's length, and the makespan of a HEFT re-schedule on the same nodes.",
           [
-            t('dagadvisor_dag_run_makespan_seconds{%s}' % sel, 'makespan {{dag}}/{{run}}'),
+            t('dagadvisor_dag_run_elapsed_seconds{%s}' % sel, 'elapsed {{dag}}/{{run}}'),
             t('dagadvisor_dag_run_critical_path_seconds{%s}' % sel, 'critical path {{dag}}/{{run}}'),
             t('dagadvisor_dag_run_whatif_makespan_seconds{%s}' % sel, 'HEFT what-if {{dag}}/{{run}}'),
           ],
@@ -56,7 +56,7 @@ local g = import '../lib/grafana.libsonnet';
                     h=8),
       ],
       extraVariables=[
-        g.queryVariable('dag', 'DAG', 'label_values(dagadvisor_dag_run_makespan_seconds{%s}, dag)' % C),
+        g.queryVariable('dag', 'DAG', 'label_values(dagadvisor_dag_run_elapsed_seconds{%s}, dag)' % C),
       ],
     ),
   },

@@ -132,7 +132,14 @@ const std::vector<MetricSpec>& table() {
       {kDagRunMakespan,
        "dagadvisor_dag_run_makespan_seconds",
        kGauge,
-       "Makespan of a workflow run (first created to last finished), top runs by makespan.",
+       "Makespan of a finished workflow run (first created to last finished), top runs by "
+       "elapsed time. Absent for an unfinished run, which has no makespan yet.",
+       {"cluster", "namespace", "dag", "run"}},
+      {kDagRunElapsed,
+       "dagadvisor_dag_run_elapsed_seconds",
+       kGauge,
+       "Time since a workflow run's first pod was created, to its last finish when finished "
+       "(then equal to the makespan), top runs by elapsed time.",
        {"cluster", "namespace", "dag", "run"}},
       {kDagRunCriticalPath,
        "dagadvisor_dag_run_critical_path_seconds",

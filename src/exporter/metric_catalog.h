@@ -41,6 +41,7 @@ enum class MetricId : std::size_t {
   kGpuNodeFreeGpus,
   kGpuNodeNonGpuCpuShare,
   kDagRunMakespan,
+  kDagRunElapsed,
   kDagRunCriticalPath,
   kDagRunEfficiency,
   kDagRunWaitShare,

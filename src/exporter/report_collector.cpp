@@ -128,7 +128,10 @@ void addTopRuns(Families& out, const AnalysisReport& r, std::size_t top) {
     const auto& run = *runs[i];
     const std::initializer_list<std::string_view> labels = {r.cluster, run.namespace_, run.dag,
                                                             run.run};
-    out.add(MetricId::kDagRunMakespan, labels, run.makespan_seconds);
+    if (run.finished) {
+      out.add(MetricId::kDagRunMakespan, labels, run.makespan_seconds);
+    }
+    out.add(MetricId::kDagRunElapsed, labels, run.makespan_seconds);
     out.add(MetricId::kDagRunCriticalPath, labels, run.critical_path_seconds);
     out.add(MetricId::kDagRunEfficiency, labels, run.efficiency);
     out.add(MetricId::kDagRunWaitShare, labels, run.wait_share);

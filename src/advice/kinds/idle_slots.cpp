@@ -23,8 +23,10 @@ Recommendation adviseDag(const std::string& dag, const FindingList& findings) {
     const auto& run = f->evidenceAs<IdleSlotsEvidence>();
     lost += run.lost_slot_seconds;
     tasks += run.ready_tasks.size();
-    if (run.whatif_makespan_seconds) {
-      whatif_gain = std::max(whatif_gain, run.makespan_seconds - *run.whatif_makespan_seconds);
+    // The runs are unfinished (their tasks pend): the what-if is a gain only where it is
+    // already shorter than the time elapsed, and then at least that much.
+    if (run.whatif && run.whatif->verdict == graph::WhatIfVerdict::kEstimatedGain) {
+      whatif_gain = std::max(whatif_gain, run.whatif->gain_seconds);
     }
   }
   rec.title = dag + ": " + std::to_string(tasks) + " ready task(s) pending while nodes have room";
@@ -37,8 +39,9 @@ Recommendation adviseDag(const std::string& dag, const FindingList& findings) {
       "in the pods' constraints, which the metrics do not show.";
   rec.impact_score = lost;
   rec.impact = formatSeconds(lost) + " of ready-task waiting while nodes had room" +
-               (whatif_gain > 0 ? "; the HEFT what-if saves up to " + formatSeconds(whatif_gain) +
-                                      " of makespan per run"
+               (whatif_gain > 0 ? "; the HEFT what-if (estimated run times for the unfinished "
+                                  "tasks) saves at least " +
+                                      formatSeconds(whatif_gain) + " of makespan in one run"
                                 : std::string());
   rec.evidence = {{"runs", runs}, {"lost_slot_seconds", lost}};
   return rec;

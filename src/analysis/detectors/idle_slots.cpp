@@ -69,6 +69,10 @@ json IdleSlotsEvidence::toJson() const {
   if (whatif_makespan_seconds) {
     out["whatif_makespan_seconds"] = *whatif_makespan_seconds;
   }
+  if (whatif) {
+    out["whatif_verdict"] = graph::whatIfVerdictName(whatif->verdict);
+    out["whatif_gain_seconds"] = whatif->gain_seconds;
+  }
   scope.writeJson(out);
   return out;
 }
@@ -115,6 +119,7 @@ void IdleSlots::analyze(const AnalysisInput& input, FindingSink& out) const {
     evidence.scope = runScope(run);
     evidence.makespan_seconds = rg.makespan;
     evidence.whatif_makespan_seconds = rg.whatif_makespan;
+    evidence.whatif = graph::readWhatIf(rg);
     const double lost = evidence.lost_slot_seconds;
     const std::string summary =
         formatText("%s: %zu ready task(s) pending %.0f s in all while nodes have room for them",

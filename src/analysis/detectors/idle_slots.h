@@ -9,6 +9,7 @@
 #include "analysis/detector.h"
 #include "analysis/evidence.h"
 #include "config/field.h"
+#include "graph/whatif_reading.h"
 #include "model/cluster.h"
 
 namespace dagadvisor::analysis {
@@ -29,8 +30,10 @@ struct IdleSlotsEvidence {
   RunScope scope;
   std::vector<IdleReadyTask> ready_tasks;
   double lost_slot_seconds = 0;  // the ready tasks' waits, summed
-  double makespan_seconds = 0;
+  double makespan_seconds = 0;   // the run's time so far: a run with ready tasks is unfinished
   std::optional<double> whatif_makespan_seconds;  // the HEFT what-if's, when computed
+  /// The what-if read against the run (graph::readWhatIf): a gain only where it is one.
+  std::optional<graph::WhatIfReading> whatif;
 
   nlohmann::json toJson() const;
 };

@@ -271,3 +271,19 @@ TEST_CASE(
   CHECK_FALSE(findings("cohort-comparison", "info"));
   CHECK_FALSE(findings("idle-slots", "info"));
 }
+
+TEST_CASE("an unfinished run exports its elapsed time, never as a makespan") {
+  auto report = t::sampleReport();
+  for (auto& run : report->runs) {
+    run.finished = run.dag != "train";
+  }
+  Exporter e;
+  e.reports = {report};
+  const std::string text = e.render();
+  const std::string ml = R"(cluster="prod-eu",namespace="ml",dag="train",run="2026-11-28")";
+  CHECK_FALSE(sample(text, "dagadvisor_dag_run_makespan_seconds{" + ml + "}"));
+  CHECK(sample(text, "dagadvisor_dag_run_elapsed_seconds{" + ml + "}") == 7200);
+  const std::string etl = R"(cluster="prod-eu",namespace="etl",dag="daily",run="r2")";
+  CHECK(sample(text, "dagadvisor_dag_run_makespan_seconds{" + etl + "}") == 900);
+  CHECK(sample(text, "dagadvisor_dag_run_elapsed_seconds{" + etl + "}") == 900);
+}

@@ -51,7 +51,8 @@ split_truth() {
 
 # The nodes view (and dagadvisor_node_stranded_share, rendered from the same rows) and the
 # stranded-resources findings follow one rule: a node row names a stranded resource exactly when
-# the node has a finding, and its share is the finding's largest stranded free share.
+# the node has a finding (the scenarios strand fewer nodes than the detector's bound of 100 node
+# findings), and its share is the finding's largest stranded free share.
 check_stranding_agrees() {
   local name=$1 out=$2 disagreements
   disagreements=$(jq -r '

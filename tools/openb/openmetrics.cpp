@@ -72,6 +72,17 @@ class Writer {
   std::string at_;
 };
 
+// One series per resource, in kube-state-metrics' units; GPUs only when there are some.
+void writeResources(Writer& w, const std::string& metric, const std::string& key,
+                    std::int64_t cpu_millis, std::int64_t memory_mib, std::int64_t gpus) {
+  w.sample(metric, key + R"(,resource="cpu",unit="core")", cores(cpu_millis));
+  w.sample(metric, key + R"(,resource="memory",unit="byte")", std::to_string(memory_mib * kMib));
+  if (gpus > 0) {
+    w.sample(metric, key + R"(,resource=")" + kGpuResource + R"(",unit="integer")",
+             std::to_string(gpus));
+  }
+}
+
 std::string podKey(const PodRow& pod) {
   return std::string(kKsm) + R"(,namespace=")" + pod.namespace_ + R"(",pod=")" + pod.name +
          R"(",uid=")" + pod.uid + '"';
@@ -88,33 +99,19 @@ void writeNodes(const ReplayResult& cluster, Writer& w) {
       labels += R"(,label_nvidia_com_gpu_product=")" + node.model + '"';
     }
     w.sample("kube_node_labels", labels, "1");
-    w.sample("kube_node_status_allocatable", key + R"(,resource="cpu",unit="core")",
-             cores(node.cpu_millis));
-    w.sample("kube_node_status_allocatable", key + R"(,resource="memory",unit="byte")",
-             std::to_string(node.memory_mib * kMib));
-    if (node.gpus > 0) {
-      w.sample("kube_node_status_allocatable",
-               key + R"(,resource=")" + kGpuResource + R"(",unit="integer")",
-               std::to_string(node.gpus));
-      if (tainted) {
-        w.sample("kube_node_spec_taint",
-                 key + R"(,key="nvidia.com/gpu",value="present",effect="NoSchedule")", "1");
-      }
+    writeResources(w, "kube_node_status_allocatable", key, node.cpu_millis, node.memory_mib,
+                   node.gpus);
+    if (node.gpus > 0 && tainted) {
+      w.sample("kube_node_spec_taint",
+               key + R"(,key="nvidia.com/gpu",value="present",effect="NoSchedule")", "1");
     }
   }
 }
 
 void writeRequests(const PodRow& pod, Writer& w) {
-  const std::string key = podKey(pod) + R"(,container="main",node=")" + pod.node + '"';
-  w.sample("kube_pod_container_resource_requests", key + R"(,resource="cpu",unit="core")",
-           cores(pod.cpu_millis));
-  w.sample("kube_pod_container_resource_requests", key + R"(,resource="memory",unit="byte")",
-           std::to_string(pod.memory_mib * kMib));
-  if (pod.gpus > 0) {
-    w.sample("kube_pod_container_resource_requests",
-             key + R"(,resource=")" + kGpuResource + R"(",unit="integer")",
-             std::to_string(pod.gpus));
-  }
+  writeResources(w, "kube_pod_container_resource_requests",
+                 podKey(pod) + R"(,container="main",node=")" + pod.node + '"', pod.cpu_millis,
+                 pod.memory_mib, pod.gpus);
 }
 
 void writePod(const PodRow& pod, Writer& w) {

@@ -11,6 +11,8 @@ PACKAGES=(
   libcxxopts-dev libyaml-cpp-dev libsimdjson-dev libgraphviz-dev zlib1g-dev libssl-dev
   # tests: Catch2 v2, Google Benchmark, and the real Prometheus/Alertmanager with promtool/amtool
   catch2 libbenchmark-dev prometheus prometheus-alertmanager curl jq
+  # peak RSS of the analyze process in the openb tests (/usr/bin/time -f %M)
+  time
   # serving: headless browser test of the web page, loopback load test
   chromium wrk
   # monitoring tests: dashboards/rules lint (PyYAML), ConfigMap extraction (yq); the manifest

@@ -1,6 +1,7 @@
 # Sourced by integration tests: a real Prometheus (Debian's `prometheus`) on a free loopback port,
 # over a TSDB backfilled from an OpenMetrics file, stopped and deleted when the test exits.
-# Usage: start_prometheus_with_openmetrics FILE  → sets PROM_URL, PROM_PID, WORK_DIR
+# Usage: start_prometheus_with_openmetrics FILE [PROMTOOL_FLAG…]  → sets PROM_URL, PROM_PID,
+# WORK_DIR (the flags go to `promtool tsdb create-blocks-from openmetrics`)
 
 set -euo pipefail
 
@@ -66,8 +67,9 @@ start_prometheus_with_scrapes() {
 
 start_prometheus_with_openmetrics() {
   local om=$1
+  shift
   mkdir -p "$WORK_DIR/data"
-  promtool tsdb create-blocks-from openmetrics "$om" "$WORK_DIR/data" >"$WORK_DIR/promtool.log" 2>&1 \
+  promtool tsdb create-blocks-from openmetrics "$@" "$om" "$WORK_DIR/data" >"$WORK_DIR/promtool.log" 2>&1 \
     || { cat "$WORK_DIR/promtool.log" >&2; fail "promtool could not backfill $om"; }
   printf 'global: {scrape_interval: 15s}\n' >"$WORK_DIR/prometheus.yml"
   local port; port=$(free_port)

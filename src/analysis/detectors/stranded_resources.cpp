@@ -6,6 +6,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include "analysis/stranding.h"
@@ -30,11 +31,12 @@ std::array<std::int64_t, 3> components(const ResourceVector& v) {
 
 // Stranding on one node (the rule of analysis/stranding.h): resources it has that no pod can get
 // because another is used up.
-void reportNode(const ClusterSnapshot& cluster, NodeId id,
-                const analysis::StrandedResourcesSettings& params, bool hoarded, FindingSink& out) {
+std::optional<Finding> nodeFinding(const ClusterSnapshot& cluster, NodeId id,
+                                   const analysis::StrandedResourcesSettings& params,
+                                   bool hoarded) {
   const NodeStranding rule = strandingOf(cluster, id, params.rule);
   if (!rule.anyStranded()) {
-    return;
+    return std::nullopt;
   }
   const model::Node& node = cluster.node(id);
   const auto free = components(cluster.freeOn(id));
@@ -61,7 +63,24 @@ void reportNode(const ClusterSnapshot& cluster, NodeId id,
   finding.target = "node/" + node.name;
   finding.summary = buf;
   finding.impact = node_units;
-  out.emit(std::move(finding));
+  return finding;
+}
+
+// The `limit` strongest findings (severity, then impact; ties keep node order), in node order.
+void emitStrongest(std::vector<Finding> findings, std::size_t limit, FindingSink& out) {
+  std::vector<std::size_t> order(findings.size());
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    order[i] = i;
+  }
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return std::tie(findings[b].severity, findings[b].impact) <
+           std::tie(findings[a].severity, findings[a].impact);
+  });
+  order.resize(std::min(limit, order.size()));
+  std::sort(order.begin(), order.end());
+  for (std::size_t i : order) {
+    out.emit(std::move(findings[i]));
+  }
 }
 
 FragmentedShape fragmentedShape(const PendingShapeDiagnosis& s) {
@@ -204,12 +223,16 @@ void StrandedResources::analyze(const AnalysisInput& input, FindingSink& out) co
     hoarded[held.node] = held.hold == GpuNodeHold::kMovable;
   }
   std::size_t usable_nodes = 0;
+  std::vector<Finding> nodes;
   for (NodeId id = 0; id < input.cluster.nodes().size(); ++id) {
     if (acceptsPods(input.cluster.node(id))) {
       ++usable_nodes;
-      reportNode(input.cluster, id, params, hoarded[id], out);
+      if (auto finding = nodeFinding(input.cluster, id, params, hoarded[id])) {
+        nodes.push_back(std::move(*finding));
+      }
     }
   }
+  emitStrongest(std::move(nodes), kMaxNodeFindings, out);
   if (usable_nodes == 0) {
     out.noAdvice("no schedulable node reports allocatable CPU and memory");
     return;

@@ -94,12 +94,17 @@ struct StrandedResourcesSettings {
 
 /// stranded-resources (seed §1): per node, resources left free because another resource of the
 /// node is exhausted (Borg's "stranded resources", Verma et al. EuroSys 2015), one finding per
-/// node; and for the cluster, the fit-count fragmentation index of each pending pod shape,
+/// node, for the kMaxNodeFindings nodes that strand the most (GPU-stranding warnings first, then
+/// by stranded node-resource units; the nodes view has every node's stranding); and for the
+/// cluster, the fit-count fragmentation index of each pending pod shape,
 /// FI(s) = 1 − Fit(s)/Pooled(s), one finding when the pending diagnosis (pending_diagnosis.h)
 /// calls pods fragmentation-blocked: they fit the pooled free capacity but no single node.
 class StrandedResources final : public Detector {
  public:
   using Settings = StrandedResourcesSettings;
+  /// Node findings are bounded so that a report's size does not grow with the cluster: at 100 %
+  /// of the openb trace's GPUs, 939 of its 1,523 nodes strand a resource.
+  static constexpr std::size_t kMaxNodeFindings = 100;
 
   const DetectorInfo& info() const override;
   void analyze(const AnalysisInput& input, FindingSink& out) const override;

@@ -267,3 +267,39 @@ TEST_CASE("the remainder no repacking can join is capacity, not fragmentation",
     CHECK(e.capacity_blocked_pods == 1);
   }
 }
+
+TEST_CASE("node findings are bounded: GPU warnings first, then the most stranded",
+          "[detector][stranded-resources]") {
+  // Three GPU nodes strand 2 of 8 GPUs (0.25 node units: warnings, yet the least stranded);
+  // then nodes with CPU used up and 20.25 to 57 GiB of 64 free (more free, more stranded).
+  const std::size_t kNodes = 150;
+  std::vector<model::Node> nodes;
+  std::vector<model::Pod> pods;
+  for (std::size_t i = 0; i < kNodes; ++i) {
+    const std::string name = "n-" + std::to_string(i);
+    const std::string pod = "p-" + std::to_string(i);
+    if (i < 3) {
+      nodes.push_back(makeNode(name, 16, 64, 8));
+      pods.push_back(makePod("ml", pod, name, 16, 64, 6));
+    } else {
+      nodes.push_back(makeNode(name, 16, 64));
+      pods.push_back(makePod("web", pod, name, 16, 44 - 0.25 * static_cast<double>(i)));
+    }
+  }
+  const auto findings = detectStrandedResources(model::ClusterSnapshot(5000, nodes, pods));
+  const std::size_t limit = analysis::StrandedResources::kMaxNodeFindings;
+  REQUIRE(findings.size() == limit);
+  std::vector<std::string> targets;
+  for (const auto& f : findings) {
+    targets.push_back(f.target);
+  }
+  std::vector<std::string> expected = {"node/n-0", "node/n-1", "node/n-2"};  // the warnings
+  for (std::size_t i = kNodes - (limit - 3); i < kNodes; ++i) {  // the most stranded, node order
+    expected.push_back("node/n-" + std::to_string(i));
+  }
+  CHECK(targets == expected);
+  CHECK(findings[0].severity == analysis::Severity::kWarning);
+  CHECK(findings[0].impact == Approx(0.25));
+  CHECK(findings[3].severity == analysis::Severity::kInfo);
+  CHECK(findings[3].impact > 0.25);
+}

@@ -31,6 +31,8 @@ struct Totals {
   std::vector<std::string> daemonset_nodes;  // hold "daemonsets": moving workloads frees nothing
   model::ResourceVector daemonset_excess;    // the most any of them must give back
   analysis::DiagnosisCounts diagnosis;
+  std::size_t pods_to_move = 0;  // cluster-wide, as every finding carries it
+  std::size_t pods_with_room = 0;
 };
 
 bool hasNoScheduleTaint(const std::vector<model::Taint>& taints, const std::string& key) {
@@ -42,6 +44,8 @@ bool hasNoScheduleTaint(const std::vector<model::Taint>& taints, const std::stri
 void accumulate(const GpuNodeHoardingEvidence& evidence, const std::string& taint_key,
                 Totals& totals) {
   totals.diagnosis = evidence.diagnosis;
+  totals.pods_to_move = evidence.pods_to_move;
+  totals.pods_with_room = evidence.pods_to_move_with_room;
   for (const analysis::NonGpuOwner& owner : evidence.non_gpu_owners) {
     totals.cpu_by_owner_kind[owner.kind] += owner.cpu_millis;
     const std::string name = owner.namespace_ + "/" + owner.name;
@@ -111,6 +115,13 @@ std::string actionText(const Totals& totals, const std::string& taint_key) {
   }
   if (!totals.movable_owners.empty()) {
     text += " Workloads to move off the GPU nodes: " + listed(totals.movable_owners) + ".";
+  }
+  if (totals.pods_with_room < totals.pods_to_move) {
+    text += " The nodes without GPUs have room for only " + std::to_string(totals.pods_with_room) +
+            " of the " + std::to_string(totals.pods_to_move) +
+            " pods to move (first fit of their requests into the free room): the others would "
+            "pend, or take the room CPU tasks use now, until CPU nodes are added or their "
+            "requests lowered (over-request). The replayed prediction shows what that costs.";
   }
   if (!totals.daemonset_nodes.empty()) {
     text += daemonSetText(totals);
@@ -248,6 +259,8 @@ std::vector<Recommendation> adviseGpuNodeHoarding(
                   {"daemonset_only_nodes", totals.daemonset_nodes},
                   {"non_gpu_cpu_millis_by_owner_kind", totals.cpu_by_owner_kind},
                   {"diagnosis", totals.diagnosis.toJson()},
+                  {"pods_to_move", totals.pods_to_move},
+                  {"pods_to_move_with_room", totals.pods_with_room},
                   {"related", relatedRecommendations(totals.diagnosis,
                                                      analysis::PendingCause::kHoarding, config)}};
   return {std::move(rec)};

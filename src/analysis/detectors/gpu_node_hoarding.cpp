@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "analysis/detectors/detector_util.h"
+#include "analysis/packing.h"
 
 namespace dagadvisor::analysis {
 namespace {
@@ -160,7 +161,9 @@ json GpuNodeHoardingEvidence::toJson() const {
           {"non_gpu_owners_total", non_gpu_owners_total},
           {"pending_gpu_pods", jsonArrayOf(pending_gpu_pods, blockedPodJson)},
           {"pending_gpu_pods_total", pending_gpu_pods_total},
-          {"diagnosis", diagnosis.toJson()}};
+          {"diagnosis", diagnosis.toJson()},
+          {"pods_to_move", pods_to_move},
+          {"pods_to_move_with_room", pods_to_move_with_room}};
 }
 
 const DetectorInfo& GpuNodeHoarding::info() const {
@@ -232,6 +235,35 @@ std::optional<GpuNodeDiagnosis> largeHold(const ClusterSnapshot& cluster, NodeId
   return held;
 }
 
+// The pods moving off the hoarded nodes, and whether the nodes without GPUs have room for them
+// all: the GPUs a move unblocks are a gain only if the moved pods land somewhere.
+std::pair<std::size_t, std::size_t> roomForMovedPods(const ClusterSnapshot& cluster,
+                                                     const PendingDiagnosis& diagnosis) {
+  std::vector<ResourceVector> pods;
+  for (const GpuNodeDiagnosis& held : diagnosis.gpu_nodes) {
+    if (held.hold != GpuNodeHold::kMovable) {
+      continue;
+    }
+    for (PodId id : cluster.podsOn(held.node)) {
+      const Pod& p = cluster.pod(id);
+      if (p.requests.gpus == 0 && p.owner_kind != "DaemonSet") {
+        pods.push_back(p.requests);
+      }
+    }
+  }
+  std::vector<ResourceVector> bins;
+  ResourceVector scale;
+  for (NodeId id = 0; id < cluster.nodes().size(); ++id) {
+    const model::Node& node = cluster.node(id);
+    if (!node.hasGpus() && !node.unschedulable) {
+      bins.push_back(cluster.freeOn(id));
+      scale += node.allocatable;
+    }
+  }
+  const std::size_t total = pods.size();
+  return {total, podsFittingTogether(std::move(pods), std::move(bins), scale)};
+}
+
 }  // namespace
 
 void GpuNodeHoarding::analyze(const AnalysisInput& input, FindingSink& out) const {
@@ -243,9 +275,13 @@ void GpuNodeHoarding::analyze(const AnalysisInput& input, FindingSink& out) cons
   const PendingDiagnosis& diagnosis = input.pendingDiagnosis();
   const DiagnosisCounts counts = diagnosis.summary();
   std::vector<bool> reported(cluster.nodes().size(), false);
+  const auto [to_move, with_room] = roomForMovedPods(cluster, diagnosis);
   for (const GpuNodeDiagnosis& held : diagnosis.gpu_nodes) {
     reported[held.node] = true;
-    emit(evidenceOf(cluster, held, counts), out);
+    GpuNodeHoardingEvidence evidence = evidenceOf(cluster, held, counts);
+    evidence.pods_to_move = to_move;
+    evidence.pods_to_move_with_room = with_room;
+    emit(std::move(evidence), out);
   }
   if (params.require_pending_gpu_pods) {
     return;

@@ -57,6 +57,11 @@ struct GpuNodeHoardingEvidence {
   std::vector<BlockedGpuPod> pending_gpu_pods;  // matched here, the first kMaxListed
   std::size_t pending_gpu_pods_total = 0;
   DiagnosisCounts diagnosis;  // the cluster's pending pods by cause
+  /// Cluster-wide, the same in every finding of a cycle: the non-DaemonSet pods without GPUs on
+  /// the hoarded nodes, and how many of them the free room of the nodes without GPUs takes
+  /// together. Those it does not take would pend once moved, or push out the CPU work there.
+  std::size_t pods_to_move = 0;
+  std::size_t pods_to_move_with_room = 0;
 
   bool hoarded() const { return hold == "movable"; }
   nlohmann::json toJson() const;

@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "analysis/detectors/detector_util.h"
+#include "analysis/packing.h"
 
 namespace dagadvisor::analysis {
 namespace {
@@ -99,17 +100,6 @@ SuggestedPool suggestedPool(const ClusterSnapshot& cluster, const std::string& n
   return out;
 }
 
-// First fit of `demand` onto `bins` (free capacities); true when a bin took it.
-bool placeFirstFit(std::vector<ResourceVector>& bins, const ResourceVector& demand) {
-  const auto bin = std::find_if(bins.begin(), bins.end(),
-                                [&](const ResourceVector& b) { return b.fits(demand); });
-  if (bin == bins.end()) {
-    return false;
-  }
-  *bin -= demand;
-  return true;
-}
-
 // The free capacity of the pool's schedulable nodes, one bin per node.
 std::vector<ResourceVector> freeBins(const ClusterSnapshot& cluster, const Pool& pool) {
   std::vector<ResourceVector> bins;
@@ -121,21 +111,10 @@ std::vector<ResourceVector> freeBins(const ClusterSnapshot& cluster, const Pool&
   return bins;
 }
 
-// How many of `pods` the free room of `pool` takes: first fit, largest first (by CPU and
-// memory as shares of the pool, so that neither unit dominates).
+// How many of `pods` the free room of `pool` takes together.
 std::size_t podsFitting(const ClusterSnapshot& cluster, const Pool& pool,
                         std::vector<ResourceVector> pods) {
-  auto size = [&](const ResourceVector& r) {
-    return share(r.cpu_millis, pool.total.cpu_millis) +
-           share(r.memory_bytes, pool.total.memory_bytes);
-  };
-  std::stable_sort(pods.begin(), pods.end(), [&](const ResourceVector& a, const ResourceVector& b) {
-    return size(a) > size(b);
-  });
-  std::vector<ResourceVector> bins = freeBins(cluster, pool);
-  return static_cast<std::size_t>(
-      std::count_if(pods.begin(), pods.end(),
-                    [&](const ResourceVector& pod) { return placeFirstFit(bins, pod); }));
+  return podsFittingTogether(std::move(pods), freeBins(cluster, pool), pool.total);
 }
 
 ResourceVector sum(const std::vector<ResourceVector>& bins) {

@@ -99,3 +99,25 @@ TEST_CASE("history keeps first_seen across cycles", "[advice]") {
 TEST_CASE("no findings, no advice", "[advice]") {
   CHECK(advice::recommend({}, config::Config{}).empty());
 }
+
+TEST_CASE("hoarding advice says when the nodes without GPUs lack room for the pods to move",
+          "[advice][gpu-node-hoarding]") {
+  analysis::Finding f = hoardingFinding("gpu-1", 3, {}, "train-1");
+  auto evidence = f.evidenceAs<analysis::GpuNodeHoardingEvidence>();
+  evidence.pods_to_move = 5;
+  evidence.pods_to_move_with_room = 5;
+  analysis::Finding roomy = analysis::findingOf(evidence);
+  roomy.severity = f.severity;
+  roomy.target = f.target;
+  const auto with_room = advice::recommend({roomy}, config::Config{});
+  REQUIRE(with_room.size() == 1);
+  CHECK(with_room[0].action.find("room for only") == std::string::npos);
+  evidence.pods_to_move_with_room = 2;
+  analysis::Finding tight = analysis::findingOf(evidence);
+  tight.severity = f.severity;
+  tight.target = f.target;
+  const auto without = advice::recommend({tight}, config::Config{});
+  REQUIRE(without.size() == 1);
+  CHECK(without[0].action.find("room for only 2 of the 5 pods to move") != std::string::npos);
+  CHECK(without[0].evidence["pods_to_move_with_room"] == 2);
+}

@@ -221,3 +221,25 @@ TEST_CASE("the GPUs unblocked are a matching: each pending pod on one node, seve
   CHECK(one[0].evidenceAs<analysis::GpuNodeHoardingEvidence>().pending_gpu_pods_total == 2);
   CHECK(one[0].evidenceAs<analysis::GpuNodeHoardingEvidence>().gpus_unblocked_by_moving == 2);
 }
+
+TEST_CASE("hoarding counts whether the nodes without GPUs have room for the pods to move",
+          "[detector][gpu-node-hoarding]") {
+  // The web pod (6 cores) moves off gpu-1; cpu-1 has 32 cores free, cpu-small only 4.
+  model::ClusterSnapshot roomy(5000, {makeNode("gpu-1", 16, 64, 4), makeNode("cpu-1", 32, 128)},
+                               seedPods());
+  const auto& fits =
+      detectGpuNodeHoarding(roomy).at(0).evidenceAs<analysis::GpuNodeHoardingEvidence>();
+  CHECK(fits.pods_to_move == 1);
+  CHECK(fits.pods_to_move_with_room == 1);
+
+  std::vector<model::Pod> pods = seedPods();
+  pods.push_back(makePod("batch", "crunch-0", "cpu-small", 4, 8, 0, ownedBy("Job", "crunch")));
+  model::ClusterSnapshot full(5000, {makeNode("gpu-1", 16, 64, 4), makeNode("cpu-small", 8, 32)},
+                              pods);
+  const auto findings = detectGpuNodeHoarding(full);
+  REQUIRE(findings.size() == 1);
+  const auto& e = findings[0].evidenceAs<analysis::GpuNodeHoardingEvidence>();
+  CHECK(e.pods_to_move == 1);
+  CHECK(e.pods_to_move_with_room == 0);  // 6 cores into the 4 left
+  CHECK(findings[0].evidenceJson()["pods_to_move_with_room"] == 0);
+}

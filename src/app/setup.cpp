@@ -67,11 +67,12 @@ Result<sources::KubeListSourcePtr> openKubernetes(const config::KubernetesSource
       std::move(access).value(), static_cast<std::size_t>(kube.page_size)));
 }
 
-// The credentials and TLS settings every HTTP source section of the config has.
+// The config gives sizes in MiB; validation keeps them at 1 or more.
 std::size_t mebibytes(int mib) {
   return static_cast<std::size_t>(mib) << 20;
 }
 
+// The credentials and TLS settings every HTTP source section of the config has.
 void applyCredentials(sources::HttpClientOptions& http, const config::HttpAuth& auth) {
   http.bearer_token_file = auth.bearer_token_file;
   http.basic_auth_user = auth.basic_auth.username;

@@ -149,9 +149,10 @@ Result<model::ClusterSnapshot> fetchCluster(sources::MetricsSource& source,
   if (auto* scrape = dynamic_cast<model::ScrapeMetricsSource*>(&source)) {
     return scrape->fetchSnapshot(at, stats);
   }
-  return model::fetchClusterSnapshot(
-      source, model::QueryCatalog(config.sources.prometheus), at, stats,
-      static_cast<std::size_t>(config.sources.prometheus.max_concurrent_queries));
+  const config::PrometheusSource& prom = config.sources.prometheus;
+  return model::fetchClusterSnapshot(source, model::QueryCatalog(prom), at, stats,
+                                     static_cast<std::size_t>(prom.max_concurrent_queries),
+                                     static_cast<std::size_t>(prom.max_series_per_query));
 }
 
 }  // namespace

@@ -262,6 +262,13 @@ void runCycle(Running& running, const CliOptions& cli, server::SnapshotStore& st
 }  // namespace
 
 int serve(const CliOptions& cli, config::Config initial) {
+  // One malloc arena for every thread, set before any thread starts. The bodies grow on the
+  // fetch threads, and malloc_trim cannot shrink the top of a thread's arena: up to 64 MiB per
+  // arena stayed held after a 300 MiB answer (90 MiB RSS against a 25 MiB baseline; 26 MiB with
+  // one arena). Each thread arena also reserves 64 MiB of address space that `ulimit -v`
+  // counts (virtual peak 1.6 GB → 0.66 GB). The threads allocate little besides the bodies:
+  // the cycle decodes and builds on one thread, so they rarely contend for it.
+  mallopt(M_ARENA_MAX, 1);
   LoopControl control;
   SignalWatcher signals([&] { control.requestStop(); }, [&] { control.requestReload(); });
   auto setup = openSource(initial);

@@ -67,6 +67,11 @@ Result<sources::KubeListSourcePtr> openKubernetes(const config::KubernetesSource
       std::move(access).value(), static_cast<std::size_t>(kube.page_size)));
 }
 
+// The config gives sizes in MiB; validation keeps them at 1 or more.
+std::size_t mebibytes(int mib) {
+  return static_cast<std::size_t>(mib) << 20;
+}
+
 // The credentials and TLS settings every HTTP source section of the config has.
 void applyCredentials(sources::HttpClientOptions& http, const config::HttpAuth& auth) {
   http.bearer_token_file = auth.bearer_token_file;
@@ -101,6 +106,9 @@ Result<sources::MetricsSourcePtr> openPrometheus(const config::PrometheusSource&
   http.headers = prom.headers;
   http.sigv4_region = prom.sigv4.region;
   http.sigv4_service = prom.sigv4.service;
+  http.max_response_bytes = mebibytes(prom.max_response_mib);
+  http.max_response_setting = "sources.prometheus.max_response_mib";
+  options.response_budget_bytes = mebibytes(prom.response_budget_mib);
   auto source = sources::PrometheusSource::create(std::move(options));
   if (!source.ok()) {
     return source.error();

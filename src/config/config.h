@@ -86,6 +86,11 @@ struct PrometheusSource : HttpAuth {
   Seconds usage_window{86400};   // window of observed pod usage (right-sizing needs days)
   double usage_cpu_quantile = 0.95;
   int max_concurrent_queries = 2;  // queries of one cycle in flight at once
+  // Memory bounds of one cycle: per response body, all bodies in flight or waiting to be
+  // decoded together, and series per query (what the model pays for).
+  int max_response_mib = 256;
+  int response_budget_mib = 512;
+  int max_series_per_query = 500000;
   // Labels that only tell HA replicas (or shards) of one series apart; merged, never summed.
   std::vector<std::string> replica_labels = {"prometheus_replica", "replica"};
   MetricNames metrics;

@@ -28,15 +28,16 @@ std::string millisSince(std::chrono::steady_clock::time_point start) {
 // Decodes one body into the builder; the error names the query.
 Result<void> decodeInto(const sources::Query& query, QueryId id,
                         const Result<sources::QueryBody>& body, ClusterBuilder& builder,
-                        FetchStats& stats) {
+                        FetchStats& stats, std::size_t max_series) {
   ++stats.queries;
   if (!body.ok()) {
     return body.error();
   }
   stats.bytes += body->json.size();
   const auto started = std::chrono::steady_clock::now();
+  const sources::DecodeLimits limits{max_series, "sources.prometheus.max_series_per_query"};
   auto decoded = sources::decodeInstantVector(
-      *body, [&](const sources::SampleView& sample) { builder.add(id, sample); });
+      *body, [&](const sources::SampleView& sample) { builder.add(id, sample); }, limits);
   // Which query is large or slow to decode: the first thing to ask of a slow cycle.
   kLog.debug("query decoded", {{"query", query.name},
                                {"bytes", std::to_string(body->json.size())},
@@ -131,7 +132,8 @@ class ParallelFetch {
 
 Result<ClusterSnapshot> fetchClusterSnapshot(sources::MetricsSource& source,
                                              const QueryCatalog& catalog, UnixSeconds at,
-                                             FetchStats& stats, std::size_t concurrency) {
+                                             FetchStats& stats, std::size_t concurrency,
+                                             std::size_t max_series) {
   ClusterBuilder builder(at);
   std::optional<ParallelFetch> parallel;
   if (source.concurrent() && concurrency > 1) {
@@ -141,7 +143,7 @@ Result<ClusterSnapshot> fetchClusterSnapshot(sources::MetricsSource& source,
     const auto id = static_cast<QueryId>(i);
     const sources::Query& query = catalog.get(id);
     const auto body = parallel ? parallel->take(i) : source.instantQuery(query, at);
-    Result<void> status = decodeInto(query, id, body, builder, stats);
+    Result<void> status = decodeInto(query, id, body, builder, stats, max_series);
     if (status.ok()) {
       continue;
     }

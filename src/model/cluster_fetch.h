@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -21,9 +22,11 @@ struct FetchStats {
 /// Runs every catalog query at `at` against `source` — up to `concurrency` at once when the source
 /// allows it — decodes each body in place and builds the snapshot. A failing kube-state-metrics
 /// query fails the whole fetch: a partial cluster would produce wrong advice (a node missing its
-/// pods looks idle). A failing optional query (scheduler, usage) only adds a warning.
-Result<ClusterSnapshot> fetchClusterSnapshot(sources::MetricsSource& source,
-                                             const QueryCatalog& catalog, UnixSeconds at,
-                                             FetchStats& stats, std::size_t concurrency = 1);
+/// pods looks idle). A failing optional query (scheduler, usage) only adds a warning. A query
+/// answering more than `max_series` series fails as soon as its decoder reaches the one past
+/// the cap, naming the query and sources.prometheus.max_series_per_query.
+Result<ClusterSnapshot> fetchClusterSnapshot(
+    sources::MetricsSource& source, const QueryCatalog& catalog, UnixSeconds at, FetchStats& stats,
+    std::size_t concurrency = 1, std::size_t max_series = std::numeric_limits<std::size_t>::max());
 
 }  // namespace dagadvisor::model

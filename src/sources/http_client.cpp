@@ -52,16 +52,25 @@ std::size_t nextCapacity(BodySink& sink, std::size_t needed) {
   return std::max(needed, doubled);
 }
 
-// Grows the buffer to `capacity`, taking the growth from the budget first.
+// Grows the buffer to `capacity`, taking the whole new buffer from the budget first: while
+// reserve() copies, the old buffer and the new one are both allocated, and the budget is there
+// to bound that peak too (a body doubling from 128 to 256 MiB holds 384 MiB for a moment).
 bool grow(BodySink& sink, std::size_t capacity) {
   Share& share = *sink.share;
-  const std::size_t more = capacity > share.held ? capacity - share.held : 0;
-  if (share.budget && !share.budget->take(more)) {
+  if (share.budget && !share.budget->take(capacity)) {
     sink.over_budget = true;
     return false;
   }
-  share.held += more;
-  sink.body->reserve(capacity);
+  // A fresh buffer, not reserve(): libstdc++ rounds a reserve below twice the old capacity up
+  // to twice, past what the budget was given (a 100 MiB cap would hold 128 MiB).
+  std::string bigger;
+  bigger.reserve(capacity);
+  bigger.append(*sink.body);
+  sink.body->swap(bigger);
+  if (share.budget) {
+    share.budget->give(share.held);
+  }
+  share.held = capacity;
   return true;
 }
 
@@ -194,11 +203,21 @@ bool credentialHeader(std::string name) {
   return false;
 }
 
+// The budget is only the Prometheus source's (several queries in flight), hence its keys.
 std::string budgetMessage(const HttpClientOptions& options) {
   return "response bodies in flight together exceed the memory budget of " +
          std::to_string(options.budget ? options.budget->limit() : 0) +
-         " bytes; fewer concurrent queries (sources.prometheus.max_concurrent_queries) or a "
-         "narrower selector";
+         " bytes (sources.prometheus.response_budget_mib); fewer concurrent queries "
+         "(sources.prometheus.max_concurrent_queries) or a narrower selector";
+}
+
+std::string tooLargeMessage(const HttpClientOptions& options) {
+  std::string message =
+      "response body exceeds " + std::to_string(options.max_response_bytes) + " bytes";
+  if (!options.max_response_setting.empty()) {
+    message += " (" + options.max_response_setting + ")";
+  }
+  return message;
 }
 
 }  // namespace
@@ -210,6 +229,9 @@ bool ByteBudget::take(std::size_t n) {
       return false;
     }
   } while (!used_.compare_exchange_weak(used, used + n));
+  std::size_t peak = peak_.load();
+  while (used + n > peak && !peak_.compare_exchange_weak(peak, used + n)) {
+  }
   return true;
 }
 
@@ -486,8 +508,7 @@ Result<HttpResponse> HttpClient::performOnce(const std::string& url, const std::
     return makeError(where + ": " + budgetMessage(options_));
   }
   if (sink.too_large || code == CURLE_FILESIZE_EXCEEDED) {
-    return makeError(where + ": response body exceeds " +
-                     std::to_string(options_.max_response_bytes) + " bytes");
+    return makeError(where + ": " + tooLargeMessage(options_));
   }
   if (code != CURLE_OK) {
     last_error_retryable_ = isRetryable(code);

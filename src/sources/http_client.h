@@ -35,6 +35,8 @@ class ByteBudget {
   explicit ByteBudget(std::size_t limit) : limit_(limit) {}
   std::size_t limit() const { return limit_; }
   std::size_t used() const { return used_.load(); }
+  /// The most ever held at once: what the limit has to cover, growth copies included.
+  std::size_t peak() const { return peak_.load(); }
 
   /// Takes `n` bytes; false (taking nothing) when that would exceed the limit.
   bool take(std::size_t n);
@@ -43,6 +45,7 @@ class ByteBudget {
  private:
   const std::size_t limit_;
   std::atomic<std::size_t> used_{0};
+  std::atomic<std::size_t> peak_{0};
 };
 
 /// What a body holds of a ByteBudget; gives it back when the last copy is destroyed.
@@ -53,6 +56,7 @@ struct HttpClientOptions {
   std::chrono::milliseconds timeout{30000};         // whole request, unless the call overrides it
   std::chrono::milliseconds connect_timeout{5000};  // TCP + TLS handshake
   std::size_t max_response_bytes = std::size_t{256} << 20;
+  std::string max_response_setting{};    // its configuration key, named when a body exceeds it
   std::shared_ptr<ByteBudget> budget{};  // shared with other clients; null = only the cap above
   std::map<std::string, std::string> headers{};  // sent with every request
   std::string bearer_token_file{};  // re-read when its mtime changes; the token is never logged

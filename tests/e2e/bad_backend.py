@@ -11,7 +11,13 @@ Writes the port it listens on to PORT_FILE, then appends one line per request to
   non-json   answers 200 text/html with a page that is not JSON
   scalar     answers every query with a valid scalar result (no vector)
   empty      answers every query with an empty vector
+  huge       answers 200 with a 300 MiB body announced by its Content-Length
+  huge-stream  the same 300 MiB without a Content-Length (ends when the connection closes), so
+             only a cap checked while streaming stops it
+  many-series  answers every query with a valid vector of $BAD_BACKEND_SERIES series (default
+             600000) labelled like kube-state-metrics pod series, about 100 bytes each
 """
+import os
 import socket
 import sys
 import threading
@@ -48,6 +54,28 @@ def answer(conn, status, content_type, body):
                   f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n").encode() + body)
 
 
+HUGE_BYTES = 300 << 20
+HUGE_CHUNK = b'{"status":"success","data":{"resultType":"vector","result":[' + b" " * ((1 << 20) - 59)
+
+
+def send_huge(conn, announce_length):
+    length = f"Content-Length: {HUGE_BYTES}\r\n" if announce_length else "Connection: close\r\n"
+    conn.sendall(f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n{length}\r\n".encode())
+    for _ in range(HUGE_BYTES // len(HUGE_CHUNK)):
+        conn.sendall(HUGE_CHUNK)  # invalid JSON past the first chunk: only the cap matters
+
+
+def many_series_body():
+    count = int(os.environ.get("BAD_BACKEND_SERIES", "600000"))
+    sample = ('{"metric":{"namespace":"ns-%d","pod":"pod-%d","node":"node-%d","uid":"%d"},'
+              '"value":[1795824000,"1"]}')
+    series = ",".join(sample % (i % 97, i, i % 5000, i) for i in range(count))
+    return ('{"status":"success","data":{"resultType":"vector","result":[' + series + "]}}").encode()
+
+
+MANY_SERIES = many_series_body() if MODE == "many-series" else b""
+
+
 def serve(conn):
     try:
         request = read_request(conn)
@@ -74,6 +102,10 @@ def serve(conn):
         elif MODE == "scalar":
             answer(conn, "200 OK", "application/json",
                    b'{"status":"success","data":{"resultType":"scalar","result":[1795824000,"1"]}}')
+        elif MODE in ("huge", "huge-stream"):
+            send_huge(conn, MODE == "huge")
+        elif MODE == "many-series":
+            answer(conn, "200 OK", "application/json", MANY_SERIES)
         elif MODE == "empty":
             answer(conn, "200 OK", "application/json",
                    b'{"status":"success","data":{"resultType":"vector","result":[]}}')
@@ -90,7 +122,6 @@ def main():
     listener.listen(64)
     with open(PORT_FILE + ".tmp", "w") as f:
         f.write(str(listener.getsockname()[1]))
-    import os
     os.rename(PORT_FILE + ".tmp", PORT_FILE)
     while True:
         conn, _ = listener.accept()

@@ -8,8 +8,8 @@
 DAGADVISOR=$1
 BACKEND=$2
 source "$(dirname "$0")/../integration/prometheus_harness.sh"
+source "$(dirname "$0")/bad_backend.sh"
 
-BACKEND_PID=""
 DAEMON=""
 trap '[ -z "$DAEMON" ] || kill "$DAEMON" 2>/dev/null || true; [ -z "$BACKEND_PID" ] || kill "$BACKEND_PID" 2>/dev/null || true; cleanup' EXIT
 
@@ -39,16 +39,6 @@ grep -q "sources.prometheus.bearer_token_file: cannot read $WORK_DIR/no-token: n
   || fail "missing token file not named: $(cat "$WORK_DIR/c.out")"
 expect_exit 0 "$WORK_DIR/d.out" "$DAGADVISOR" check-config
 echo "ok: check-config names server.web_config_file (missing, invalid) and the token file, exit 2"
-
-start_backend() {  # start_backend MODE → BACKEND_URL
-  [ -z "$BACKEND_PID" ] || { kill "$BACKEND_PID"; wait "$BACKEND_PID" 2>/dev/null || true; }
-  rm -f "$WORK_DIR/port"
-  python3 "$BACKEND" "$1" "$WORK_DIR/port" "$WORK_DIR/$1.requests" &
-  BACKEND_PID=$!
-  for _ in $(seq 100); do [ -s "$WORK_DIR/port" ] && break; sleep 0.05; done
-  [ -s "$WORK_DIR/port" ] || fail "bad_backend.py $1 did not start"
-  BACKEND_URL="http://127.0.0.1:$(cat "$WORK_DIR/port")"
-}
 
 # The analyze run's token file is missing: the runtime error names the setting too.
 start_backend empty

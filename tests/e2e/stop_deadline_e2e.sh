@@ -8,8 +8,8 @@
 DAGADVISOR=$1
 BACKEND=$2
 source "$(dirname "$0")/../integration/prometheus_harness.sh"
+source "$(dirname "$0")/bad_backend.sh"
 
-BACKEND_PID=""
 DAEMON=""
 stop_all() {
   [ -z "$DAEMON" ] || kill "$DAEMON" 2>/dev/null || true
@@ -17,18 +17,6 @@ stop_all() {
   cleanup
 }
 trap stop_all EXIT
-
-start_backend() {  # start_backend MODE → BACKEND_URL, REQUESTS (the request log)
-  REQUESTS="$WORK_DIR/$1.requests"
-  : >"$REQUESTS"
-  rm -f "$WORK_DIR/$1.port"
-  python3 "$BACKEND" "$1" "$WORK_DIR/$1.port" "$REQUESTS" &
-  BACKEND_PID=$!
-  for _ in $(seq 100); do [ -s "$WORK_DIR/$1.port" ] && break; sleep 0.05; done
-  [ -s "$WORK_DIR/$1.port" ] || fail "bad_backend.py $1 did not start"
-  BACKEND_URL="http://127.0.0.1:$(cat "$WORK_DIR/$1.port")"
-}
-stop_backend() { kill "$BACKEND_PID" 2>/dev/null || true; wait "$BACKEND_PID" 2>/dev/null || true; BACKEND_PID=""; }
 
 wait_requests() {  # wait_requests N SECONDS: the backend saw at least N requests
   for _ in $(seq $(($2 * 20))); do

@@ -56,15 +56,18 @@ namespace dagadvisor::sources::decoder {
 
 /// A kernel's decode: `padded` says SIMDJSON_PADDING readable bytes follow the body.
 using DecodeFn = Result<DecodeSummary> (*)(std::string_view body, bool padded,
-                                           const SampleVisitor& visit);
+                                           const SampleVisitor& visit, const DecodeLimits& limits);
 
 // One per kernel (response_decoder_<kernel>.cpp). The x86 SIMD kernels exist only on x86-64
 // builds; `builtin` is the walk compiled for the build's own target (fallback on plain x86-64).
-Result<DecodeSummary> decodeBuiltin(std::string_view body, bool padded, const SampleVisitor& visit);
-Result<DecodeSummary> decodeWestmere(std::string_view body, bool padded,
-                                     const SampleVisitor& visit);
-Result<DecodeSummary> decodeHaswell(std::string_view body, bool padded, const SampleVisitor& visit);
-Result<DecodeSummary> decodeIcelake(std::string_view body, bool padded, const SampleVisitor& visit);
+Result<DecodeSummary> decodeBuiltin(std::string_view body, bool padded, const SampleVisitor& visit,
+                                    const DecodeLimits& limits);
+Result<DecodeSummary> decodeWestmere(std::string_view body, bool padded, const SampleVisitor& visit,
+                                     const DecodeLimits& limits);
+Result<DecodeSummary> decodeHaswell(std::string_view body, bool padded, const SampleVisitor& visit,
+                                    const DecodeLimits& limits);
+Result<DecodeSummary> decodeIcelake(std::string_view body, bool padded, const SampleVisitor& visit,
+                                    const DecodeLimits& limits);
 
 /// The name of the builtin kernel ("fallback" unless the build targets a SIMD baseline).
 std::string_view builtinName();

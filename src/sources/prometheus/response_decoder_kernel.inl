@@ -300,10 +300,13 @@ struct SampleFields {
 /// (status, warnings, data; inside a sample metric before value) whatever the field order.
 class Walk {
  public:
-  Walk(std::vector<LabelView>& labels, const SampleVisitor& visit)
-      : labels_(labels), visit_(visit) {}
+  Walk(std::vector<LabelView>& labels, const SampleVisitor& visit, const DecodeLimits& limits)
+      : labels_(labels), visit_(visit), limits_(limits) {}
 
   const DecodeSummary& summary() const { return summary_; }
+
+  /// Whether the walk stopped at limits_.max_samples (a valid body, only too large).
+  bool capped() const { return capped_; }
 
   std::optional<Error> document(od::document& doc) {
     json_type type{};
@@ -482,6 +485,9 @@ class Walk {
     }
     std::size_t i = 0;
     for (auto item : items) {
+      if (i == limits_.max_samples) {
+        return capFault();
+      }
       od::value element;
       if (auto err = item.get(element)) {
         return malformed(err);
@@ -493,6 +499,15 @@ class Walk {
     }
     summary_.samples = i;
     return std::nullopt;
+  }
+
+  Error capFault() {
+    capped_ = true;
+    std::string message = "more than " + std::to_string(limits_.max_samples) + " series";
+    if (!limits_.setting.empty()) {
+      message += " (the cap " + std::string(limits_.setting) + ")";
+    }
+    return makeError(message, "data.result");
   }
 
   std::optional<Error> sample(od::value& value, std::size_t i) {
@@ -551,7 +566,9 @@ class Walk {
 
   std::vector<LabelView>& labels_;
   const SampleVisitor& visit_;
+  const DecodeLimits& limits_;
   DecodeSummary summary_;
+  bool capped_ = false;
   bool seen_status_ = false;
   bool seen_error_type_ = false;
   bool seen_error_ = false;
@@ -570,7 +587,8 @@ class Decoder {
   bool busy() const { return busy_; }
 
   /// `padded`: SIMDJSON_PADDING readable bytes follow the body, so it is parsed where it is.
-  Result<DecodeSummary> decode(std::string_view body, bool padded, const SampleVisitor& visit) {
+  Result<DecodeSummary> decode(std::string_view body, bool padded, const SampleVisitor& visit,
+                               const DecodeLimits& limits) {
     struct Busy {  // released even when the visitor throws
       Decoder& self;
       explicit Busy(Decoder& d) : self(d) { self.busy_ = true; }
@@ -579,7 +597,7 @@ class Decoder {
         self.labels_.clear();
       }
     } busy(*this);
-    auto result = decodeBody(body, padded, visit);
+    auto result = decodeBody(body, padded, visit, limits);
     if (body.size() > kKeepParserBytes) {
       parser_ = od::parser{};
       copy_ = std::string();
@@ -588,16 +606,22 @@ class Decoder {
   }
 
  private:
-  Result<DecodeSummary> decodeBody(std::string_view body, bool padded, const SampleVisitor& visit) {
+  Result<DecodeSummary> decodeBody(std::string_view body, bool padded, const SampleVisitor& visit,
+                                   const DecodeLimits& limits) {
     od::document doc;
     const char* json = padded ? body.data() : paddedCopy(body);
     std::optional<Error> fault;
-    Walk walk(labels_, visit);
+    Walk walk(labels_, visit, limits);
     if (auto err =
             parser_.iterate(json, body.size(), body.size() + simdjson::SIMDJSON_PADDING).get(doc)) {
       fault = malformed(err);
     } else {
       fault = walk.document(doc);
+    }
+    // A capped body is not validated further: the DOM parse explain() pays would take several
+    // times the body's size, the very memory the cap is there to bound.
+    if (fault && walk.capped()) {
+      return std::move(*fault);
     }
     if (fault) {
       return decoder::explain(body, padded, std::move(*fault));
@@ -623,14 +647,15 @@ class Decoder {
 }  // namespace
 
 Result<DecodeSummary> DAGADVISOR_DECODER_ENTRY(std::string_view body, bool padded,
-                                               const SampleVisitor& visit) {
+                                               const SampleVisitor& visit,
+                                               const DecodeLimits& limits) {
   // One parser per thread keeps its buffers warm across the queries of every cycle.
   thread_local Decoder shared;
   if (shared.busy()) {  // a visitor that decodes again must not clobber the outer labels
     Decoder nested;
-    return nested.decode(body, padded, visit);
+    return nested.decode(body, padded, visit, limits);
   }
-  return shared.decode(body, padded, visit);
+  return shared.decode(body, padded, visit, limits);
 }
 
 }  // namespace dagadvisor::sources::decoder

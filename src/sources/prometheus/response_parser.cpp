@@ -74,8 +74,9 @@ const Kernel& activeKernel() {
   return chosen;
 }
 
-Result<DecodeSummary> decode(std::string_view body, bool padded, const SampleVisitor& visit) {
-  return activeKernel().decode(body, padded, visit);
+Result<DecodeSummary> decode(std::string_view body, bool padded, const SampleVisitor& visit,
+                             const DecodeLimits& limits = {}) {
+  return activeKernel().decode(body, padded, visit, limits);
 }
 
 }  // namespace
@@ -122,12 +123,12 @@ std::vector<std::string_view> decoderKernels() {
 namespace {
 
 Result<DecodeSummary> decodeWith(std::string_view kernel, std::string_view body, bool padded,
-                                 const SampleVisitor& visit) {
+                                 const SampleVisitor& visit, const DecodeLimits& limits = {}) {
   const Kernel* found = findKernel(kernel);
   if (found == nullptr) {
     return makeError("no such decoder kernel on this CPU: " + std::string(kernel));
   }
-  return found->decode(body, padded, visit);
+  return found->decode(body, padded, visit, limits);
 }
 
 }  // namespace
@@ -138,10 +139,11 @@ Result<DecodeSummary> decodeInstantVectorWith(std::string_view kernel, std::stri
 }
 
 Result<DecodeSummary> decodeInstantVectorWith(std::string_view kernel, const QueryBody& body,
-                                              const SampleVisitor& visit) {
+                                              const SampleVisitor& visit,
+                                              const DecodeLimits& limits) {
   const std::string& json = body.json;
   return decodeWith(kernel, json, json.capacity() >= json.size() + simdjson::SIMDJSON_PADDING,
-                    visit);
+                    visit, limits);
 }
 
 }  // namespace detail
@@ -150,9 +152,10 @@ Result<DecodeSummary> decodeInstantVector(std::string_view body, const SampleVis
   return decode(body, false, visit);
 }
 
-Result<DecodeSummary> decodeInstantVector(const QueryBody& body, const SampleVisitor& visit) {
+Result<DecodeSummary> decodeInstantVector(const QueryBody& body, const SampleVisitor& visit,
+                                          const DecodeLimits& limits) {
   const std::string& json = body.json;
-  return decode(json, json.capacity() >= json.size() + simdjson::SIMDJSON_PADDING, visit);
+  return decode(json, json.capacity() >= json.size() + simdjson::SIMDJSON_PADDING, visit, limits);
 }
 
 }  // namespace dagadvisor::sources

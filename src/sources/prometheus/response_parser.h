@@ -1,6 +1,8 @@
 #pragma once
 
+#include <cstddef>
 #include <functional>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -41,6 +43,13 @@ struct DecodeSummary {
 
 using SampleVisitor = std::function<void(const SampleView&)>;
 
+/// Bounds on one body, checked while it is walked: what a valid answer may cost the model is
+/// set by its series, not its bytes (2.7 M series in 197 MB took 5.9 GB).
+struct DecodeLimits {
+  std::size_t max_samples = std::numeric_limits<std::size_t>::max();
+  std::string_view setting = {};  // the configuration key of max_samples, named by the Error
+};
+
 /// Decodes a Prometheus HTTP API instant-query body (`resultType` "vector" or "scalar") and calls
 /// `visit` once per sample, in response order. A body with `"status":"error"` becomes an Error
 /// carrying `errorType` and `error`; malformed or wrong-typed JSON becomes an Error with the JSON
@@ -50,8 +59,11 @@ Result<DecodeSummary> decodeInstantVector(std::string_view body, const SampleVis
 
 /// The same, parsing the body in place when it carries kBodyPadding spare capacity (as every
 /// source's bodies do) instead of first copying it into a padded buffer: at the reference
-/// cluster's sizes that copy is the largest allocation of the cycle.
-Result<DecodeSummary> decodeInstantVector(const QueryBody& body, const SampleVisitor& visit);
+/// cluster's sizes that copy is the largest allocation of the cycle. A vector of more than
+/// `limits.max_samples` samples is an Error naming the cap and its setting, returned as soon as
+/// the sample past it is reached (the visitor has seen exactly max_samples).
+Result<DecodeSummary> decodeInstantVector(const QueryBody& body, const SampleVisitor& visit,
+                                          const DecodeLimits& limits = {});
 
 /// The simdjson kernel the decoder walks bodies with ("icelake", "haswell", "westmere",
 /// "fallback", …): the one simdjson's runtime dispatch chose for this CPU (the environment
@@ -68,7 +80,8 @@ std::vector<std::string_view> decoderKernels();
 Result<DecodeSummary> decodeInstantVectorWith(std::string_view kernel, std::string_view body,
                                               const SampleVisitor& visit);
 Result<DecodeSummary> decodeInstantVectorWith(std::string_view kernel, const QueryBody& body,
-                                              const SampleVisitor& visit);
+                                              const SampleVisitor& visit,
+                                              const DecodeLimits& limits = {});
 
 }  // namespace detail
 

@@ -191,6 +191,19 @@ TEST_CASE("names that label outputs and pods must not be empty", "[config][valid
               });
 }
 
+TEST_CASE("the memory bounds of a cycle must be at least 1, naming the field",
+          "[config][validate]") {
+  CHECK(errorsAfter([](Config& c) {
+          c.sources.prometheus.max_response_mib = 0;
+          c.sources.prometheus.response_budget_mib = -1;
+          c.sources.prometheus.max_series_per_query = 0;
+        }) == std::vector<std::string>{
+                  "sources.prometheus.max_response_mib: must be at least 1 (got 0)",
+                  "sources.prometheus.response_budget_mib: must be at least 1 (got -1)",
+                  "sources.prometheus.max_series_per_query: must be at least 1 (got 0)"});
+  CHECK(errorsAfter([](Config& c) { c.sources.prometheus.max_series_per_query = 1; }).empty());
+}
+
 TEST_CASE("thresholds that only make sense from 1 or 2 refuse less, naming the field",
           "[config][validate]") {
   // These were clamped silently inside the detectors; a file asking for 0 now hears why not.

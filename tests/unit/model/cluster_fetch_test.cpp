@@ -88,6 +88,33 @@ TEST_CASE("a failed optional query is a warning, a failed required one fails the
   CHECK_THAT(failed.error().message, Catch::Contains("refused pod_info"));
 }
 
+TEST_CASE("a query answering more series than the cap fails the fetch, naming query and key",
+          "[model]") {
+  struct ManyPods final : sources::MetricsSource {
+    Result<sources::QueryBody> instantQuery(const sources::Query& query, UnixSeconds) override {
+      if (query.name != "pod_info") {
+        return answerFor(query);
+      }
+      std::string series;
+      for (int i = 0; i < 4; ++i) {
+        series += std::string(i == 0 ? "" : ",") + R"({"metric":{"pod":"p)" + std::to_string(i) +
+                  R"(","node":"n1"},"value":[1000,"1"]})";
+      }
+      return sources::QueryBody{R"({"status":"success","data":{"resultType":"vector","result":[)" +
+                                series + "]}}"};
+    }
+    std::string describe() const override { return "many pods"; }
+  } source;
+  FetchStats stats;
+  auto capped = fetchClusterSnapshot(source, QueryCatalog({}), 1000, stats, 1, 3);
+  REQUIRE_FALSE(capped.ok());
+  CHECK(capped.error().field == "pod_info");
+  CHECK_THAT(capped.error().message,
+             Catch::Contains("query pod_info: data.result: more than 3 series (the cap "
+                             "sources.prometheus.max_series_per_query)"));
+  CHECK(fetchClusterSnapshot(source, QueryCatalog({}), 1000, stats, 1, 4).ok());
+}
+
 TEST_CASE("a source that is not thread-safe is asked one query at a time", "[model]") {
   struct Sequential final : sources::MetricsSource {
     int in_flight = 0;

@@ -271,6 +271,30 @@ TEST_CASE("a cancellation's deadline caps the call's timeout", "[http]") {
   CHECK(elapsed < 3s);
 }
 
+TEST_CASE("a body's growth counts the old and the new buffer against the budget", "[http]") {
+  auto& server = LoopbackServer::instance();
+  const bool send_length = GENERATE(true, false);
+  const std::string big(600'000, 'x');
+  server.route("/http/growth", [&big, send_length](const SeenRequest&, std::size_t) {
+    Reply reply = jsonReply(big);
+    reply.send_length = send_length;
+    return reply;
+  });
+  auto budget = std::make_shared<ByteBudget>(std::size_t{4} << 20);
+  HttpClient client(HttpClientOptions{.budget = budget});
+  auto held = client.get(server.url("/http/growth"), {});
+  REQUIRE(held.ok());
+  CHECK(held->body == big);
+  const std::size_t capacity = held->body.capacity();
+  CHECK(budget->used() == capacity);
+  if (send_length) {  // one step from the padding-only buffer to the announced length
+    CHECK(capacity == big.size() + kBodyPadding);
+    CHECK(budget->peak() == capacity + kBodyPadding);
+  } else {  // doubling: the last copy held the half-size buffer and the full one together
+    CHECK(budget->peak() >= capacity + capacity / 2 - kBodyPadding);
+  }
+}
+
 TEST_CASE("a body takes exactly its Content-Length, and concurrent bodies share one budget",
           "[http]") {
   auto& server = LoopbackServer::instance();

@@ -245,6 +245,30 @@ TEST_CASE("all label views of a sample stay valid during the visitor call", "[pa
                                          "k1=v\"1-2;k2=v\"2-2;k3=v3-2;"});
 }
 
+TEST_CASE("a vector past the series cap stops at the cap, naming it and its setting", "[parser]") {
+  const std::string one = R"({"metric":{"pod":"p"},"value":[1,"1"]})";
+  // A wrongly typed sample past the cap: the walk stops before it is reached.
+  const QueryBody body{vectorOf(one + "," + one + "," + one + R"(,{"metric":[],"value":1})")};
+  const DecodeLimits limits{2, "sources.prometheus.max_series_per_query"};
+  for (std::string_view kernel : detail::decoderKernels()) {
+    INFO(kernel);
+    std::size_t visited = 0;
+    auto summary = detail::decodeInstantVectorWith(
+        kernel, body, [&](const SampleView&) { ++visited; }, limits);
+    REQUIRE_FALSE(summary.ok());
+    CHECK(visited == 2);
+    CHECK(summary.error().field == "data.result");
+    CHECK(summary.error().message ==
+          "more than 2 series (the cap sources.prometheus.max_series_per_query)");
+  }
+  std::size_t visited = 0;
+  const QueryBody fits{vectorOf(one + "," + one)};
+  auto summary = decodeInstantVector(
+      fits, [&](const SampleView&) { ++visited; }, limits);
+  REQUIRE(summary.ok());
+  CHECK(visited == 2);
+}
+
 TEST_CASE("labels without escapes are views into a padded body, not copies", "[parser]") {
   QueryBody body{prometheusFixture("vector_labels.json")};
   body.json.reserve(body.json.size() + kBodyPadding);

@@ -27,7 +27,9 @@ REPORTS="$ROOT/$BUILD/tsan-reports"
 rm -rf "$REPORTS" && mkdir -p "$REPORTS"
 # Reports go to files (one per process), so races in the daemon that e2e scripts run are seen
 # even where a script ignores the daemon's exit code. second_deadlock_stack names both locks.
+# tests/tsan.supp: races inside uninstrumented system libraries (fontconfig under graphviz).
 export TSAN_OPTIONS="log_path=$REPORTS/tsan second_deadlock_stack=1 history_size=4"
+TSAN_OPTIONS+=" suppressions=$ROOT/tests/tsan.supp"
 failed=0
 for unit in "${UNITS[@]}"; do
   echo "== $unit"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs every test: formatting, the warnings-as-errors build with all tests
 # (unit, integration on a real Prometheus, e2e, simulator), then the same tests under
-# ASan+UBSan. Usage: scripts/test.sh [--quick]   (--quick skips the sanitizer build)
+# ASan+UBSan, then a few seconds of each libFuzzer target (clang, build-fuzz).
+# Usage: scripts/test.sh [--quick]   (--quick skips the sanitizer and fuzz builds)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
@@ -33,5 +34,11 @@ if [ "${1:-}" != "--quick" ]; then
   # native-histogram wait) already ran above; under ASan they only cost time.
   run_suite build-asan "-LE slow" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O0 -g1" \
     -DDAGADVISOR_SANITIZE=ON
+  # A smoke of every parser of outside input: DAGADVISOR_FUZZ_SECONDS (3) of libFuzzer each on
+  # its seed corpus. scripts/fuzz.sh runs them for longer; scripts/tsan.sh is the TSan pass.
+  echo "== build build-fuzz (libFuzzer targets, clang)"
+  "$ROOT/scripts/fuzz-build.sh" build-fuzz
+  echo "== test build-fuzz"
+  (cd build-fuzz && ctest -j"$JOBS" --output-on-failure -L fuzz)
 fi
 echo "== all tests passed"

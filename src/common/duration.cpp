@@ -1,8 +1,10 @@
 #include "common/duration.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <ctime>
 
 namespace dagadvisor {
@@ -46,6 +48,10 @@ bool readDigits(std::string_view text, std::size_t pos, std::size_t n, int& out)
   }
   return true;
 }
+
+// The instants RFC 3339's four-digit years spell: 0000-01-01T00:00:00Z to 9999-12-31T23:59:59Z.
+constexpr double kFirstSecond = -62167219200;
+constexpr double kLastSecond = 253402300799;
 
 }  // namespace
 
@@ -182,6 +188,9 @@ Result<UnixSeconds> parseTimestamp(std::string_view text) {
     double value = 0;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (ec == std::errc() && end == text.data() + text.size() && std::isfinite(value)) {
+      if (value > kLastSecond) {  // would overflow time_t's conversion and no year can spell it
+        return makeError("unix seconds beyond year 9999: \"" + std::string(text) + "\"");
+      }
       return value;
     }
   }
@@ -189,11 +198,16 @@ Result<UnixSeconds> parseTimestamp(std::string_view text) {
 }
 
 std::string formatTimestamp(UnixSeconds t) {
-  const auto secs = static_cast<std::time_t>(std::floor(t));
+  // A double beyond time_t's range would make the conversion undefined; clamped to what
+  // four-digit years spell, any sample's timestamp formats.
+  const double clamped = std::isnan(t) ? 0.0 : std::clamp(std::floor(t), kFirstSecond, kLastSecond);
+  const auto secs = static_cast<std::time_t>(clamped);
   std::tm tm{};
   gmtime_r(&secs, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  // Not strftime's %Y, which drops the leading zeros of years before 1000.
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
   return buf;
 }
 

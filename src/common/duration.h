@@ -29,10 +29,11 @@ Result<UnixSeconds> parseRfc3339(std::string_view text);
 std::optional<UnixSeconds> optionalRfc3339(std::string_view text);
 
 /// Parses a point in time as RFC 3339 (parseRfc3339) or as unix seconds ("1795856400",
-/// "1795856400.5").
+/// "1795856400.5", at most 9999-12-31T23:59:59Z).
 Result<UnixSeconds> parseTimestamp(std::string_view text);
 
-/// RFC 3339 in UTC with second precision: "2026-11-29T03:00:00Z".
+/// RFC 3339 in UTC with second precision: "2026-11-29T03:00:00Z". Times outside the years
+/// 0000–9999 are clamped to them, NaN formats as the epoch.
 std::string formatTimestamp(UnixSeconds t);
 
 }  // namespace dagadvisor

@@ -178,8 +178,9 @@ std::vector<double> estimateNodeSpeeds(const std::vector<RunGraph>& runs,
   std::vector<double> log_sum(cluster.nodes().size(), 0.0);
   std::vector<double> count(cluster.nodes().size(), 0.0);
   for (const auto& [key, seen] : by_task) {
-    const bool several_nodes = std::any_of(seen.begin(), seen.end(),
-                                           [&](const Seen& s) { return s.node != seen[0].node; });
+    const auto first_node = seen[0].node;  // clang 14 cannot capture the structured binding
+    const bool several_nodes =
+        std::any_of(seen.begin(), seen.end(), [&](const Seen& s) { return s.node != first_node; });
     if (!several_nodes) {
       continue;  // no comparison possible
     }

@@ -6,7 +6,9 @@ namespace dagadvisor::model::scrape {
 
 void copyPrefixed(const sources::SampleView& s, std::string_view prefix, LabelPairs& out) {
   for (std::size_t i = 0; i < s.label_count; ++i) {
-    const auto& [name, value] = s.labels[i];
+    // Not a structured binding: clang 14 cannot capture one in the lambda below.
+    const std::string_view name = s.labels[i].first;
+    const std::string_view value = s.labels[i].second;
     if (!name.starts_with(prefix) || name.size() == prefix.size()) {
       continue;
     }

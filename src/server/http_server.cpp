@@ -18,33 +18,11 @@
 #include <thread>
 
 #include "report/report_json.h"
+#include "server/query_string.h"
 #include "server/read_deadlines.h"
 
 namespace dagadvisor::server {
 namespace {
-
-std::string urlDecode(std::string_view text) {
-  std::string out(text.size() + 1, '\0');
-  const int n = mg_url_decode(text.data(), static_cast<int>(text.size()), out.data(),
-                              static_cast<int>(out.size()), /*is_form_url_encoded=*/1);
-  out.resize(n < 0 ? 0 : static_cast<std::size_t>(n));
-  return out;
-}
-
-std::map<std::string, std::string> parseQuery(std::string_view query) {
-  std::map<std::string, std::string> params;
-  while (!query.empty()) {
-    const std::size_t amp = std::min(query.find('&'), query.size());
-    const std::string_view pair = query.substr(0, amp);
-    query.remove_prefix(std::min(amp + 1, query.size()));
-    const std::size_t eq = std::min(pair.find('='), pair.size());
-    if (eq > 0) {
-      params.emplace(urlDecode(pair.substr(0, eq)),
-                     urlDecode(pair.substr(std::min(eq + 1, pair.size()))));
-    }
-  }
-  return params;
-}
 
 // Bodies up to this size are copied behind the headers (a few microseconds) to save a packet.
 constexpr std::size_t kCopyBodyBytes = 256 * 1024;

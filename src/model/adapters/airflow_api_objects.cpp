@@ -64,7 +64,8 @@ void addInstances(const std::vector<AirflowTaskInstance>& instances, WorkflowObj
   for (const AirflowTaskInstance& instance : instances) {
     by_task[instance.task_id].push_back(&instance);
   }
-  for (const auto& [id, group] : by_task) {
+  for (const auto& [task_id, group] : by_task) {
+    const std::string_view id = task_id;  // clang 14 cannot capture a structured binding
     auto it = std::find_if(object.tasks.begin(), object.tasks.end(),
                            [&](const ObjectTask& task) { return task.id == id; });
     if (it == object.tasks.end()) {

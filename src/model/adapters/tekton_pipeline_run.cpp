@@ -170,4 +170,8 @@ Result<WorkflowObject> parseTektonPipelineRun(const json& object,
   return out;
 }
 
+Result<WorkflowObject> parseTektonPipelineRun(const json& object) {
+  return parseTektonPipelineRun(object, {});
+}
+
 }  // namespace dagadvisor::model

@@ -61,7 +61,10 @@ Result<WorkflowObject> parseArgoWorkflow(const nlohmann::json& workflow,
 /// all of them). `task_runs` (TaskRun objects, matched through `childReferences` or the label
 /// `tekton.dev/pipelineTask`) give timings and attempts. Errors: no pipeline spec found.
 Result<WorkflowObject> parseTektonPipelineRun(const nlohmann::json& object,
-                                              const std::vector<nlohmann::json>& task_runs = {});
+                                              const std::vector<nlohmann::json>& task_runs);
+/// The same without TaskRuns. (An overload, not a default `= {}`: json is only declared here,
+/// and clang builds a default argument's vector where it is declared.)
+Result<WorkflowObject> parseTektonPipelineRun(const nlohmann::json& object);
 
 /// A KFP v2 pipeline: either the IR (PipelineSpec, `root.dag.tasks.<t>.dependentTasks`) or the
 /// Argo Workflow KFP compiles it to (`depends` on the `<t>-driver` tasks of the `root` template,

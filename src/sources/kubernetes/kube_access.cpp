@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 
 #include "common/base64.h"
 
@@ -93,19 +94,30 @@ Result<KubeAccess> fromConfig(const YAML::Node& root, const std::string& dir,
   return access;
 }
 
-}  // namespace
-
-Result<KubeAccess> kubeAccessFromKubeconfig(const std::string& path, const std::string& context) {
+// `load` reads the YAML (and throws what yaml-cpp throws); `name` names the kubeconfig in errors.
+Result<KubeAccess> fromLoaded(const std::function<YAML::Node()>& load, const std::string& name,
+                              const std::string& dir, const std::string& context) {
   try {
-    const YAML::Node root = YAML::LoadFile(path);
-    auto access = fromConfig(root, std::filesystem::path(path).parent_path().string(), context);
+    auto access = fromConfig(load(), dir, context);
     if (!access) {
-      return makeError("kubeconfig " + path + ": " + access.error().describe());
+      return makeError("kubeconfig " + name + ": " + access.error().describe());
     }
     return access;
   } catch (const YAML::Exception& e) {
-    return makeError("kubeconfig " + path + ": " + e.what());
+    return makeError("kubeconfig " + name + ": " + e.what());
   }
+}
+
+}  // namespace
+
+Result<KubeAccess> kubeAccessFromKubeconfig(const std::string& path, const std::string& context) {
+  return fromLoaded([&] { return YAML::LoadFile(path); }, path,
+                    std::filesystem::path(path).parent_path().string(), context);
+}
+
+Result<KubeAccess> kubeAccessFromKubeconfigText(std::string_view yaml, const std::string& dir,
+                                                const std::string& context) {
+  return fromLoaded([&] { return YAML::Load(std::string(yaml)); }, "<text>", dir, context);
 }
 
 Result<KubeAccess> kubeAccessInCluster(const std::string& account_dir) {

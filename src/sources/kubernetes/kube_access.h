@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "common/result.h"
 #include "sources/http_client.h"
@@ -20,6 +21,11 @@ struct KubeAccess {
 /// message that says so: dagadvisor runs no programs to get credentials.
 Result<KubeAccess> kubeAccessFromKubeconfig(const std::string& path,
                                             const std::string& context = {});
+
+/// The same for a kubeconfig already in memory, whose relative paths are relative to `dir`.
+/// Never throws on any input.
+Result<KubeAccess> kubeAccessFromKubeconfigText(std::string_view yaml, const std::string& dir,
+                                                const std::string& context = {});
 
 /// The in-cluster service account: KUBERNETES_SERVICE_HOST/PORT and the token and CA mounted under
 /// `account_dir` (the token is re-read when it rotates).

@@ -1,6 +1,7 @@
 #include "common/duration.h"
 
 #include <catch2/catch.hpp>
+#include <limits>
 
 using dagadvisor::Duration;
 using dagadvisor::formatDuration;
@@ -51,6 +52,21 @@ TEST_CASE("malformed timestamps are refused", "[time]") {
     INFO(bad);
     CHECK_FALSE(parseTimestamp(bad).ok());
   }
+}
+
+// Found by tests/fuzz/rfc3339_fuzz (seed seeds/rfc3339/beyond-time_t.txt): `--at 8.8e42` parsed,
+// and formatting it converted a double beyond time_t's range (undefined behaviour).
+TEST_CASE("unix seconds beyond year 9999 are refused; any time formats", "[time]") {
+  CHECK_FALSE(parseTimestamp("8800000000000000000000000000000000000000000").ok());
+  CHECK_FALSE(parseTimestamp("253402300800").ok());
+  CHECK(parseTimestamp("253402300799").value() == 253402300799.0);
+  CHECK(formatTimestamp(253402300799.0) == "9999-12-31T23:59:59Z");
+  CHECK(formatTimestamp(8.8e42) == "9999-12-31T23:59:59Z");
+  CHECK(formatTimestamp(-8.8e42) == "0000-01-01T00:00:00Z");
+  CHECK(formatTimestamp(std::numeric_limits<double>::quiet_NaN()) == "1970-01-01T00:00:00Z");
+  CHECK(formatTimestamp(std::numeric_limits<double>::infinity()) == "9999-12-31T23:59:59Z");
+  CHECK(formatTimestamp(-30610224000.0) == "1000-01-01T00:00:00Z");
+  CHECK(formatTimestamp(-59011459200.0) == "0100-01-01T00:00:00Z");  // four digits, as RFC 3339
 }
 
 TEST_CASE("object timestamps: RFC 3339 only, malformed or empty ones are absent", "[time]") {

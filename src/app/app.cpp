@@ -11,6 +11,7 @@
 
 #include "advice/kind_list.h"
 #include "app/analysis_cycle.h"
+#include "app/one_analysis.h"
 #include "app/serve.h"
 #include "app/setup.h"
 #include "app/whatif_apply.h"
@@ -63,21 +64,11 @@ int printReport(const report::AnalysisReport& report, const CliOptions& cli, con
 
 int analyze(const CliOptions& cli, const config::Config& config) {
   SystemClock clock;
-  auto setup = openSource(config);
-  if (!setup.ok()) {
-    return fail(setup.error().message.rfind("no data source", 0) == 0 ? kExitUsage : kExitFailure,
-                setup.error().describe());
+  const OneAnalysis analysis = runOneAnalysis(cli, config, clock);
+  if (!analysis.report) {
+    return fail(analysis.exit_code, analysis.error);
   }
-  auto at = analysisTime(cli, *setup, clock);
-  if (!at.ok()) {
-    return fail(kExitUsage, at.error().describe());
-  }
-  const auto objects = objectSources(config, setup->kubernetes.get(), setup->airflow.get());
-  auto report = runAnalysisCycle(*setup->source, config, *at, clock, nullptr, objects);
-  if (!report.ok()) {
-    return fail(kExitFailure, report.error().describe());
-  }
-  return printReport(**report, cli, clock);
+  return printReport(*analysis.report, cli, clock);
 }
 
 int recordSnapshot(const CliOptions& cli, config::Config config) {

@@ -4,17 +4,14 @@
 #include <limits>
 #include <sstream>
 
-#include "app/analysis_cycle.h"
-#include "app/setup.h"
+#include "app/app.h"
+#include "app/one_analysis.h"
 #include "common/secrets.h"
 #include "report/prediction_json.h"
 #include "report/prediction_text.h"
 
 namespace dagadvisor::app {
 namespace {
-
-constexpr int kExitFailure = 1;
-constexpr int kExitUsage = 2;
 
 std::vector<std::string> splitIds(const std::string& list) {
   std::vector<std::string> ids;
@@ -65,33 +62,25 @@ int runWhatIfApply(const CliOptions& cli, const config::Config& config, std::ost
     }
   }
   SystemClock clock;
-  auto setup = openSource(config);
-  if (!setup.ok()) {
-    return fail(kExitUsage, setup.error().describe());
+  const OneAnalysis analysis = runOneAnalysis(cli, config, clock, options);
+  if (!analysis.report) {
+    return fail(analysis.exit_code, analysis.error);
   }
-  auto at = analysisTime(cli, *setup, clock);
-  if (!at.ok()) {
-    return fail(kExitUsage, at.error().describe());
-  }
-  const auto objects = objectSources(config, setup->kubernetes.get(), setup->airflow.get());
-  auto report = runAnalysisCycle(*setup->source, config, *at, clock, nullptr, objects, options);
-  if (!report.ok()) {
-    return fail(kExitFailure, report.error().describe());
-  }
+  const report::AnalysisReport& report = *analysis.report;
   for (const std::string& id : options.together_selection) {
-    if (std::string problem = selectionProblem(**report, id); !problem.empty()) {
+    if (std::string problem = selectionProblem(report, id); !problem.empty()) {
       return fail(kExitUsage, problem);
     }
   }
-  if ((*report)->predictions.together_ids.empty()) {
+  if (report.predictions.together_ids.empty()) {
     return fail(kExitUsage, "no recommendation of this analysis has a change the replay models");
   }
   if (cli.output == "table") {
-    out << report::renderWhatIfText(**report);
+    out << report::renderWhatIfText(report);
   } else {
-    out << report::whatIfJson(**report).dump(2) << "\n";
+    out << report::whatIfJson(report).dump(2) << "\n";
   }
-  return 0;
+  return kExitOk;
 }
 
 }  // namespace dagadvisor::app

@@ -102,22 +102,20 @@ TEST_CASE("no findings, no advice", "[advice]") {
 
 TEST_CASE("hoarding advice says when the nodes without GPUs lack room for the pods to move",
           "[advice][gpu-node-hoarding]") {
-  analysis::Finding f = hoardingFinding("gpu-1", 3, {}, "train-1");
-  auto evidence = f.evidenceAs<analysis::GpuNodeHoardingEvidence>();
-  evidence.pods_to_move = 5;
-  evidence.pods_to_move_with_room = 5;
-  analysis::Finding roomy = analysis::findingOf(evidence);
-  roomy.severity = f.severity;
-  roomy.target = f.target;
-  const auto with_room = advice::recommend({roomy}, config::Config{});
-  REQUIRE(with_room.size() == 1);
-  CHECK(with_room[0].action.find("room for only") == std::string::npos);
-  evidence.pods_to_move_with_room = 2;
-  analysis::Finding tight = analysis::findingOf(evidence);
-  tight.severity = f.severity;
-  tight.target = f.target;
-  const auto without = advice::recommend({tight}, config::Config{});
-  REQUIRE(without.size() == 1);
-  CHECK(without[0].action.find("room for only 2 of the 5 pods to move") != std::string::npos);
-  CHECK(without[0].evidence["pods_to_move_with_room"] == 2);
+  const analysis::Finding base = hoardingFinding("gpu-1", 3, {}, "train-1");
+  const auto adviceWithRoomFor = [&](std::size_t with_room) {
+    auto evidence = base.evidenceAs<analysis::GpuNodeHoardingEvidence>();
+    evidence.pods_to_move = 5;
+    evidence.pods_to_move_with_room = with_room;
+    analysis::Finding f = analysis::findingOf(std::move(evidence));
+    f.severity = base.severity;
+    f.target = base.target;
+    auto recs = advice::recommend({f}, config::Config{});
+    REQUIRE(recs.size() == 1);
+    return recs.front();
+  };
+  CHECK(adviceWithRoomFor(5).action.find("room for only") == std::string::npos);
+  const advice::Recommendation tight = adviceWithRoomFor(2);
+  CHECK(tight.action.find("room for only 2 of the 5 pods to move") != std::string::npos);
+  CHECK(tight.evidence["pods_to_move_with_room"] == 2);
 }

@@ -161,7 +161,7 @@ Result<std::shared_ptr<const report::AnalysisReport>> runAnalysisCycle(
     sources::MetricsSource& source, const config::Config& config, UnixSeconds at,
     const Clock& clock, advice::RecommendationHistory* history,
     std::span<const model::ObjectSourcePtr> objects,
-    const prediction::RecommendationPredictionOptions& predict) {
+    const std::optional<prediction::RecommendationPredictionOptions>& predict) {
   const auto started = std::chrono::steady_clock::now();
   StageTimer timer;
   model::FetchStats stats;
@@ -197,8 +197,10 @@ Result<std::shared_ptr<const report::AnalysisReport>> runAnalysisCycle(
   report->scheduler = cluster->scheduler();
   report->recommendations = advice::recommend(detection.findings, config);
   timer.lap("advice");
-  report->predictions =
-      prediction::predictRecommendations(*cluster, graphs, report->recommendations, predict);
+  report->predictions = prediction::predictRecommendations(
+      *cluster, graphs, report->recommendations,
+      predict.value_or(
+          prediction::RecommendationPredictionOptions::fromConfig(config.analysis.prediction)));
   timer.lap("predictions");
   report->findings = std::move(detection.findings);
   report->detectors = std::move(detection.runs);

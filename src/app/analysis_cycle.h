@@ -1,6 +1,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <span>
 
 #include "advice/recommender.h"
@@ -17,11 +18,12 @@ namespace dagadvisor::app {
 /// edges of the workflow objects `objects` deliver) and their graphs → detectors → advice → an
 /// immutable report. `history` (may be null) stamps first/last seen on recommendations across
 /// cycles. Gaps of the object sources are warnings on the report, never a failed cycle.
-/// `predict` says what the replay predicts beside each recommendation.
+/// `predict` says what the replay predicts beside each recommendation (unset: as the
+/// configuration's analysis.prediction says).
 Result<std::shared_ptr<const report::AnalysisReport>> runAnalysisCycle(
     sources::MetricsSource& source, const config::Config& config, UnixSeconds at,
     const Clock& clock, advice::RecommendationHistory* history,
     std::span<const model::ObjectSourcePtr> objects = {},
-    const prediction::RecommendationPredictionOptions& predict = {});
+    const std::optional<prediction::RecommendationPredictionOptions>& predict = std::nullopt);
 
 }  // namespace dagadvisor::app

@@ -6,8 +6,9 @@
 
 namespace dagadvisor::app {
 
-OneAnalysis runOneAnalysis(const CliOptions& cli, const config::Config& config, const Clock& clock,
-                           const prediction::RecommendationPredictionOptions& predict) {
+OneAnalysis runOneAnalysis(
+    const CliOptions& cli, const config::Config& config, const Clock& clock,
+    const std::optional<prediction::RecommendationPredictionOptions>& predict) {
   auto setup = openSource(config);
   if (!setup.ok()) {
     const bool usage = setup.error().message.rfind("no data source", 0) == 0;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "app/options.h"
@@ -20,7 +21,8 @@ struct OneAnalysis {
 
 /// What `analyze` and `whatif --apply` run: the configured source opened, `--at` resolved, the
 /// engines' objects read, one cycle with `predict`.
-OneAnalysis runOneAnalysis(const CliOptions& cli, const config::Config& config, const Clock& clock,
-                           const prediction::RecommendationPredictionOptions& predict = {});
+OneAnalysis runOneAnalysis(
+    const CliOptions& cli, const config::Config& config, const Clock& clock,
+    const std::optional<prediction::RecommendationPredictionOptions>& predict = std::nullopt);
 
 }  // namespace dagadvisor::app

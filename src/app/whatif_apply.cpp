@@ -52,9 +52,14 @@ int runWhatIfApply(const CliOptions& cli, const config::Config& config, std::ost
     return code;
   };
   const bool all = cli.apply == "all";
-  prediction::RecommendationPredictionOptions options;
+  // Asked for on the command line: every named recommendation is replayed, whatever the
+  // per-cycle bound of serve says (the window's size bound and the replay count still hold).
+  auto options =
+      prediction::RecommendationPredictionOptions::fromConfig(config.analysis.prediction);
+  options.enabled = true;
   options.replay.runs_listed = std::numeric_limits<std::size_t>::max();
   options.together_limit = std::numeric_limits<std::size_t>::max();
+  options.max_recommendations = std::numeric_limits<std::size_t>::max();
   if (!all) {
     options.together_selection = splitIds(cli.apply);
     if (options.together_selection.empty()) {

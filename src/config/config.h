@@ -177,6 +177,16 @@ struct TransferModel {
   bool operator==(const TransferModel&) const = default;
 };
 
+/// What the replay predicts each cycle (docs/whatif.md, "Predictions"), bounded so that a large
+/// cluster's cycle stays short: the replay is not yet bounded to the pools a change touches.
+struct Prediction {
+  bool enabled = true;
+  int replays = 5;               // perturbations of the run times per figure
+  int max_recommendations = 10;  // replayed individually per cycle, in rank order
+  int max_pods = 20000;          // above it, the window is not replayed
+  bool operator==(const Prediction&) const = default;
+};
+
 struct Analysis {
   std::string cluster = "default";  // name carried by every output
   Seconds interval{60};             // cycle period in `serve`
@@ -184,6 +194,7 @@ struct Analysis {
   // 0 = the interval, so a stalled backend never delays the next cycle.
   Seconds cycle_timeout{0};
   TransferModel transfer;
+  Prediction prediction;
 
   bool operator==(const Analysis&) const = default;
 };

@@ -16,12 +16,33 @@ bool joins(const std::string& id, std::size_t joined, const RecommendationPredic
 
 }  // namespace
 
+RecommendationPredictionOptions RecommendationPredictionOptions::fromConfig(
+    const config::Prediction& config) {
+  RecommendationPredictionOptions o;
+  o.enabled = config.enabled;
+  o.replay.replays = static_cast<std::uint32_t>(config.replays);
+  o.max_recommendations = static_cast<std::size_t>(config.max_recommendations);
+  o.together_limit = o.max_recommendations;
+  o.max_pods = static_cast<std::size_t>(config.max_pods);
+  return o;
+}
+
 RecommendationPredictions predictRecommendations(
     const model::ClusterSnapshot& cluster, const std::vector<graph::RunGraph>& graphs,
     const std::vector<advice::Recommendation>& recommendations,
     const RecommendationPredictionOptions& options) {
   const auto started = std::chrono::steady_clock::now();
   RecommendationPredictions out;
+  if (!options.enabled) {
+    out.unavailable = "predictions are off (analysis.prediction.enabled)";
+    return out;
+  }
+  if (cluster.pods().size() > options.max_pods) {
+    out.unavailable = "the window has " + std::to_string(cluster.pods().size()) +
+                      " pods, more than analysis.prediction.max_pods (" +
+                      std::to_string(options.max_pods) + ")";
+    return out;
+  }
   auto context = PredictionContext::build(cluster, graphs, options.replay);
   if (!context.ok()) {
     out.unavailable = context.error().describe();
@@ -31,9 +52,13 @@ RecommendationPredictions predictRecommendations(
   out.replayed_pods = context->pods();
   replay::ChangeSet together;
   std::vector<std::string> watched_together;
+  std::size_t replayed = 0;
   for (const advice::Recommendation& rec : recommendations) {
     if (rec.changes.changes.empty()) {
       continue;
+    }
+    if (replayed++ == options.max_recommendations) {
+      break;  // the rest say "not replayed in this cycle"
     }
     Prediction p = context->predict(rec.changes, rec.watched_pods);
     // A set the replay cannot apply would make the joint one fail as a whole.

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "advice/recommendation.h"
+#include "config/config.h"
 #include "prediction/prediction.h"
 
 namespace dagadvisor::prediction {
@@ -23,6 +24,11 @@ struct RecommendationPredictions {
 
 struct RecommendationPredictionOptions {
   PredictionOptions replay;
+  bool enabled = true;
+  std::size_t max_recommendations = 10;  // replayed one by one, in rank order
+  std::size_t max_pods = 20000;          // a larger window is not replayed
+  /// From the configuration's `analysis.prediction`.
+  static RecommendationPredictionOptions fromConfig(const config::Prediction& config);
   /// Which recommendations `together` applies: these ids (`whatif --apply`), or, when none are
   /// named, the first `together_limit` replayable ones in rank order.
   std::vector<std::string> together_selection;

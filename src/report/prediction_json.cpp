@@ -60,8 +60,11 @@ json predictedJson(const AnalysisReport& report, const advice::Recommendation& r
     return notReplayed("the window could not be replayed: " + report.predictions.unavailable);
   }
   const auto it = report.predictions.by_id.find(rec.id);
-  return it == report.predictions.by_id.end() ? notReplayed("not replayed in this cycle")
-                                              : predictionJson(it->second);
+  return it == report.predictions.by_id.end()
+             ? notReplayed(
+                   "beyond analysis.prediction.max_recommendations "
+                   "in this cycle")
+             : predictionJson(it->second);
 }
 
 json predictionSummaryJson(const AnalysisReport& report) {

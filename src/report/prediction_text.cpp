@@ -73,7 +73,8 @@ std::string predictedLine(const AnalysisReport& report, const advice::Recommenda
     return "not replayed: " + report.predictions.unavailable;
   }
   const prediction::Prediction* p = find(report, rec);
-  return p == nullptr ? "not replayed in this cycle" : predictionLine(*p);
+  return p == nullptr ? "not replayed: beyond analysis.prediction.max_recommendations in this cycle"
+                      : predictionLine(*p);
 }
 
 std::string predictedCell(const AnalysisReport& report, const advice::Recommendation& rec) {

@@ -1,5 +1,6 @@
 // The bundled default scenario through the whole pipeline: the recommendations' change sets are
 // replayed, and the pods each recommendation is about wait less.
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "advice/kind_list.h"
@@ -30,7 +31,7 @@ struct Predicted {
   }
 };
 
-Predicted predictDefaultScenario() {
+Predicted predictDefaultScenario(const prediction::RecommendationPredictionOptions& options = {}) {
   auto source = sources::SnapshotSource::open(std::string(DAGADVISOR_SOURCE_DIR) +
                                               "/config/scenarios/default");
   REQUIRE(source.ok());
@@ -46,7 +47,8 @@ Predicted predictDefaultScenario() {
                                                 analysis::AnalysisInput{*cluster, graphs, config});
   Predicted out;
   out.recommendations = advice::recommend(detection.findings, config);
-  out.predictions = prediction::predictRecommendations(*cluster, graphs, out.recommendations);
+  out.predictions =
+      prediction::predictRecommendations(*cluster, graphs, out.recommendations, options);
   return out;
 }
 
@@ -83,4 +85,31 @@ TEST_CASE("the default scenario's hoarding and priority advice shorten their pod
   const prediction::Prediction& priority = p.of("critical-path-priority");
   REQUIRE(priority.watched_pods > 0);
   CHECK(priority.watched_pending_seconds.change() < 0);
+}
+
+TEST_CASE("the predictions a cycle pays for are bounded by analysis.prediction") {
+  config::Prediction bounded;
+  bounded.max_recommendations = 1;
+  const Predicted one =
+      predictDefaultScenario(prediction::RecommendationPredictionOptions::fromConfig(bounded));
+  CHECK(one.predictions.by_id.size() == 1);
+  CHECK(one.predictions.together_ids.size() == 1);
+  // The first replayable one in rank order.
+  const auto first = std::find_if(one.recommendations.begin(), one.recommendations.end(),
+                                  [](const auto& rec) { return !rec.changes.changes.empty(); });
+  REQUIRE(first != one.recommendations.end());
+  CHECK(one.predictions.by_id.count(first->id) == 1);
+
+  config::Prediction small;
+  small.max_pods = 100;
+  const Predicted none =
+      predictDefaultScenario(prediction::RecommendationPredictionOptions::fromConfig(small));
+  CHECK(none.predictions.by_id.empty());
+  CHECK(none.predictions.unavailable.find("more than analysis.prediction.max_pods (100)") !=
+        std::string::npos);
+
+  config::Prediction off;
+  off.enabled = false;
+  CHECK_FALSE(predictDefaultScenario(prediction::RecommendationPredictionOptions::fromConfig(off))
+                  .predictions.unavailable.empty());
 }

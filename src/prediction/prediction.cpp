@@ -6,6 +6,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "common/cancellation.h"
 #include "prediction/perturbation.h"
 #include "replay/input_builder.h"
 #include "replay/scheduler_latency.h"
@@ -112,6 +113,11 @@ std::vector<RunPrediction> listRuns(const replay::ReplayInput& input, const Side
   return runs;
 }
 
+// A daemon asked to stop must exit within its grace period, not after the replays.
+bool stopping() {
+  return Cancellation::process()->stopped();
+}
+
 Prediction figures(const replay::ReplayInput& input, const Sides& sides,
                    const std::vector<std::string>& watched, std::size_t runs_listed) {
   Prediction p;
@@ -162,6 +168,9 @@ Result<PredictionContext> PredictionContext::fromInput(const replay::ReplayInput
   context.profile_ = fit->profile;
   context.calibration_ = std::move(fit->calibration);
   for (std::uint32_t k = 0; k < context.options_.replays; ++k) {
+    if (stopping()) {
+      return makeError("stopped: " + Cancellation::process()->reason());
+    }
     context.inputs_.push_back(perturbRunTimes(input, k, options.run_time_spread));
     auto before = replay::replay(context.inputs_.back(), context.profile_);
     if (!before.ok()) {
@@ -177,6 +186,10 @@ Prediction PredictionContext::predict(const replay::ChangeSet& changes,
   Prediction none;
   std::vector<ReplayMeasures> after;
   for (const replay::ReplayInput& base : inputs_) {
+    if (stopping()) {
+      none.not_replayed = "stopped: " + Cancellation::process()->reason();
+      return none;
+    }
     replay::ReplayInput changed = base;
     auto report = replay::applyChanges(changed, changes);
     if (!report.ok()) {

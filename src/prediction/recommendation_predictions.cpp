@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "common/cancellation.h"
+
 namespace dagadvisor::prediction {
 namespace {
 
@@ -59,6 +61,11 @@ RecommendationPredictions predictRecommendations(
     }
     if (replayed++ == options.max_recommendations) {
       break;  // the rest say "not replayed in this cycle"
+    }
+    // A daemon asked to stop must exit within its grace period, not after the replays.
+    if (Cancellation::process()->stopped()) {
+      out.unavailable = "stopped: " + Cancellation::process()->reason();
+      return out;
     }
     Prediction p = context->predict(rec.changes, rec.watched_pods);
     // A set the replay cannot apply would make the joint one fail as a whole.

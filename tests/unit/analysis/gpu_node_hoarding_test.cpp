@@ -227,8 +227,9 @@ TEST_CASE("hoarding counts whether the nodes without GPUs have room for the pods
   // The web pod (6 cores) moves off gpu-1; cpu-1 has 32 cores free, cpu-small only 4.
   model::ClusterSnapshot roomy(5000, {makeNode("gpu-1", 16, 64, 4), makeNode("cpu-1", 32, 128)},
                                seedPods());
-  const auto& fits =
-      detectGpuNodeHoarding(roomy).at(0).evidenceAs<analysis::GpuNodeHoardingEvidence>();
+  const auto roomy_findings = detectGpuNodeHoarding(roomy);  // kept: the evidence lives in it
+  REQUIRE(roomy_findings.size() == 1);
+  const auto& fits = roomy_findings[0].evidenceAs<analysis::GpuNodeHoardingEvidence>();
   CHECK(fits.pods_to_move == 1);
   CHECK(fits.pods_to_move_with_room == 1);
 

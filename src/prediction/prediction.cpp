@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <numeric>
 #include <set>
 #include <unordered_map>
 
@@ -113,6 +114,34 @@ std::vector<RunPrediction> listRuns(const replay::ReplayInput& input, const Side
   return runs;
 }
 
+double gpusOf(const replay::ReplayInput& input) {
+  double gpus = 0;
+  for (const replay::ReplayNode& node : input.nodes) {
+    gpus += static_cast<double>(node.allocatable.gpus);
+  }
+  return gpus;
+}
+
+std::vector<replay::ReplayPodId> allPods(const replay::ReplayInput& input) {
+  std::vector<replay::ReplayPodId> ids(input.pods.size());
+  std::iota(ids.begin(), ids.end(), 0);
+  return ids;
+}
+
+// `changed` (pods `ids` of perturbation 0 with the changes applied, in that order) with the run
+// times of perturbation `base`. Perturbations differ only in the run times of the pods the replay
+// schedules, and no change edits those, so this is `base` with the changes applied, without
+// copying and editing the whole window again.
+replay::ReplayInput withRunTimesOf(replay::ReplayInput changed, const replay::ReplayInput& base,
+                                   const std::vector<replay::ReplayPodId>& ids) {
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (base.pods[ids[i]].role != replay::PodRole::kFixed) {
+      changed.pods[i].run_seconds = base.pods[ids[i]].run_seconds;
+    }
+  }
+  return changed;
+}
+
 // A daemon asked to stop must exit within its grace period, not after the replays.
 bool stopping() {
   return Cancellation::process()->stopped();
@@ -178,35 +207,68 @@ Result<PredictionContext> PredictionContext::fromInput(const replay::ReplayInput
     }
     context.before_.push_back(measureReplay(context.inputs_.back(), *before));
   }
+  context.gpu_capacity_ = gpusOf(input);
   return context;
 }
 
 Prediction PredictionContext::predict(const replay::ChangeSet& changes,
                                       const std::vector<std::string>& watched) const {
   Prediction none;
+  replay::ReplayInput changed = inputs_.front();
+  auto report = replay::applyChanges(changed, changes);
+  if (!report.ok()) {
+    none.not_replayed = report.error().describe();
+    return none;
+  }
+  const replay::ReplayScope scope = replay::scopeOfChange(inputs_.front(), changed);
   std::vector<ReplayMeasures> after;
-  for (const replay::ReplayInput& base : inputs_) {
+  for (std::size_t k = 0; k < inputs_.size(); ++k) {
     if (stopping()) {
       none.not_replayed = "stopped: " + Cancellation::process()->reason();
       return none;
     }
-    replay::ReplayInput changed = base;
-    auto report = replay::applyChanges(changed, changes);
-    if (!report.ok()) {
-      none.not_replayed = report.error().describe();
+    auto measured = replayChanged(k, changed, scope);
+    if (!measured.ok()) {
+      none.not_replayed = measured.error().describe();
       return none;
     }
-    none.matched = report->matched;
-    auto result = replay::replay(changed, profile_);
-    if (!result.ok()) {
-      none.not_replayed = result.error().describe();
-      return none;
-    }
-    after.push_back(measureReplay(changed, *result));
+    after.push_back(std::move(*measured));
   }
   Prediction p = figures(inputs_.front(), Sides{before_, after}, watched, options_.runs_listed);
-  p.matched = std::move(none.matched);
+  p.matched = std::move(report->matched);
+  p.reach =
+      scope.whole
+          ? PredictionReach{true, changed.nodes.size(), changed.pods.size(), changed.runs.size()}
+          : PredictionReach{false, scope.nodes.size(), scope.pods.size(), scope.runs.size()};
   return p;
+}
+
+Result<ReplayMeasures> PredictionContext::replayChanged(std::size_t k,
+                                                        const replay::ReplayInput& changed,
+                                                        const replay::ReplayScope& scope) const {
+  const replay::ReplayInput& base = inputs_[k];
+  if (scope.whole) {
+    const replay::ReplayInput after = withRunTimesOf(changed, base, allPods(base));
+    auto result = replay::replay(after, profile_);
+    if (!result.ok()) {
+      return result.error();
+    }
+    return measureReplay(after, *result);
+  }
+  if (scope.pods.empty()) {
+    return before_[k];  // the changes alter nothing the replay reads
+  }
+  const replay::ReplayInput scoped_before = replay::restrictTo(base, scope);
+  const replay::ReplayInput scoped_after =
+      withRunTimesOf(replay::restrictTo(changed, scope), base, scope.pods);
+  auto result_before = replay::replay(scoped_before, profile_);
+  auto result_after = replay::replay(scoped_after, profile_);
+  if (!result_before.ok() || !result_after.ok()) {
+    return result_before.ok() ? result_after.error() : result_before.error();
+  }
+  const double gpu_share = gpu_capacity_ > 0 ? gpusOf(scoped_before) / gpu_capacity_ : 0;
+  return withScopedChange(before_[k], scope, measureReplay(scoped_before, *result_before),
+                          measureReplay(scoped_after, *result_after), gpu_share);
 }
 
 }  // namespace dagadvisor::prediction

@@ -38,11 +38,21 @@ struct RunPrediction {
   bool complete_after = false;
 };
 
+/// What a prediction replayed: the part of the window its change can reach (replay/scope.h),
+/// or the whole window when the change reaches every node.
+struct PredictionReach {
+  bool whole = true;
+  std::size_t nodes = 0;
+  std::size_t pods = 0;
+  std::size_t runs = 0;
+};
+
 struct Prediction {
   bool replayed = false;
   std::string not_replayed;          // why not, when !replayed
   std::size_t replays = 0;           // paired replays behind each figure
   std::vector<std::size_t> matched;  // objects each change edited, in the change set's order
+  PredictionReach reach;
   /// Runs whose makespan the change alters in any replay (by more than a second).
   std::size_t affected_runs = 0;
   BeforeAfter makespan_seconds;            // mean over the affected runs
@@ -77,16 +87,23 @@ class PredictionContext {
 
   /// What `changes` would have done to the window; `watched` ("namespace/name") are the pods the
   /// recommendation is about. A set that matches nothing of the replay is not replayed, and says
-  /// which change.
+  /// which change. Only the part of the window the changes can reach is replayed again (both
+  /// sides, each perturbation); the rest keeps its unchanged replay.
   Prediction predict(const replay::ChangeSet& changes,
                      const std::vector<std::string>& watched = {}) const;
 
  private:
+  /// Perturbation `k` with the changes (`changed`: perturbation 0 with them applied), replayed
+  /// over `scope` and measured over the whole window.
+  Result<ReplayMeasures> replayChanged(std::size_t k, const replay::ReplayInput& changed,
+                                       const replay::ReplayScope& scope) const;
+
   PredictionOptions options_;
   replay::SchedulerProfile profile_;
   replay::CalibrationReport calibration_;
   std::vector<replay::ReplayInput> inputs_;  // by perturbation
   std::vector<ReplayMeasures> before_;       // by perturbation
+  double gpu_capacity_ = 0;                  // GPUs of every node of the window
 };
 
 }  // namespace dagadvisor::prediction

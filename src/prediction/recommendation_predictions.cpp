@@ -29,6 +29,24 @@ RecommendationPredictionOptions RecommendationPredictionOptions::fromConfig(
   return o;
 }
 
+PredictionOf predictionOf(const RecommendationPredictions& predictions,
+                          const advice::Recommendation& rec) {
+  if (rec.changes.changes.empty()) {
+    return {nullptr, "no change the replay models (advice in words, or a patch it cannot apply)"};
+  }
+  if (!predictions.unavailable.empty()) {
+    return {nullptr, "the window could not be replayed: " + predictions.unavailable};
+  }
+  const auto it = predictions.by_id.find(rec.id);
+  if (it == predictions.by_id.end()) {
+    return {nullptr, "beyond analysis.prediction.max_recommendations in this cycle"};
+  }
+  if (!it->second.replayed) {
+    return {nullptr, it->second.not_replayed};
+  }
+  return {&it->second, ""};
+}
+
 RecommendationPredictions predictRecommendations(
     const model::ClusterSnapshot& cluster, const std::vector<graph::RunGraph>& graphs,
     const std::vector<advice::Recommendation>& recommendations,

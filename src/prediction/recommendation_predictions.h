@@ -35,6 +35,16 @@ struct RecommendationPredictionOptions {
   std::size_t together_limit = 10;
 };
 
+/// The prediction of `rec` in this cycle, or, when it has none, why: it changes nothing the
+/// replay models, the window could not be replayed, it was beyond the cycle's bound, or its own
+/// change set could not be applied.
+struct PredictionOf {
+  const Prediction* prediction = nullptr;  // a replayed one
+  std::string not_replayed;                // why not, when `prediction` is null
+};
+PredictionOf predictionOf(const RecommendationPredictions& predictions,
+                          const advice::Recommendation& rec);
+
 RecommendationPredictions predictRecommendations(
     const model::ClusterSnapshot& cluster, const std::vector<graph::RunGraph>& graphs,
     const std::vector<advice::Recommendation>& recommendations,

@@ -85,4 +85,22 @@ ReplayMeasures measureReplay(const replay::ReplayInput& input, const replay::Rep
   return m;
 }
 
+ReplayMeasures withScopedChange(const ReplayMeasures& whole, const replay::ReplayScope& scope,
+                                const ReplayMeasures& scoped_before,
+                                const ReplayMeasures& scoped_after, double gpu_share) {
+  ReplayMeasures out = whole;
+  for (std::size_t i = 0; i < scope.pods.size(); ++i) {
+    out.pod_wait[scope.pods[i]] += scoped_after.pod_wait[i] - scoped_before.pod_wait[i];
+  }
+  for (std::size_t i = 0; i < scope.runs.size(); ++i) {
+    const std::size_t r = scope.runs[i];
+    out.run_makespan[r] += scoped_after.run_makespan[i] - scoped_before.run_makespan[i];
+    out.run_critical_wait[r] +=
+        scoped_after.run_critical_wait[i] - scoped_before.run_critical_wait[i];
+    out.run_complete[r] = scoped_after.run_complete[i];
+  }
+  out.gpu_allocation += (scoped_after.gpu_allocation - scoped_before.gpu_allocation) * gpu_share;
+  return out;
+}
+
 }  // namespace dagadvisor::prediction

@@ -6,6 +6,7 @@
 
 #include "replay/replay.h"
 #include "replay/replay_input.h"
+#include "replay/scope.h"
 
 namespace dagadvisor::prediction {
 
@@ -24,5 +25,14 @@ struct ReplayMeasures {
 };
 
 ReplayMeasures measureReplay(const replay::ReplayInput& input, const replay::ReplayResult& result);
+
+/// `whole` (measured on the whole window) moved by what a change did to `scope`, measured on
+/// the scope replayed alone before and after it: each pod's and run's figure by its paired
+/// change, the GPU allocation by the scope's change scaled to the window's GPUs (`gpu_share`:
+/// the scope's GPUs over the window's). The paired change is the prediction; the scope's own
+/// baseline never stands in for the whole window's.
+ReplayMeasures withScopedChange(const ReplayMeasures& whole, const replay::ReplayScope& scope,
+                                const ReplayMeasures& scoped_before,
+                                const ReplayMeasures& scoped_after, double gpu_share);
 
 }  // namespace dagadvisor::prediction

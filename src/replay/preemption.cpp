@@ -65,7 +65,10 @@ std::optional<PreemptionPlan> planPreemption(const ReplayPod& preemptor,
                                              const PreemptionView& view) {
   std::optional<Candidate> best;
   for (ReplayNodeId n = 0; n < view.nodes.size(); ++n) {
-    if (filterStatic(preemptor, view.nodes[n]) != FilterResult::kFits) {
+    const bool static_fit = view.static_fit != nullptr
+                                ? (*view.static_fit)[view.group_of[n]] != 0
+                                : filterStatic(preemptor, view.nodes[n]) == FilterResult::kFits;
+    if (!static_fit) {
       continue;
     }
     auto c = victimsOn(preemptor, n, view);

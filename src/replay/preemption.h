@@ -23,6 +23,10 @@ struct PreemptionView {
   const std::vector<NodeState>& states;
   std::span<const UnixSeconds> bound_at;    // per pod: when it was bound (for the reprieve order)
   std::span<const std::uint8_t> evictable;  // per pod, 1 or 0: fixed pods are never evicted
+  /// The preemptor's static filters answered per node group (node_groups.h): by node, its
+  /// group; by group, whether they pass. Null: filter each node.
+  std::span<const std::size_t> group_of = {};
+  const std::vector<std::uint8_t>* static_fit = nullptr;
 };
 
 /// DefaultPreemption (PostFilter) for `preemptor`, which fits no node as they are. On each node

@@ -1,10 +1,12 @@
 #include "replay/replay.h"
 
 #include <algorithm>
+#include <limits>
 #include <queue>
 #include <string>
 
 #include "replay/filter.h"
+#include "replay/node_groups.h"
 #include "replay/node_state.h"
 #include "replay/preemption.h"
 
@@ -73,7 +75,13 @@ class Engine {
         last_parent_(in.pods.size(), -kForever),
         generation_(in.pods.size()),
         bound_at_(in.pods.size(), kForever),
-        evictable_(in.pods.size()) {
+        evictable_(in.pods.size()),
+        group_of_(groups_.add(in)),
+        eligibility_(in, groups_, group_of_),
+        group_changed_(groups_.size()),
+        eligible_(in.pods.size()),
+        failed_at_(in.pods.size(), kNeverFailed),
+        failed_resolvable_(in.pods.size()) {
     out_.pods.resize(in.pods.size());
   }
 
@@ -143,6 +151,7 @@ class Engine {
         break;
       case EventKind::kFixedRelease:
         states_[*in_.pods[e.pod].observed_node].remove(e.pod, in_.pods[e.pod].requests);
+        changed(*in_.pods[e.pod].observed_node);
         out_.pods[e.pod].finished = e.time;
         resourcesFreed(e.time);
         break;
@@ -152,6 +161,7 @@ class Engine {
   void bindFixed(ReplayPodId id, UnixSeconds now) {
     const ReplayPod& p = in_.pods[id];
     states_[*p.observed_node].add(id, p.requests);
+    changed(*p.observed_node);
     bound_at_[id] = now;
     PodOutcome& o = out_.pods[id];
     o.node = p.observed_node;
@@ -161,6 +171,7 @@ class Engine {
   void finish(ReplayPodId id, UnixSeconds now) {
     const ReplayPod& p = in_.pods[id];
     states_[*out_.pods[id].node].remove(id, p.requests);
+    changed(*out_.pods[id].node);
     out_.pods[id].finished = now;
     for (ReplayPodId child : p.children) {
       last_parent_[child] = std::max(last_parent_[child], now);
@@ -190,6 +201,11 @@ class Engine {
 
   void attempt(ReplayPodId id, UnixSeconds now) {
     ++out_.attempts;
+    if (failsAsBefore(id)) {
+      ++out_.pods[id].failed_attempts;
+      queue_.park(id, failed_resolvable_[id] != 0, now);
+      return;
+    }
     const ReplayPod& pod = in_.pods[id];
     if (profile_.prefer_observed_node && pod.observed_node &&
         filterNode(pod, in_.nodes[*pod.observed_node], states_[*pod.observed_node]) ==
@@ -197,7 +213,7 @@ class Engine {
       bind(id, *pod.observed_node, now);
       return;
     }
-    const bool resolvable_rejection = findFeasible(pod);
+    const bool resolvable_rejection = findFeasible(id);
     if (!feasible_.empty()) {
       bind(id, pickNode(pod), now);
       return;
@@ -207,20 +223,62 @@ class Engine {
     }
     ++out_.pods[id].failed_attempts;
     queue_.park(id, resolvable_rejection, now);
+    failed_at_[id] = change_clock_;
+    failed_resolvable_[id] = resolvable_rejection ? 1 : 0;
+  }
+
+  void changed(ReplayNodeId node) { group_changed_[group_of_[node]] = ++change_clock_; }
+
+  // An attempt fails exactly as the pod's last one did when no node it could ever use has
+  // changed since (a failed attempt tries every node and leaves the filter's start where it
+  // was, and preemption sees the same nodes): it is counted without filtering thousands of
+  // nodes again. This is what keeps a pod parked for a full pool from costing every finish
+  // elsewhere in a large cluster a scan of all nodes.
+  bool failsAsBefore(ReplayPodId id) {
+    const EligibleGroups* eligible = eligibleFor(id);
+    if (failed_at_[id] == kNeverFailed || eligible == nullptr) {
+      return false;
+    }
+    return std::all_of(eligible->groups.begin(), eligible->groups.end(),
+                       [&](NodeGroup g) { return group_changed_[g] <= failed_at_[id]; });
+  }
+
+  // The node groups pod `id` may use; null for a pod whose placement names single nodes (its
+  // nodes are filtered one by one).
+  const EligibleGroups* eligibleFor(ReplayPodId id) {
+    if (eligible_[id] == nullptr && !readsHostname(in_.pods[id])) {
+      eligible_[id] = &eligibility_.of(in_.pods[id]);
+    }
+    return eligible_[id];
+  }
+
+  // filterNode(), with the static filters answered once per node group.
+  FilterResult filterOn(const ReplayPod& pod, const EligibleGroups* eligible, ReplayNodeId node) {
+    if (eligible == nullptr) {
+      return filterNode(pod, in_.nodes[node], states_[node]);
+    }
+    if (eligible->static_fit[group_of_[node]] == 0) {
+      return filterStatic(pod, in_.nodes[node]);
+    }
+    return filterResources(pod, in_.nodes[node], states_[node].requested,
+                           states_[node].pods.size());
   }
 
   // kube-scheduler's filtering: from where the last cycle stopped, round the node list until
   // feasibleNodesToFind() nodes pass (or every node was tried). Returns whether any rejection
   // was one a pod leaving could lift.
-  bool findFeasible(const ReplayPod& pod) {
+  bool findFeasible(ReplayPodId id) {
+    const ReplayPod& pod = in_.pods[id];
+    const EligibleGroups* eligible = eligibleFor(id);
     feasible_.clear();
     bool resolvable_rejection = false;
     const std::size_t n = in_.nodes.size();
-    const std::size_t want = feasibleNodesToFind(n, profile_.percentage_of_nodes_to_score);
+    const std::size_t want =
+        feasibleNodesToFind(in_.schedulerNodes(), profile_.percentage_of_nodes_to_score);
     std::size_t tried = 0;
     for (; tried < n && feasible_.size() < want; ++tried) {
       const auto node = static_cast<ReplayNodeId>((next_start_ + tried) % n);
-      const FilterResult r = filterNode(pod, in_.nodes[node], states_[node]);
+      const FilterResult r = filterOn(pod, eligible, node);
       if (r == FilterResult::kFits) {
         feasible_.push_back(node);
       } else {
@@ -252,7 +310,14 @@ class Engine {
   }
 
   bool preempt(ReplayPodId id, UnixSeconds now) {
-    const PreemptionView view{in_.pods, in_.nodes, states_, bound_at_, evictable_};
+    const EligibleGroups* eligible = eligibleFor(id);
+    const PreemptionView view{in_.pods,
+                              in_.nodes,
+                              states_,
+                              bound_at_,
+                              evictable_,
+                              group_of_,
+                              eligible != nullptr ? &eligible->static_fit : nullptr};
     const auto plan = planPreemption(in_.pods[id], view);
     if (!plan) {
       return false;
@@ -271,17 +336,20 @@ class Engine {
   void evict(ReplayPodId id, UnixSeconds now) {
     PodOutcome& o = out_.pods[id];
     states_[*o.node].remove(id, in_.pods[id].requests);
+    changed(*o.node);
     ++generation_[id];
     ++o.evictions;
     o.node.reset();
     o.bound = o.started = kForever;
     queue_.recreate(id);
+    failed_at_[id] = kNeverFailed;
     queue_.activate(id, in_.pods[id].priority, now);
   }
 
   void bind(ReplayPodId id, ReplayNodeId node, UnixSeconds now) {
     const ReplayPod& p = in_.pods[id];
     states_[node].add(id, p.requests);
+    changed(node);
     bound_at_[id] = now;
     PodOutcome& o = out_.pods[id];
     o.node = node;
@@ -322,6 +390,17 @@ class Engine {
   std::vector<std::uint8_t> evictable_;
   std::vector<ReplayNodeId> feasible_;
   std::size_t next_start_ = 0;
+  // Which attempts cannot succeed: node groups, the change clock of each, and per pod the
+  // clock at its last failed attempt and the groups it could ever use.
+  static constexpr std::uint64_t kNeverFailed = std::numeric_limits<std::uint64_t>::max();
+  NodeGroups groups_;
+  std::vector<NodeGroup> group_of_;
+  PodEligibility eligibility_;
+  std::vector<std::uint64_t> group_changed_;
+  std::uint64_t change_clock_ = 0;
+  std::vector<const EligibleGroups*> eligible_;  // null until needed, or naming nodes
+  std::vector<std::uint64_t> failed_at_;
+  std::vector<std::uint8_t> failed_resolvable_;
   ReplayResult out_;
 };
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -110,6 +111,13 @@ struct ReplayInput {
   std::vector<ReplayPod> pods;
   std::vector<ReplayRun> runs;
   std::vector<std::string> notes;  // what could not be replayed as observed, and why
+  /// The nodes kube-scheduler sees, when only part of them is replayed (restrictTo()): how many
+  /// feasible nodes it looks for depends on the cluster's size. 0: nodes.size().
+  std::size_t scheduler_nodes = 0;
+
+  std::size_t schedulerNodes() const {
+    return scheduler_nodes > 0 ? scheduler_nodes : nodes.size();
+  }
 };
 
 }  // namespace dagadvisor::replay

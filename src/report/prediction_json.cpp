@@ -39,6 +39,11 @@ json predictionJson(const prediction::Prediction& p) {
            {"basis", "modelled: the observed window replayed with and without the change"},
            {"replays", p.replays},
            {"matched", p.matched},
+           {"reach",
+            {{"whole", p.reach.whole},
+             {"nodes", p.reach.nodes},
+             {"pods", p.reach.pods},
+             {"runs", p.reach.runs}}},
            {"affected_runs", p.affected_runs},
            {"makespan_seconds", beforeAfterJson(p.makespan_seconds)},
            {"critical_path_wait_seconds", beforeAfterJson(p.critical_path_wait_seconds)},
@@ -53,18 +58,8 @@ json predictionJson(const prediction::Prediction& p) {
 }
 
 json predictedJson(const AnalysisReport& report, const advice::Recommendation& rec) {
-  if (rec.changes.changes.empty()) {
-    return notReplayed("no change the replay models (advice in words, or a patch it cannot apply)");
-  }
-  if (!report.predictions.unavailable.empty()) {
-    return notReplayed("the window could not be replayed: " + report.predictions.unavailable);
-  }
-  const auto it = report.predictions.by_id.find(rec.id);
-  return it == report.predictions.by_id.end()
-             ? notReplayed(
-                   "beyond analysis.prediction.max_recommendations "
-                   "in this cycle")
-             : predictionJson(it->second);
+  const prediction::PredictionOf of = prediction::predictionOf(report.predictions, rec);
+  return of.prediction == nullptr ? notReplayed(of.not_replayed) : predictionJson(*of.prediction);
 }
 
 json predictionSummaryJson(const AnalysisReport& report) {

@@ -27,14 +27,21 @@ std::string figure(const prediction::BeforeAfter& f, Format value, Format change
          change(f.change_low) + " … " + change(f.change_high) + ")";
 }
 
-std::string seconds(const prediction::BeforeAfter& f) {
-  return figure(f, humanSeconds, signedSeconds);
+// A change whose range over the perturbed replays spans zero may be run-time noise.
+bool reliable(const prediction::BeforeAfter& f) {
+  return f.change_low > 0 || f.change_high < 0 || (f.change_low == 0 && f.change_high == 0);
 }
 
-const prediction::Prediction* find(const AnalysisReport& report,
-                                   const advice::Recommendation& rec) {
-  const auto it = report.predictions.by_id.find(rec.id);
-  return it == report.predictions.by_id.end() ? nullptr : &it->second;
+std::string seconds(const prediction::BeforeAfter& f) {
+  return figure(f, humanSeconds, signedSeconds) + (reliable(f) ? "" : ", no reliable effect");
+}
+
+std::string reachNote(const prediction::PredictionReach& reach) {
+  if (reach.whole) {
+    return "";
+  }
+  return ", over the " + std::to_string(reach.nodes) + " node(s), " + std::to_string(reach.pods) +
+         " pod(s) and " + std::to_string(reach.runs) + " run(s) it can reach";
 }
 
 }  // namespace
@@ -47,7 +54,8 @@ std::string predictionLine(const prediction::Prediction& p) {
   if (!p.replayed) {
     return "not replayed: " + p.not_replayed;
   }
-  std::string line = "replayed " + std::to_string(p.replays) + "× (modelled): ";
+  std::string line =
+      "replayed " + std::to_string(p.replays) + "× (modelled" + reachNote(p.reach) + "): ";
   if (p.affected_runs == 0) {
     line += "no run's makespan changes";
   } else {
@@ -66,27 +74,23 @@ std::string predictionLine(const prediction::Prediction& p) {
 }
 
 std::string predictedLine(const AnalysisReport& report, const advice::Recommendation& rec) {
-  if (rec.changes.changes.empty()) {
-    return "not replayed: no change the replay models";
-  }
-  if (!report.predictions.unavailable.empty()) {
-    return "not replayed: " + report.predictions.unavailable;
-  }
-  const prediction::Prediction* p = find(report, rec);
-  return p == nullptr ? "not replayed: beyond analysis.prediction.max_recommendations in this cycle"
-                      : predictionLine(*p);
+  const prediction::PredictionOf of = prediction::predictionOf(report.predictions, rec);
+  return of.prediction == nullptr ? "not replayed: " + of.not_replayed
+                                  : predictionLine(*of.prediction);
 }
 
 std::string predictedCell(const AnalysisReport& report, const advice::Recommendation& rec) {
-  const prediction::Prediction* p = find(report, rec);
-  if (p == nullptr || !p->replayed) {
+  const prediction::Prediction* p = prediction::predictionOf(report.predictions, rec).prediction;
+  if (p == nullptr) {
     return "-";
   }
-  std::string cell = p->affected_runs == 0
-                         ? "runs unchanged"
-                         : "makespan " + signedSeconds(p->makespan_seconds.change());
+  const auto change = [](const prediction::BeforeAfter& f) {
+    return reliable(f) ? signedSeconds(f.change()) : "no reliable change";
+  };
+  std::string cell =
+      p->affected_runs == 0 ? "runs unchanged" : "makespan " + change(p->makespan_seconds);
   if (p->gpu_pod_pending_seconds.change() != 0) {
-    cell += ", GPU wait " + signedSeconds(p->gpu_pod_pending_seconds.change());
+    cell += ", GPU wait " + change(p->gpu_pod_pending_seconds);
   }
   return cell;
 }

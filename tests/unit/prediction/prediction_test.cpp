@@ -109,3 +109,84 @@ TEST_CASE("run-time perturbations stay within the spread and leave fixed pods al
   CHECK(differs);
   CHECK(prediction::perturbRunTimes(in, 1, 0.1).pods[2].run_seconds == a.pods[2].run_seconds);
 }
+
+namespace {
+
+// A tainted GPU node two runs queue for, and a CPU pool of their own for two CPU runs: the GPU
+// pods cannot use the CPU nodes (no GPUs) and the CPU pods cannot use the GPU node (taint).
+replay::ReplayInput gpuQueueBesideCpuPool() {
+  replay::ReplayInput in;
+  in.window_end = 2000;
+  auto gpu = replayNode("gpu-1", 16, 128, 4);
+  gpu.taints.push_back(kGpuTaint);
+  in.nodes = {gpu, replayNode("cpu-1", 4, 16), replayNode("cpu-2", 4, 16)};
+  const auto tolerating = [](replay::ReplayPod p) {
+    p.tolerations.push_back({"nvidia.com/gpu", replay::TolerationOp::kExists, "", "NoSchedule"});
+    return p;
+  };
+  addReplayRun(
+      in, "ml/a/run-1",
+      {tolerating(replayPod("a1", 4, 8, 0, 100, 4)), tolerating(replayPod("a2", 4, 8, 0, 100, 4))},
+      {{0, 1}});
+  addReplayRun(in, "ml/b/run-1", {tolerating(replayPod("b1", 4, 8, 50, 100, 4))}, {});
+  addReplayRun(in, "etl/c/run-1", {replayPod("c1", 4, 8, 0, 300), replayPod("c2", 4, 8, 0, 300)},
+               {{0, 1}});
+  addReplayRun(in, "etl/d/run-1", {replayPod("d1", 4, 8, 20, 200)}, {});
+  return in;
+}
+
+replay::ChangeSet criticalTaskFirst() {
+  replay::PodMatch a2;
+  a2.names = {"ns/a2"};
+  return {{replay::SetPriority{a2, "dag-critical", 1000, false}}};
+}
+
+void checkSameFigures(const prediction::BeforeAfter& a, const prediction::BeforeAfter& b) {
+  CHECK(a.before == Approx(b.before));
+  CHECK(a.after == Approx(b.after));
+  CHECK(a.change_low == Approx(b.change_low));
+  CHECK(a.change_high == Approx(b.change_high));
+}
+
+}  // namespace
+
+TEST_CASE("a change to one pool is replayed over its reach and predicts what the whole does") {
+  const replay::ReplayInput scoped_window = gpuQueueBesideCpuPool();
+  // A pod that could use every node, arriving once all else has finished, joins the pools into
+  // one reach without changing any placement: the same change is then replayed whole.
+  replay::ReplayInput whole_window = scoped_window;
+  auto bridge = replayPod("bridge", 0.1, 0.1, 10000, 10);
+  bridge.tolerations.push_back({"", replay::TolerationOp::kExists, "", ""});
+  whole_window.pods.push_back(bridge);
+
+  auto scoped_context = prediction::PredictionContext::fromInput(scoped_window);
+  auto whole_context = prediction::PredictionContext::fromInput(whole_window);
+  REQUIRE(scoped_context.ok());
+  REQUIRE(whole_context.ok());
+  const prediction::Prediction scoped = scoped_context->predict(criticalTaskFirst());
+  const prediction::Prediction whole = whole_context->predict(criticalTaskFirst());
+  REQUIRE(scoped.replayed);
+  REQUIRE(whole.replayed);
+  CHECK_FALSE(scoped.reach.whole);
+  CHECK(scoped.reach.nodes == 1);
+  CHECK(scoped.reach.pods == 3);
+  CHECK(scoped.reach.runs == 2);
+  CHECK(whole.reach.whole);
+  CHECK(whole.reach.pods == whole_window.pods.size());
+
+  // a2 now goes before b1: run a finishes sooner, run b later, the CPU runs as they were.
+  CHECK(scoped.affected_runs == 2);
+  CHECK(whole.affected_runs == scoped.affected_runs);
+  checkSameFigures(scoped.makespan_seconds, whole.makespan_seconds);
+  checkSameFigures(scoped.critical_path_wait_seconds, whole.critical_path_wait_seconds);
+  checkSameFigures(scoped.gpu_pod_pending_seconds, whole.gpu_pod_pending_seconds);
+  checkSameFigures(scoped.gpu_allocation, whole.gpu_allocation);
+  REQUIRE(scoped.runs.size() == 2);
+  REQUIRE(whole.runs.size() == 2);
+  for (std::size_t i = 0; i < scoped.runs.size(); ++i) {
+    CHECK(scoped.runs[i].run == whole.runs[i].run);
+    checkSameFigures(scoped.runs[i].makespan_seconds, whole.runs[i].makespan_seconds);
+  }
+  CHECK(scoped.runs[0].run == "ml/a/run-1");
+  CHECK(scoped.runs[0].makespan_seconds.change() < -50);
+}

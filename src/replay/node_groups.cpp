@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "replay/filter.h"
-
 namespace dagadvisor::replay {
 namespace {
 
@@ -129,7 +127,7 @@ const EligibleGroups& PodEligibility::of(const ReplayPod& pod) {
   auto [it, added] = memo_.try_emplace(placementKey(pod));
   if (added) {
     EligibleGroups& e = it->second;
-    e.static_fit.assign(groups_.size(), 0);
+    e.static_filter.assign(groups_.size(), FilterResult::kFits);
     std::vector<std::uint8_t> seen(groups_.size());
     for (NodeGroup g : group_of_) {
       if (seen[g] != 0) {
@@ -137,14 +135,18 @@ const EligibleGroups& PodEligibility::of(const ReplayPod& pod) {
       }
       seen[g] = 1;
       const ReplayNode& node = groups_.representative(g);
-      if (filterStatic(pod, node) == FilterResult::kFits) {
-        e.static_fit[g] = 1;
-        if (filterResources(pod, node, {}, 0) == FilterResult::kFits) {
-          e.groups.push_back(g);
-        }
+      e.static_filter[g] = filterStatic(pod, node);
+      if (e.static_filter[g] == FilterResult::kFits &&
+          filterResources(pod, node, {}, 0) == FilterResult::kFits) {
+        e.groups.push_back(g);
       }
     }
     std::sort(e.groups.begin(), e.groups.end());
+    for (ReplayNodeId n = 0; n < group_of_.size(); ++n) {
+      if (e.static_filter[group_of_[n]] == FilterResult::kFits) {
+        e.static_nodes.push_back(n);
+      }
+    }
   }
   return it->second;
 }

@@ -1,11 +1,11 @@
 #pragma once
 
 #include <cstddef>
-#include <cstdint>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "replay/filter.h"
 #include "replay/replay_input.h"
 
 // Nodes the static filters cannot tell apart, and the groups of them a pod could ever run on.
@@ -44,12 +44,13 @@ class NodeGroups {
 };
 
 /// What one placement may use: the groups a pod could ever run on (static filters passed,
-/// requests within allocatable), and per group whether the static filters pass (a pod may pass
-/// them on a node too small for it: that rejection is NodeResourcesFit's, one a pod leaving
-/// cannot lift but the scheduler treats as resolvable).
+/// requests within allocatable), and per group what the static filters answer (a pod may pass
+/// them on a node too small for it: that rejection is NodeResourcesFit's, which the scheduler
+/// treats as one a pod leaving could lift).
 struct EligibleGroups {
-  std::vector<NodeGroup> groups;         // sorted, without repeats
-  std::vector<std::uint8_t> static_fit;  // by group, 1 or 0; empty for a pod naming nodes
+  std::vector<NodeGroup> groups;            // sorted, without repeats
+  std::vector<FilterResult> static_filter;  // by group; empty for a pod naming nodes
+  std::vector<ReplayNodeId> static_nodes;   // ascending: the nodes the static filters pass
 };
 
 /// The node groups each pod of one input may use, memoised by placement: the pods of one task
@@ -62,7 +63,7 @@ class PodEligibility {
       : input_(input), groups_(groups), group_of_(group_of) {}
 
   /// The reference stays valid for the life of this object, except for a pod that reads the
-  /// hostname (checked node by node, `static_fit` empty): valid until the next such call.
+  /// hostname (checked node by node, `static_filter` empty): valid until the next such call.
   const EligibleGroups& of(const ReplayPod& pod);
 
  private:

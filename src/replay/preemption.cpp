@@ -65,8 +65,8 @@ std::optional<PreemptionPlan> planPreemption(const ReplayPod& preemptor,
                                              const PreemptionView& view) {
   std::optional<Candidate> best;
   for (ReplayNodeId n = 0; n < view.nodes.size(); ++n) {
-    const bool static_fit = view.static_fit != nullptr
-                                ? (*view.static_fit)[view.group_of[n]] != 0
+    const bool static_fit = view.static_filter != nullptr
+                                ? (*view.static_filter)[view.group_of[n]] == FilterResult::kFits
                                 : filterStatic(preemptor, view.nodes[n]) == FilterResult::kFits;
     if (!static_fit) {
       continue;

@@ -5,6 +5,7 @@
 #include <span>
 #include <vector>
 
+#include "replay/filter.h"
 #include "replay/node_state.h"
 #include "replay/replay_input.h"
 
@@ -24,9 +25,9 @@ struct PreemptionView {
   std::span<const UnixSeconds> bound_at;    // per pod: when it was bound (for the reprieve order)
   std::span<const std::uint8_t> evictable;  // per pod, 1 or 0: fixed pods are never evicted
   /// The preemptor's static filters answered per node group (node_groups.h): by node, its
-  /// group; by group, whether they pass. Null: filter each node.
+  /// group; by group, their answer. Null: filter each node.
   std::span<const std::size_t> group_of = {};
-  const std::vector<std::uint8_t>* static_fit = nullptr;
+  const std::vector<FilterResult>* static_filter = nullptr;
 };
 
 /// DefaultPreemption (PostFilter) for `preemptor`, which fits no node as they are. On each node

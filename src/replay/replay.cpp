@@ -252,18 +252,6 @@ class Engine {
     return eligible_[id];
   }
 
-  // filterNode(), with the static filters answered once per node group.
-  FilterResult filterOn(const ReplayPod& pod, const EligibleGroups* eligible, ReplayNodeId node) {
-    if (eligible == nullptr) {
-      return filterNode(pod, in_.nodes[node], states_[node]);
-    }
-    if (eligible->static_fit[group_of_[node]] == 0) {
-      return filterStatic(pod, in_.nodes[node]);
-    }
-    return filterResources(pod, in_.nodes[node], states_[node].requested,
-                           states_[node].pods.size());
-  }
-
   // kube-scheduler's filtering: from where the last cycle stopped, round the node list until
   // feasibleNodesToFind() nodes pass (or every node was tried). Returns whether any rejection
   // was one a pod leaving could lift.
@@ -271,18 +259,48 @@ class Engine {
     const ReplayPod& pod = in_.pods[id];
     const EligibleGroups* eligible = eligibleFor(id);
     feasible_.clear();
-    bool resolvable_rejection = false;
-    const std::size_t n = in_.nodes.size();
     const std::size_t want =
         feasibleNodesToFind(in_.schedulerNodes(), profile_.percentage_of_nodes_to_score);
+    if (eligible != nullptr) {
+      return findFeasibleAmong(pod, eligible->static_nodes, want);
+    }
+    bool resolvable_rejection = false;
+    const std::size_t n = in_.nodes.size();
     std::size_t tried = 0;
     for (; tried < n && feasible_.size() < want; ++tried) {
       const auto node = static_cast<ReplayNodeId>((next_start_ + tried) % n);
-      const FilterResult r = filterOn(pod, eligible, node);
+      const FilterResult r = filterNode(pod, in_.nodes[node], states_[node]);
       if (r == FilterResult::kFits) {
         feasible_.push_back(node);
       } else {
         resolvable_rejection = resolvable_rejection || resolvable(r);
+      }
+    }
+    next_start_ = n > 0 ? (next_start_ + tried) % n : 0;
+    return resolvable_rejection;
+  }
+
+  // The same walk over the nodes the static filters pass (`candidates`, ascending) alone: the
+  // others reject the pod for a reason no pod leaving lifts, so skipping them changes nothing
+  // but the cost, and where the next walk starts is counted over every node as before.
+  bool findFeasibleAmong(const ReplayPod& pod, const std::vector<ReplayNodeId>& candidates,
+                         std::size_t want) {
+    const std::size_t n = in_.nodes.size();
+    bool resolvable_rejection = false;
+    std::size_t tried = n;  // every node, unless `want` feasible ones are found first
+    const auto start = static_cast<std::size_t>(
+        std::lower_bound(candidates.begin(), candidates.end(), next_start_) - candidates.begin());
+    for (std::size_t i = 0; i < candidates.size() && feasible_.size() < want; ++i) {
+      const ReplayNodeId node = candidates[(start + i) % candidates.size()];
+      const FilterResult r =
+          filterResources(pod, in_.nodes[node], states_[node].requested, states_[node].pods.size());
+      if (r != FilterResult::kFits) {
+        resolvable_rejection = resolvable_rejection || resolvable(r);
+        continue;
+      }
+      feasible_.push_back(node);
+      if (feasible_.size() == want) {
+        tried = (node + n - next_start_) % n + 1;
       }
     }
     next_start_ = n > 0 ? (next_start_ + tried) % n : 0;
@@ -317,7 +335,7 @@ class Engine {
                               bound_at_,
                               evictable_,
                               group_of_,
-                              eligible != nullptr ? &eligible->static_fit : nullptr};
+                              eligible != nullptr ? &eligible->static_filter : nullptr};
     const auto plan = planPreemption(in_.pods[id], view);
     if (!plan) {
       return false;

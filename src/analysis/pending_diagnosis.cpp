@@ -403,7 +403,50 @@ DiagnosisCounts PendingDiagnosis::summary() const {
   out.hoarded_nodes = static_cast<std::size_t>(
       std::count_if(gpu_nodes.begin(), gpu_nodes.end(),
                     [](const GpuNodeDiagnosis& n) { return n.hold == GpuNodeHold::kMovable; }));
+  out.checked = checked;
   return out;
+}
+
+ConstraintsChecked ConstraintsChecked::of(const ClusterSnapshot& cluster) {
+  ConstraintsChecked out;
+  out.tolerations_exported = cluster.specFamilies().tolerations;
+  out.node_selectors_exported = cluster.specFamilies().node_selectors;
+  for (PodId id : cluster.pendingPods()) {
+    out.tolerations_known += cluster.pod(id).tolerations ? 1 : 0;
+    out.node_selectors_known += cluster.pod(id).node_selector ? 1 : 0;
+  }
+  return out;
+}
+
+nlohmann::json ConstraintsChecked::toJson() const {
+  nlohmann::json selectors = {
+      {"source", node_selectors_exported ? "kube_pod_nodeselectors" : "not checked"},
+      {"pods", node_selectors_known}};
+  if (!node_selectors_exported) {
+    selectors["enable"] = kNodeSelectorsOptIn;
+  }
+  return {{"tolerations",
+           {{"source", tolerations_exported ? "kube_pod_tolerations"
+                                            : "inferred (GPU taint key, owners' placements)"},
+            {"pods", tolerations_known}}},
+          {"node_selectors", std::move(selectors)},
+          {"node_affinity", "not checked"}};
+}
+
+std::string ConstraintsChecked::notChecked() const {
+  std::string out;
+  if (!tolerations_exported) {
+    out +=
+        "Tolerations were inferred (kube_pod_tolerations, kube-state-metrics v2.6.0 and "
+        "later, answered nothing). ";
+  }
+  if (!node_selectors_exported) {
+    out += std::string(
+               "Node selectors were not checked: kube-state-metrics exports "
+               "kube_pod_nodeselectors only with ") +
+           kNodeSelectorsOptIn + ". ";
+  }
+  return out + "Node affinity is not checked.";
 }
 
 nlohmann::json DiagnosisCounts::toJson() const {
@@ -412,6 +455,7 @@ nlohmann::json DiagnosisCounts::toJson() const {
     out[std::string(pendingCauseName(static_cast<PendingCause>(c)))] = by_cause[c];
   }
   out["hoarded_nodes"] = hoarded_nodes;
+  out["constraints_checked"] = checked.toJson();
   return out;
 }
 
@@ -428,6 +472,7 @@ PendingDiagnosis diagnosePending(const ClusterSnapshot& cluster, const Diagnosis
     ++d.out.counts[static_cast<std::size_t>(p.cause)];
   }
   d.tallyShapes();
+  d.out.checked = ConstraintsChecked::of(cluster);
   return std::move(d.out);
 }
 

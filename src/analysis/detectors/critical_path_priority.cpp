@@ -193,8 +193,8 @@ PreemptionExposure exposureOf(const model::ClusterSnapshot& cluster,
     const double wait = t.waiting_seconds.value_or(0.0);
     shortest_wait = shortest_wait < 0 ? wait : std::min(shortest_wait, wait);
   }
-  return preemptionExposure(cluster, pods, std::max(0.0, shortest_wait), params.priority_class,
-                            dag_key);
+  return preemptionExposure(cluster, pods, std::max(0.0, shortest_wait),
+                            {params.priority_class, params.priority_value}, dag_key);
 }
 
 }  // namespace

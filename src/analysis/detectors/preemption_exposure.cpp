@@ -4,8 +4,6 @@
 #include <string_view>
 
 #include "analysis/detectors/detector_util.h"
-#include "analysis/node_eligibility.h"
-#include "analysis/pending_diagnosis.h"
 
 namespace dagadvisor::analysis {
 namespace {
@@ -139,12 +137,12 @@ json PreemptionExposure::toJson() const {
 }
 
 PreemptionExposure preemptionExposure(const model::ClusterSnapshot& cluster,
+                                      const NodeEligibility& eligibility,
                                       const std::vector<const model::Pod*>& critical,
                                       double critical_wait, const ProposedPriority& proposed,
                                       std::string_view dag_key) {
   PreemptionExposure out;
   out.proposed_value = proposed.value;
-  const NodeEligibility eligibility(cluster, DiagnosisOptions{}.gpu_taint_key);
   std::vector<std::string> groups;
   for (const model::Pod* pod : critical) {
     groups.push_back(eligibility.groupsFor(*pod));

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/node_eligibility.h"
 #include "common/clock.h"
 #include "model/cluster.h"
 
@@ -72,10 +73,11 @@ struct ProposedPriority {
 };
 
 /// The candidates on the nodes where any of `critical` (pending pods) may land (its tolerations
-/// and node selector, NodeEligibility) and fits, judged against `critical_wait` (the shortest
-/// time a critical task has waited). Pods of the proposed class are equal, not lower. `dag_key`
-/// is the normalized DAG label.
+/// and node selector: `eligibility`, of `cluster`) and fits, judged against `critical_wait` (the
+/// shortest time a critical task has waited). Pods of the proposed class are equal, not lower.
+/// `dag_key` is the normalized DAG label.
 PreemptionExposure preemptionExposure(const model::ClusterSnapshot& cluster,
+                                      const NodeEligibility& eligibility,
                                       const std::vector<const model::Pod*>& critical,
                                       double critical_wait, const ProposedPriority& proposed,
                                       std::string_view dag_key);

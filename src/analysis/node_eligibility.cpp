@@ -40,7 +40,7 @@ std::string taintKey(const model::Taint& t) {
 
 // Every label key the known node selectors name (those of the pending pods: the only ones
 // read), sorted and unique.
-std::vector<std::string> selectorKeys(const model::ClusterSnapshot& cluster) {
+std::vector<std::string> namedKeys(const model::ClusterSnapshot& cluster) {
   std::vector<std::string> keys;
   for (const model::Pod& pod : cluster.pods()) {
     if (const auto& selector = pod.node_selector) {
@@ -51,6 +51,20 @@ std::vector<std::string> selectorKeys(const model::ClusterSnapshot& cluster) {
   }
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return keys;
+}
+
+bool someNodeCarries(const model::ClusterSnapshot& cluster, const std::string& key) {
+  return std::any_of(cluster.nodes().begin(), cluster.nodes().end(),
+                     [&](const model::Node& n) { return n.labels.has(key); });
+}
+
+// The named keys some node carries: the only ones a selector can be checked on.
+std::vector<std::string> checkableKeys(const model::ClusterSnapshot& cluster) {
+  std::vector<std::string> keys = namedKeys(cluster);
+  keys.erase(std::remove_if(keys.begin(), keys.end(),
+                            [&](const std::string& k) { return !someNodeCarries(cluster, k); }),
+             keys.end());
   return keys;
 }
 
@@ -81,6 +95,14 @@ bool toleratesTaint(const model::Toleration& toleration, const model::Taint& tai
          toleration.value == taint.value;
 }
 
+std::vector<std::string> unseenSelectorKeys(const model::ClusterSnapshot& cluster) {
+  std::vector<std::string> keys = namedKeys(cluster);
+  keys.erase(std::remove_if(keys.begin(), keys.end(),
+                            [&](const std::string& k) { return someNodeCarries(cluster, k); }),
+             keys.end());
+  return keys;
+}
+
 bool selectorMatches(const model::LabelSet& selector, const model::LabelSet& labels) {
   return std::all_of(selector.items().begin(), selector.items().end(), [&](const auto& item) {
     const auto value = labels.get(item.first);
@@ -89,7 +111,7 @@ bool selectorMatches(const model::LabelSet& selector, const model::LabelSet& lab
 }
 
 NodeEligibility::NodeEligibility(const model::ClusterSnapshot& cluster, std::string gpu_taint_key)
-    : gpu_taint_key_(std::move(gpu_taint_key)), selector_keys_(selectorKeys(cluster)) {
+    : gpu_taint_key_(std::move(gpu_taint_key)), selector_keys_(checkableKeys(cluster)) {
   const std::size_t n = cluster.nodes().size();
   group_of_.resize(n);
   usable_.resize(n);
@@ -153,8 +175,8 @@ bool NodeEligibility::toleratesAll(const model::Pod& pod, const Group& group) co
   });
 }
 
-// The group's values stand for its nodes' labels: every key of a pending pod's selector is in
-// selector_keys_, so the node must carry the same value.
+// The group's values stand for its nodes' labels. A key no node shows is not checked: the
+// node labels kube-state-metrics exports are allow-listed, so a missing one proves nothing.
 bool NodeEligibility::selects(const model::Pod& pod, const Group& group) const {
   if (!pod.node_selector) {
     return true;  // not known: not checked
@@ -163,7 +185,7 @@ bool NodeEligibility::selects(const model::Pod& pod, const Group& group) const {
       pod.node_selector->items().begin(), pod.node_selector->items().end(), [&](const auto& item) {
         const auto at = std::lower_bound(selector_keys_.begin(), selector_keys_.end(), item.first);
         if (at == selector_keys_.end() || *at != item.first) {
-          return false;  // a pod not of this snapshot: no group was keyed by its label
+          return true;  // no node shows the label: not checked
         }
         const auto& value = group.selected[static_cast<std::size_t>(at - selector_keys_.begin())];
         return value && *value == item.second;

@@ -15,6 +15,11 @@ namespace dagadvisor::analysis {
 /// version does not know (Gt/Lt, alpha in 1.35) tolerate nothing, as in a scheduler without them.
 bool toleratesTaint(const model::Toleration& toleration, const model::Taint& taint);
 
+/// The keys the known node selectors name that no node of `cluster` shows, sorted. kube-state-
+/// metrics exports only allow-listed node labels (--metric-labels-allowlist=nodes=[…]), so such
+/// a key cannot be checked: NodeEligibility ignores it.
+std::vector<std::string> unseenSelectorKeys(const model::ClusterSnapshot& cluster);
+
 /// Whether every key of `selector` is a label of `labels` with the same value (nodeSelector).
 bool selectorMatches(const model::LabelSet& selector, const model::LabelSet& labels);
 
@@ -28,7 +33,8 @@ bool selectorMatches(const model::LabelSet& selector, const model::LabelSet& lab
 /// `gpu_taint_key` (the ExtendedResourceToleration admission plugin, enabled on most GPU
 /// clusters, adds that toleration), and a pod tolerates the hard taints of every node where a
 /// pod of the same owner (namespace, kind, name) is or was bound; an unknown node selector is
-/// not checked (a node it would exclude is taken to fit). Node affinity is never checked.
+/// not checked (a node it would exclude is taken to fit), nor is a selector key no node shows
+/// (unseenSelectorKeys()). Node affinity is never checked.
 ///
 /// Nodes are grouped by their set of hard taints and the values of the labels the pending
 /// pods' selectors name (few distinct groups even on large clusters), so a pod's eligibility is
@@ -57,7 +63,7 @@ class NodeEligibility {
   bool selects(const model::Pod& pod, const Group& group) const;
 
   std::string gpu_taint_key_;
-  std::vector<std::string> selector_keys_;  // sorted: every key a known pod selector names
+  std::vector<std::string> selector_keys_;  // sorted: the named keys some node shows
   std::vector<Group> groups_;
   std::vector<std::uint32_t> group_of_;  // by node
   std::vector<bool> usable_;             // by node

@@ -415,6 +415,8 @@ ConstraintsChecked ConstraintsChecked::of(const ClusterSnapshot& cluster) {
     out.tolerations_known += cluster.pod(id).tolerations ? 1 : 0;
     out.node_selectors_known += cluster.pod(id).node_selector ? 1 : 0;
   }
+  out.unseen_selector_keys = unseenSelectorKeys(cluster);
+  out.unseen_selector_keys.resize(std::min(out.unseen_selector_keys.size(), kMaxUnseenKeys));
   return out;
 }
 
@@ -424,6 +426,9 @@ nlohmann::json ConstraintsChecked::toJson() const {
       {"pods", node_selectors_known}};
   if (!node_selectors_exported) {
     selectors["enable"] = kNodeSelectorsOptIn;
+  }
+  if (!unseen_selector_keys.empty()) {
+    selectors["unseen_keys"] = unseen_selector_keys;
   }
   return {{"tolerations",
            {{"source", tolerations_exported ? "kube_pod_tolerations"
@@ -445,6 +450,13 @@ std::string ConstraintsChecked::notChecked() const {
                "Node selectors were not checked: kube-state-metrics exports "
                "kube_pod_nodeselectors only with ") +
            kNodeSelectorsOptIn + ". ";
+  }
+  if (!unseen_selector_keys.empty()) {
+    out += "Node selector keys no node's labels show were not checked (";
+    for (std::size_t i = 0; i < unseen_selector_keys.size(); ++i) {
+      out += (i == 0 ? "" : ", ") + unseen_selector_keys[i];
+    }
+    out += "): allow-list them with --metric-labels-allowlist=nodes=[…] if nodes carry them. ";
   }
   return out + "Node affinity is not checked.";
 }

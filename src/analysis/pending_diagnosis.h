@@ -97,9 +97,13 @@ struct ConstraintsChecked {
   bool node_selectors_exported = false;  // kube_pod_nodeselectors answered (opt-in)
   std::size_t tolerations_known = 0;     // pending pods whose own tolerations were read
   std::size_t node_selectors_known = 0;  // pending pods whose own node selector was read
+  /// Selector keys no node's exported labels show (not allow-listed, or on no node): not checked.
+  std::vector<std::string> unseen_selector_keys;  // at most kMaxUnseenKeys
+  static constexpr std::size_t kMaxUnseenKeys = 10;
 
   static ConstraintsChecked of(const model::ClusterSnapshot& cluster);
-  /// {"tolerations": {"source", "pods"}, "node_selectors": {"source", "pods", "enable"?},
+  /// {"tolerations": {"source", "pods"}, "node_selectors": {"source", "pods", "enable"?,
+  /// "unseen_keys"?},
   /// "node_affinity": "not checked"}
   nlohmann::json toJson() const;
   /// What could not be checked and how to enable it, as a sentence; "" when both were read.

@@ -148,6 +148,13 @@ TEST_CASE("node selectors are checked when known, and only then", "[eligibility]
     CHECK(mayLand(cluster, "g1"));
     CHECK_FALSE(mayLand(cluster, "bare"));  // no such label at all
   }
+  SECTION("a key no node shows is not checked: node labels are allow-listed") {
+    pod.node_selector.emplace().set("disktype", "ssd");
+    model::ClusterSnapshot cluster(5000, nodes, {pod});
+    CHECK(mayLand(cluster, "c1"));
+    CHECK(mayLand(cluster, "bare"));
+    CHECK(analysis::unseenSelectorKeys(cluster) == std::vector<std::string>{"disktype"});
+  }
   SECTION("known empty: every node") {
     pod.node_selector.emplace();
     model::ClusterSnapshot cluster(5000, nodes, {pod});

@@ -338,25 +338,33 @@ model::ClusterSnapshot kindCluster(const std::vector<std::string>& extra) {
 
 }  // namespace
 
-TEST_CASE("the kind cluster's pod pinned to a label no node has is held by constraints",
+TEST_CASE("the kind cluster's pod pinned to a label no node shows is not called constrained",
           "[pending-diagnosis]") {
   // e2e-container-pending has nodeSelector {not-existing: not-existing} (its PodList), which is
-  // why the real cluster left it pending; only kube_pod_nodeselectors shows it.
-  SECTION("with kube_pod_nodeselectors: constraints, selectors checked") {
+  // why the real cluster left it pending. The scrape exports no node label (none allow-listed),
+  // so the key cannot be checked: the diagnosis says so instead of calling every pod with, say,
+  // kubernetes.io/os=linux constrained.
+  SECTION("with kube_pod_nodeselectors: read, and the unseen key named") {
     const auto cluster =
         kindCluster({"exposition/nri-kubernetes-1_35-ksm-nodeselectors.metrics.txt"});
     REQUIRE(cluster.pendingPods().size() == 1);
     const auto d = analysis::diagnosePending(cluster);
-    CHECK(d.pods[0].cause == PendingCause::kConstraints);
+    CHECK(d.pods[0].cause == PendingCause::kQueue);
     CHECK(d.checked.node_selectors_exported);
+    CHECK(d.checked.node_selectors_known == 1);
     CHECK(d.checked.tolerations_known == 1);
+    CHECK(d.checked.unseen_selector_keys == std::vector<std::string>{"not_existing"});
+    CHECK(d.checked.notChecked().find("not_existing") != std::string::npos);
+    CHECK(d.summary().toJson()["constraints_checked"]["node_selectors"]["unseen_keys"][0] ==
+          "not_existing");
   }
-  SECTION("without it (the scrape as taken): the selector is not seen and the pod looks queued") {
+  SECTION("without it (the scrape as taken): not read, and the flag named") {
     const auto cluster = kindCluster({});
     REQUIRE(cluster.pendingPods().size() == 1);
     const auto d = analysis::diagnosePending(cluster);
     CHECK(d.pods[0].cause == PendingCause::kQueue);
     CHECK_FALSE(d.checked.node_selectors_exported);
+    CHECK(d.checked.node_selectors_known == 0);
     CHECK(d.checked.notChecked().find("kube_pod_nodeselectors") != std::string::npos);
   }
 }

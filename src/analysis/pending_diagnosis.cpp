@@ -403,7 +403,62 @@ DiagnosisCounts PendingDiagnosis::summary() const {
   out.hoarded_nodes = static_cast<std::size_t>(
       std::count_if(gpu_nodes.begin(), gpu_nodes.end(),
                     [](const GpuNodeDiagnosis& n) { return n.hold == GpuNodeHold::kMovable; }));
+  out.checked = checked;
   return out;
+}
+
+ConstraintsChecked ConstraintsChecked::of(const ClusterSnapshot& cluster) {
+  ConstraintsChecked out;
+  out.tolerations_exported = cluster.specFamilies().tolerations;
+  out.node_selectors_exported = cluster.specFamilies().node_selectors;
+  for (PodId id : cluster.pendingPods()) {
+    out.tolerations_known += cluster.pod(id).tolerations ? 1 : 0;
+    out.node_selectors_known += cluster.pod(id).node_selector ? 1 : 0;
+  }
+  out.unseen_selector_keys = unseenSelectorKeys(cluster);
+  out.unseen_selector_keys.resize(std::min(out.unseen_selector_keys.size(), kMaxUnseenKeys));
+  return out;
+}
+
+nlohmann::json ConstraintsChecked::toJson() const {
+  nlohmann::json selectors = {
+      {"source", node_selectors_exported ? "kube_pod_nodeselectors" : "not checked"},
+      {"pods", node_selectors_known}};
+  if (!node_selectors_exported) {
+    selectors["enable"] = kNodeSelectorsOptIn;
+  }
+  if (!unseen_selector_keys.empty()) {
+    selectors["unseen_keys"] = unseen_selector_keys;
+  }
+  return {{"tolerations",
+           {{"source", tolerations_exported ? "kube_pod_tolerations"
+                                            : "inferred (GPU taint key, owners' placements)"},
+            {"pods", tolerations_known}}},
+          {"node_selectors", std::move(selectors)},
+          {"node_affinity", "not checked"}};
+}
+
+std::string ConstraintsChecked::notChecked() const {
+  std::string out;
+  if (!tolerations_exported) {
+    out +=
+        "Tolerations were inferred (kube_pod_tolerations, kube-state-metrics v2.6.0 and "
+        "later, answered nothing). ";
+  }
+  if (!node_selectors_exported) {
+    out += std::string(
+               "Node selectors were not checked: kube-state-metrics exports "
+               "kube_pod_nodeselectors only with ") +
+           kNodeSelectorsOptIn + ". ";
+  }
+  if (!unseen_selector_keys.empty()) {
+    out += "Node selector keys no node's labels show were not checked (";
+    for (std::size_t i = 0; i < unseen_selector_keys.size(); ++i) {
+      out += (i == 0 ? "" : ", ") + unseen_selector_keys[i];
+    }
+    out += "): allow-list them with --metric-labels-allowlist=nodes=[…] if nodes carry them. ";
+  }
+  return out + "Node affinity is not checked.";
 }
 
 nlohmann::json DiagnosisCounts::toJson() const {
@@ -412,6 +467,7 @@ nlohmann::json DiagnosisCounts::toJson() const {
     out[std::string(pendingCauseName(static_cast<PendingCause>(c)))] = by_cause[c];
   }
   out["hoarded_nodes"] = hoarded_nodes;
+  out["constraints_checked"] = checked.toJson();
   return out;
 }
 
@@ -428,6 +484,7 @@ PendingDiagnosis diagnosePending(const ClusterSnapshot& cluster, const Diagnosis
     ++d.out.counts[static_cast<std::size_t>(p.cause)];
   }
   d.tallyShapes();
+  d.out.checked = ConstraintsChecked::of(cluster);
   return std::move(d.out);
 }
 

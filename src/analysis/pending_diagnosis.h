@@ -18,9 +18,10 @@ namespace dagadvisor::analysis {
 ///     order, priority, backoff). First, because any other cause would prescribe a change that
 ///     is not needed.
 ///  2. kConstraints: the pod fits now only on nodes its known constraints exclude (taints it
-///     is not known to tolerate), or no node it may land on could hold it even empty while an
-///     excluded one could. Before the resource causes: lifting the constraint is the fix, and
-///     counting the excluded nodes as room would call the pod fragmented or hoarded.
+///     does not tolerate, labels its node selector does not match), or no node it may land on
+///     could hold it even empty while an excluded one could. Before the resource causes: lifting
+///     the constraint is the fix, and counting the excluded nodes as room would call the pod
+///     fragmented or hoarded.
 ///  3. kHoarding: a GPU pod that fits a GPU node it may land on once that node's movable non-GPU
 ///     pods (all but DaemonSets, which run on every node anyway) leave. A matching, first-fit
 ///     decreasing: each pod is placed once, several on one node while the freed room holds
@@ -86,16 +87,40 @@ struct PendingShapeDiagnosis {
   std::array<std::size_t, kPendingCauses> by_cause{};
 };
 
+/// The kube-state-metrics flag that exports kube_pod_nodeselectors (opt-in since v2.5.0).
+inline constexpr const char* kNodeSelectorsOptIn = "--metric-opt-in-list=kube_pod_nodeselectors";
+
+/// Which constraints test 2 could check: the pods' own tolerations and node selectors where
+/// kube-state-metrics exports them, the inference of NodeEligibility where it does not.
+struct ConstraintsChecked {
+  bool tolerations_exported = false;     // kube_pod_tolerations answered
+  bool node_selectors_exported = false;  // kube_pod_nodeselectors answered (opt-in)
+  std::size_t tolerations_known = 0;     // pending pods whose own tolerations were read
+  std::size_t node_selectors_known = 0;  // pending pods whose own node selector was read
+  /// Selector keys no node's exported labels show (not allow-listed, or on no node): not checked.
+  std::vector<std::string> unseen_selector_keys;  // at most kMaxUnseenKeys
+  static constexpr std::size_t kMaxUnseenKeys = 10;
+
+  static ConstraintsChecked of(const model::ClusterSnapshot& cluster);
+  /// {"tolerations": {"source", "pods"}, "node_selectors": {"source", "pods", "enable"?,
+  /// "unseen_keys"?},
+  /// "node_affinity": "not checked"}
+  nlohmann::json toJson() const;
+  /// What could not be checked and how to enable it, as a sentence; "" when both were read.
+  std::string notChecked() const;
+};
+
 /// How many pending pods each cause holds: carried by each of the three kinds' evidence, so that
 /// one finding tells where the other pods went.
 struct DiagnosisCounts {
   std::size_t pending_pods = 0;
   std::array<std::size_t, kPendingCauses> by_cause{};
   std::size_t hoarded_nodes = 0;  // GPU nodes whose hold is kMovable
+  ConstraintsChecked checked;
 
   std::size_t of(PendingCause cause) const { return by_cause[static_cast<std::size_t>(cause)]; }
   /// {"pending_pods": N, "queue": …, "constraints": …, "hoarding": …, "fragmentation": …,
-  /// "capacity": …, "hoarded_nodes": …}
+  /// "capacity": …, "hoarded_nodes": …, "constraints_checked": {…}}
   nlohmann::json toJson() const;
 };
 
@@ -109,6 +134,7 @@ struct PendingDiagnosis {
   /// The pooled free capacity of the usable nodes left once the hoarding and fragmentation pods
   /// are placed: what the capacity-blocked pods could still use.
   model::ResourceVector pool_left;
+  ConstraintsChecked checked;
 
   std::size_t count(PendingCause cause) const { return counts[static_cast<std::size_t>(cause)]; }
   /// The pods of `cause`, in pendingPods() order.

@@ -20,6 +20,8 @@ struct MetricNames {
   std::string pod_annotations = "kube_pod_annotations";
   std::string pod_owner = "kube_pod_owner";
   std::string pod_requests = "kube_pod_container_resource_requests";
+  std::string pod_tolerations = "kube_pod_tolerations";
+  std::string pod_nodeselectors = "kube_pod_nodeselectors";
   std::string pod_phase = "kube_pod_status_phase";
   std::string pod_created = "kube_pod_created";
   std::string pod_scheduled_time = "kube_pod_status_scheduled_time";

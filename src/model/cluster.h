@@ -45,6 +45,16 @@ struct Taint {
   std::string effect;  // NoSchedule, PreferNoSchedule, NoExecute
 };
 
+/// One toleration of a pod spec, as kube-state-metrics' kube_pod_tolerations labels it. The
+/// matching rule (Kubernetes' ToleratesTaint) lives with the node eligibility in analysis/.
+struct Toleration {
+  std::string key;        // "" with Exists: tolerates every taint
+  std::string operator_;  // "Exists", "Equal" ("" is Equal, the API default), or newer ones
+  std::string value;
+  std::string effect;                        // "" matches every effect
+  std::optional<double> toleration_seconds;  // NoExecute only: how long it stays bound
+};
+
 struct Node {
   std::string name;
   ResourceVector allocatable;
@@ -96,6 +106,11 @@ struct Pod {
   std::optional<UnixSeconds> finished;
   std::optional<ObservedUsage> usage;         // absent without cAdvisor data for this pod
   std::vector<ContainerRequests> containers;  // empty when the source does not name them
+  /// Read only for pods pending unbound at the analysis time (what the diagnosis needs; issue
+  /// #18: cost). nullopt: not known (kube-state-metrics does not export the family, or the pod
+  /// is not one it was read for); an empty value: known to have none.
+  std::optional<std::vector<Toleration>> tolerations;
+  std::optional<LabelSet> node_selector;  // keys as kube-state-metrics exports them
 
   /// Holds node resources now: bound to a node and neither succeeded nor failed.
   bool holdsResources() const {
@@ -134,6 +149,16 @@ class ClusterSnapshot {
   const SchedulerStats& scheduler() const { return scheduler_; }
   void setScheduler(SchedulerStats stats) { scheduler_ = std::move(stats); }
 
+  /// Which pod-spec families of kube-state-metrics answered at all: a family with no series
+  /// means kube-state-metrics does not export it (kube_pod_nodeselectors is opt-in), so its
+  /// constraints could not be checked.
+  struct SpecFamilies {
+    bool tolerations = false;     // kube_pod_tolerations (v2.6.0 and later)
+    bool node_selectors = false;  // kube_pod_nodeselectors (--metric-opt-in-list)
+  };
+  const SpecFamilies& specFamilies() const { return spec_families_; }
+  void setSpecFamilies(SpecFamilies families) { spec_families_ = families; }
+
  private:
   UnixSeconds at_;
   std::vector<Node> nodes_;
@@ -144,6 +169,7 @@ class ClusterSnapshot {
   std::vector<ResourceVector> requested_by_node_;
   std::vector<PodId> pending_;
   SchedulerStats scheduler_;
+  SpecFamilies spec_families_;
 };
 
 }  // namespace dagadvisor::model

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 namespace dagadvisor::model {
 namespace {
@@ -76,6 +77,35 @@ void addContainerRequest(Pod& pod, std::string_view container, std::string_view 
     it = pod.containers.insert(pod.containers.end(), ContainerRequests{std::string(container), {}});
   }
   addResource(it->requests, resource, amount);
+}
+
+void addToleration(Pod& pod, const SampleView& s) {
+  Toleration t{std::string(s.label("key")), std::string(s.label("operator")),
+               std::string(s.label("value")), std::string(s.label("effect")), std::nullopt};
+  if (const std::string_view seconds = s.label("toleration_seconds"); !seconds.empty()) {
+    t.toleration_seconds = std::strtod(std::string(seconds).c_str(), nullptr);
+  }
+  auto& list = pod.tolerations ? *pod.tolerations : pod.tolerations.emplace();
+  const bool known = std::any_of(list.begin(), list.end(), [&](const Toleration& o) {
+    return o.key == t.key && o.operator_ == t.operator_ && o.value == t.value &&
+           o.effect == t.effect;
+  });
+  if (!known) {
+    list.push_back(std::move(t));
+  }
+}
+
+// One series of the pod_spec query, told apart by its `spec` tag.
+void addSpecSample(Pod& pod, const SampleView& s) {
+  const std::string_view spec = s.label("spec");
+  if (spec == "container") {
+    addContainerRequest(pod, s.label("container"), s.label("resource"), s.value);
+  } else if (spec == "toleration") {
+    addToleration(pod, s);
+  } else if (spec == "node_selector") {
+    copyPrefixed(s, "nodeselector_",
+                 pod.node_selector ? *pod.node_selector : pod.node_selector.emplace());
+  }
 }
 
 bool isNodeQuery(QueryId id) {
@@ -169,6 +199,11 @@ void ClusterBuilder::add(QueryId id, const SampleView& sample) {
     }
   } else if (!sample.label("pod").empty()) {
     addPodSample(id, sample);
+  } else if (id == QueryId::kPodSpec) {
+    // A family's count: it answered, so a pending pod without its series has none.
+    const std::string_view spec = sample.label("spec");
+    spec_families_.tolerations |= spec == "tolerations_exported" && sample.value > 0;
+    spec_families_.node_selectors |= spec == "node_selectors_exported" && sample.value > 0;
   }
 }
 
@@ -282,8 +317,8 @@ void ClusterBuilder::addPodSample(QueryId id, const SampleView& sample) {
     case QueryId::kPodTimes:
       addPodTime(pod, sample.label("event"), timeValue(sample.value));
       break;
-    case QueryId::kPodContainers:
-      addContainerRequest(pod, sample.label("container"), sample.label("resource"), sample.value);
+    case QueryId::kPodSpec:
+      addSpecSample(pod, sample);
       break;
     default:
       break;
@@ -318,6 +353,10 @@ ClusterSnapshot ClusterBuilder::build() && {
     if (const ObservedUsage* usage = findUsage(pod)) {
       pod.usage = *usage;
     }
+    // kube-state-metrics exports no series for a pod without tolerations.
+    if (spec_families_.tolerations && pod.isPendingUnscheduled() && !pod.tolerations) {
+      pod.tolerations.emplace();
+    }
     kept.push_back(&pod);
   }
   // Sorting pointers, then moving each pod once, spares moving ~500-byte pods around.
@@ -331,6 +370,7 @@ ClusterSnapshot ClusterBuilder::build() && {
   }
   ClusterSnapshot snapshot(at_, std::move(nodes), std::move(pods));
   snapshot.setScheduler(std::move(scheduler_));
+  snapshot.setSpecFamilies(spec_families_);
   return snapshot;
 }
 

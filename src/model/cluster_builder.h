@@ -51,6 +51,7 @@ class ClusterBuilder {
   std::vector<ObservedUsage> usage_;
   RecordIndex usage_index_;  // by namespace and name: cAdvisor knows no uid
   SchedulerStats scheduler_;
+  ClusterSnapshot::SpecFamilies spec_families_;
 };
 
 }  // namespace dagadvisor::model

@@ -98,6 +98,40 @@ class Builder {
     return std::string(kPodKey) + (extra.empty() ? "" : ", ") + std::string(extra);
   }
 
+  // What the advice reads of pod specs, tagged spec=…: the app containers' requests by name
+  // (patches merge containers by name) over the lookback, and the tolerations and node
+  // selectors of the pods pending unbound at the analysis time (joined on kube_pod_info{node=""},
+  // the only pods the diagnosis needs them for), with one count per family telling a family
+  // kube-state-metrics does not export from pods that have none.
+  //
+  // Cost at the reference size (150,000 pods, ~2.5 tolerations each, ~1,500 pending): the
+  // toleration selector touches ~375,000 series and the node-selector one ~150,000 (one sample
+  // each: instant, no range), twice (the join and the count); the answer holds only the pending
+  // pods' ~4,000 toleration and ~1,500 node-selector series plus two counts, instead of the
+  // ~525,000 series (~100 MB of JSON) that reading both families whole would send.
+  std::string podSpec() const {
+    const std::string containers = maxBy(
+        pod("container, resource"), recent(s_.metrics.pod_requests, R"(resource=~"cpu|memory")"));
+    const std::string unbound = select(s_.metrics.pod_info, R"(node="")", s_.selector);
+    auto ofUnbound = [&](const std::string& metric) {
+      return select(metric, "", s_.selector) + " and on (" + std::string(kPodKey) + ") " + unbound;
+    };
+    auto exported = [&](const std::string& metric, std::string_view tag) {
+      return tagged("count (" + select(metric, "", s_.selector) + ")", "spec", tag);
+    };
+    const auto& m = s_.metrics;
+    return either({
+        tagged(containers, "spec", "container"),
+        tagged(maxBy(pod("key, operator, value, effect, toleration_seconds"),
+                     ofUnbound(m.pod_tolerations)),
+               "spec", "toleration"),
+        // Its labels are the selector's keys (nodeselector_<key>): no `by` list can name them.
+        tagged(dedup_ + " (" + ofUnbound(m.pod_nodeselectors) + ")", "spec", "node_selector"),
+        exported(m.pod_tolerations, "tolerations_exported"),
+        exported(m.pod_nodeselectors, "node_selectors_exported"),
+    });
+  }
+
   // A pod needs the larger of its app containers' sum and its largest init container.
   std::string podRequests() const {
     const std::string app =
@@ -241,9 +275,9 @@ QueryCatalog::QueryCatalog(const config::PrometheusSource& s) {
   set(QueryId::kSchedulingLatency, "scheduling_latency", b.schedulingLatency());
   set(QueryId::kSchedulerSignals, "scheduler_signals", b.schedulerSignals());
   set(QueryId::kPodUsage, "pod_usage", b.podUsage());
-  // Optional: snapshots recorded before it lack it, and only the advice's patches need it.
-  set(QueryId::kPodContainers, "pod_containers",
-      maxBy(b.pod("container, resource"), b.recent(m.pod_requests, R"(resource=~"cpu|memory")")));
+  // Optional: snapshots recorded before it lack it, and only the advice's patches and the
+  // constraint checks need it.
+  set(QueryId::kPodSpec, "pod_spec", b.podSpec());
 }
 
 }  // namespace dagadvisor::model

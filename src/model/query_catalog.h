@@ -9,7 +9,7 @@
 
 namespace dagadvisor::model {
 
-/// Every PromQL the cycle sends, in one place: at most 15 per cycle, so the load on Prometheus
+/// Every PromQL the cycle sends, in one place: 15 per cycle, so the load on Prometheus
 /// stays flat whatever the cluster size. Each query is aggregated on the server (`max by`, or `max
 /// without` the replica labels) so that HA Prometheus pairs and sharded kube-state-metrics never
 /// double-count, and pod queries look back over `lookback` (`last_over_time`) so pods deleted after
@@ -30,7 +30,9 @@ enum class QueryId : std::size_t {
   kSchedulingLatency,  // stat="p50|p95|p99|rate", by profile, from the first histogram that exists
   kSchedulerSignals,   // signal="pending|unschedulable|attempts|preemption|extension_p99"
   kPodUsage,           // stat="cpu|memory|samples|gpu", by namespace and pod
-  kPodContainers,      // app containers' CPU and memory requests, by container name
+  kPodSpec,            // spec="container": app containers' requests by name; spec="toleration" and
+             // "node_selector": those of pods pending unbound now; spec="*_exported": the family
+             // answered at all
   kCount
 };
 
@@ -43,11 +45,11 @@ class QueryCatalog {
 
   const sources::Query& get(QueryId id) const { return queries_[static_cast<std::size_t>(id)]; }
   const std::array<sources::Query, kQueryCount>& all() const { return queries_; }
-  /// Optional data (scheduler, usage) may be missing or refused by a backend: its failure is a
-  /// data-quality warning, not a failed cycle.
+  /// Optional data (scheduler, usage, pod spec) may be missing or refused by a backend: its failure
+  /// is a data-quality warning, not a failed cycle.
   static bool isOptional(QueryId id) {
     return id == QueryId::kSchedulingLatency || id == QueryId::kSchedulerSignals ||
-           id == QueryId::kPodUsage || id == QueryId::kPodContainers;
+           id == QueryId::kPodUsage || id == QueryId::kPodSpec;
   }
 
  private:

@@ -50,6 +50,29 @@ class Emitter {
   std::size_t base_ = 0;
 };
 
+// The pod_spec query's series of one pod: its containers, and, while it is listed unbound now
+// (the query's join on kube_pod_info{node=""}), its tolerations and node selector.
+void emitSpec(const scrape::PodFacts& p, bool live, Emitter& out) {
+  out.add("spec", "container").keep();
+  for (const scrape::PodFacts::Request& r : p.requests) {
+    if (!r.init && (r.resource == "cpu" || r.resource == "memory")) {
+      out.add("container", r.container).add("resource", r.resource).send(r.value);
+    }
+  }
+  if (!live || !p.has_info || !p.node.empty()) {
+    return;
+  }
+  out.clear();
+  out.add("namespace", p.namespace_).add("pod", p.name).add("uid", p.uid).keep();
+  for (const auto& [key, op, value, effect, seconds] : p.tolerations) {
+    out.add("spec", "toleration").add("key", key).add("operator", op).add("value", value);
+    out.add("effect", effect).add("toleration_seconds", seconds).send(1);
+  }
+  if (p.has_node_selector) {
+    out.add("spec", "node_selector").add(p.node_selector).send(1);
+  }
+}
+
 void emitPod(QueryId id, const scrape::PodFacts& p, bool live, Emitter& out) {
   out.add("namespace", p.namespace_).add("pod", p.name).add("uid", p.uid).keep();
   switch (id) {
@@ -75,12 +98,8 @@ void emitPod(QueryId id, const scrape::PodFacts& p, bool live, Emitter& out) {
         out.add("resource", resource).send(amount);
       }
       break;
-    case QueryId::kPodContainers:
-      for (const scrape::PodFacts::Request& r : p.requests) {
-        if (!r.init && (r.resource == "cpu" || r.resource == "memory")) {
-          out.add("container", r.container).add("resource", r.resource).send(r.value);
-        }
-      }
+    case QueryId::kPodSpec:
+      emitSpec(p, live, out);
       break;
     case QueryId::kPodLabels:
       if (p.has_labels) {
@@ -135,6 +154,20 @@ void ScrapeEvaluator::emitPods(QueryId id, const sources::SampleVisitor& visit) 
   Emitter out(visit, now_);
   for (const auto& [key, pod] : pods_) {
     emitPod(id, pod, pod.live_cycle == cycle_, out);
+  }
+  if (id == QueryId::kPodSpec) {
+    emitSpecFamilies(visit);
+  }
+}
+
+// count() over a family answers nothing when it has no series.
+void ScrapeEvaluator::emitSpecFamilies(const sources::SampleVisitor& visit) const {
+  Emitter out(visit, now_);
+  if (toleration_series_ > 0) {
+    out.add("spec", "tolerations_exported").send(static_cast<double>(toleration_series_));
+  }
+  if (node_selector_series_ > 0) {
+    out.add("spec", "node_selectors_exported").send(static_cast<double>(node_selector_series_));
   }
 }
 

@@ -46,6 +46,8 @@ ScrapeEvaluator::ScrapeEvaluator(const config::MetricNames& m, config::Seconds l
   add(m.pod_requests, Family::kPodRequests);
   add(m.pod_init_requests, Family::kPodInitRequests);
   add(m.pod_phase, Family::kPodPhase);
+  add(m.pod_tolerations, Family::kPodToleration);
+  add(m.pod_nodeselectors, Family::kPodNodeSelector);
   add(m.pod_created, Family::kPodCreated);
   add(m.pod_scheduled_time, Family::kPodScheduled);
   add(m.pod_start_time, Family::kPodStarted);
@@ -79,6 +81,8 @@ void ScrapeEvaluator::beginCycle(UnixSeconds now) {
   preemption_ = 0;
   has_preemption_ = false;
   usage_.clear();
+  toleration_series_ = 0;
+  node_selector_series_ = 0;
 }
 
 Result<void> ScrapeEvaluator::addBody(const sources::scrape::ScrapedBody& body) {
@@ -205,6 +209,15 @@ void ScrapeEvaluator::addPodSample(Family family, const SampleView& s) {
       if (s.value == 1) {
         pod.phase = s.label("phase");
       }
+      break;
+    case Family::kPodToleration:
+      ++toleration_series_;
+      pod.addToleration(s);
+      break;
+    case Family::kPodNodeSelector:
+      ++node_selector_series_;
+      pod.has_node_selector = true;
+      copyPrefixed(s, "nodeselector_", pod.node_selector);
       break;
     default:
       pod.addTime(static_cast<std::size_t>(family) - static_cast<std::size_t>(Family::kPodCreated),

@@ -27,6 +27,8 @@ namespace dagadvisor::model {
 /// with the same labels and the same aggregation as the PromQL of query_catalog.cpp:
 ///   * container requests summed per pod and resource, against the largest init container;
 ///   * pod timestamps tagged event=created|scheduled|started|finished;
+///   * pod spec facts tagged spec=…: containers of every pod, tolerations and node selectors of
+///     the pods listed unbound by this scrape, and a count per family that answered;
 ///   * histogram quantiles (Prometheus' histogram_quantile) and rates from the cumulative
 ///     `_bucket`/`_count`/`_total` series: over the interval since the previous scrape of the
 ///     same series when there is one (as rate() would), else since the target's
@@ -86,6 +88,7 @@ class ScrapeEvaluator {
   void emitNodes(QueryId id, const sources::SampleVisitor& visit) const;
   void emitScheduler(QueryId id, const sources::SampleVisitor& visit) const;
   void emitUsage(const sources::SampleVisitor& visit) const;
+  void emitSpecFamilies(const sources::SampleVisitor& visit) const;
 
   std::vector<std::string> metric_names_;  // latency histogram names, in preference order
   std::unordered_map<std::string, std::pair<Family, std::size_t>> families_;
@@ -116,6 +119,9 @@ class ScrapeEvaluator {
     int gpu_count = 0;
   };
   std::unordered_map<std::string, Usage> usage_;  // key: namespace/pod
+  // Series of the pod-spec families this cycle: the pod_spec query's `count`s.
+  std::size_t toleration_series_ = 0;
+  std::size_t node_selector_series_ = 0;
 };
 
 /// Prometheus' histogram_quantile over cumulative `buckets` (le → count): NaN without a +Inf

@@ -44,6 +44,9 @@ void PodFacts::resetFacts() {
   labels.clear();
   annotations.clear();
   requests.clear();
+  tolerations.clear();
+  node_selector.clear();
+  has_node_selector = false;
   times.fill(std::numeric_limits<double>::quiet_NaN());
   has_info = false;
   has_labels = false;
@@ -73,6 +76,15 @@ void PodFacts::addRequest(std::string_view container, std::string_view resource,
 void PodFacts::addTime(std::size_t event, double value) {
   if (event < times.size() && std::isfinite(value)) {
     times[event] = std::isnan(times[event]) ? value : std::max(times[event], value);
+  }
+}
+
+void PodFacts::addToleration(const sources::SampleView& s) {
+  std::array<std::string, 5> t = {std::string(s.label("key")), std::string(s.label("operator")),
+                                  std::string(s.label("value")), std::string(s.label("effect")),
+                                  std::string(s.label("toleration_seconds"))};
+  if (std::find(tolerations.begin(), tolerations.end(), t) == tolerations.end()) {
+    tolerations.push_back(std::move(t));
   }
 }
 

@@ -33,6 +33,8 @@ enum class Family : std::uint8_t {
   kPodRequests,
   kPodInitRequests,
   kPodPhase,
+  kPodToleration,
+  kPodNodeSelector,
   kPodCreated,
   kPodScheduled,
   kPodStarted,
@@ -77,7 +79,10 @@ struct PodFacts {
   LabelPairs owners;  // owner_kind, owner_name (a pod may have several)
   LabelPairs labels, annotations;
   std::vector<Request> requests;
-  std::array<double, 4> times{};  // by kEvents; NaN = not reported
+  std::vector<std::array<std::string, 5>> tolerations;  // key, operator, value, effect, seconds
+  LabelPairs node_selector;                             // nodeselector_* labels
+  bool has_node_selector = false;  // a kube_pod_nodeselectors series was seen, even empty
+  std::array<double, 4> times{};   // by kEvents; NaN = not reported
   bool has_info = false;
   bool has_labels = false;  // a kube_pod_labels series was seen, even without label_* labels
   bool has_annotations = false;
@@ -91,6 +96,8 @@ struct PodFacts {
   /// One container's request; a series repeated by replicas counts once.
   void addRequest(std::string_view container, std::string_view resource, double value, bool init);
   void addTime(std::size_t event, double value);
+  /// One kube_pod_tolerations series; replicas and KSM's duplicates count once.
+  void addToleration(const sources::SampleView& s);
   /// Per resource: the sum over app containers, or the largest init container when larger.
   std::vector<std::pair<std::string_view, double>> effectiveRequests() const;
 };

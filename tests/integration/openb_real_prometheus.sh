@@ -5,7 +5,9 @@
 # Prometheus; `dagadvisor analyze --at` each. Per snapshot, against the replay's ground truth:
 # the pending pods are the replayed ones; the GPUs gpu-node-hoarding says moving unblocks never
 # exceed what the pending GPU pods request nor the free GPUs (and per node, its free GPUs); the
-# pool-respecting cluster has no hoarding warning; each pending pod is diagnosed once
+# pool-respecting cluster has no hoarding warning; the tolerations and node selectors the tool
+# exports are read for every pending pod, and the mixed cluster (no taint, no selector) holds
+# none by constraints; each pending pod is diagnosed once
 # (one_diagnosis.jq); the report is under 2 MB and the analyze process peaks under 300 MB.
 # Prints one table row per snapshot (docs/testing.md quotes them).
 # Args: DAGADVISOR_BINARY OPENB_BINARY TRACE_DIR LOAD_PERCENT
@@ -48,6 +50,7 @@ check() {  # check VARIANT DESCRIPTION JQ_EXPRESSION (true when it holds; $t is 
 }
 
 HOARD='[.findings[] | select(.kind == "gpu-node-hoarding")]'
+DIAGNOSES='[.findings[] | (.evidence.diagnosis // .evidence.fragmentation.diagnosis // empty)]'
 UNBLOCKED="($HOARD | map(.evidence.gpus_unblocked_by_moving) | add // 0)"
 printf '%-8s %-19s %8s %8s %9s %10s %9s %12s %9s %7s\n' load variant pending gpu_pods \
   gpus_req free_gpus unblocked hoarding report_KB rss_MB
@@ -75,6 +78,12 @@ for variant in "${VARIANTS[@]}"; do
           == (unique | length))"
   [ "${variant#*/}" = respected ] && check "$variant" "no hoarding warning when pools are respected" \
     "all($HOARD[]; .severity != \"warning\")"
+  # The tool exports kube_pod_tolerations and kube_pod_nodeselectors: read for every pending pod.
+  check "$variant" "tolerations and node selectors read for every pending pod" \
+    "all($DIAGNOSES[]; .constraints_checked.tolerations.pods == .pending_pods
+                       and .constraints_checked.node_selectors.pods == .pending_pods)"
+  [ "${variant#*/}" = mixed ] && check "$variant" "no constraint holds a pod when nothing is tainted" \
+    "all($DIAGNOSES[]; .constraints == 0)"
   problems=$(jq -r -f "$(dirname "$0")/one_diagnosis.jq" "$REPORT")
   [ -z "$problems" ] || FAILURES+=("$variant: $(head -3 <<<"$problems" | paste -sd ';')")
   [ "$bytes" -lt "$MAX_REPORT_BYTES" ] || FAILURES+=("$variant: report $bytes bytes")

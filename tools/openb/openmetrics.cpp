@@ -22,6 +22,7 @@ struct PodRow {
   std::int64_t memory_mib = 0;
   std::int64_t gpus = 0;
   std::int64_t created = 0;
+  std::string pool;  // the pool its node selector pins it to ("" for none)
 };
 
 std::string cores(std::int64_t millis) {
@@ -40,6 +41,15 @@ std::string ownerOf(const TracePod& pod) {
          std::to_string(pod.gpus) + "g";
 }
 
+// "respected" pins each trace pod to its pool with a node selector, as the taint already keeps
+// CPU-only pods off GPU nodes; "mixed" pins nothing.
+std::string poolOf(const ReplayResult& cluster, const TracePod& pod) {
+  if (cluster.options.pools != Pools::kRespected) {
+    return "";
+  }
+  return pod.gpus > 0 ? "gpu" : "cpu";
+}
+
 std::vector<PodRow> podRows(const ReplayResult& cluster, std::int64_t at) {
   std::vector<PodRow> rows;
   const auto arrivals = static_cast<std::int64_t>(cluster.pods.size());
@@ -47,14 +57,14 @@ std::vector<PodRow> podRows(const ReplayResult& cluster, std::int64_t at) {
     rows.push_back({"kube-system", "node-agent-" + std::to_string(n), "agent-" + std::to_string(n),
                     cluster.nodes[n].name, "DaemonSet", "node-agent",
                     cluster.options.agent_cpu_millis, cluster.options.agent_memory_mib, 0,
-                    at - arrivals - 600});
+                    at - arrivals - 600, ""});
   }
   for (std::size_t i = 0; i < cluster.pods.size(); ++i) {
     const ReplayedPod& p = cluster.pods[i];
     rows.push_back({"openb", p.pod.name, "uid-" + std::to_string(i),
                     p.node == kPending ? "" : cluster.nodes[p.node].name, "ReplicaSet",
                     ownerOf(p.pod), p.pod.cpu_millis, p.pod.memory_mib, p.pod.gpus,
-                    at - arrivals + static_cast<std::int64_t>(i)});
+                    at - arrivals + static_cast<std::int64_t>(i), poolOf(cluster, p.pod)});
   }
   return rows;
 }
@@ -114,6 +124,35 @@ void writeRequests(const PodRow& pod, Writer& w) {
                  pod.memory_mib, pod.gpus);
 }
 
+// kube_pod_tolerations as the admission plugins leave them: DefaultTolerationSeconds gives every
+// pod not-ready and unreachable for 300 s, ExtendedResourceToleration gives GPU pods the GPU
+// key; the node agent tolerates everything (a key-less Exists, as node exporters do).
+void writeTolerations(const PodRow& pod, Writer& w) {
+  const std::string key = podKey(pod);
+  auto toleration = [&](const std::string& labels) {
+    w.sample("kube_pod_tolerations", key + "," + labels, "1");
+  };
+  if (pod.owner_kind == "DaemonSet") {
+    toleration(R"(key="",operator="Exists",value="",effect="",toleration_seconds="")");
+    return;
+  }
+  for (const char* condition : {"not-ready", "unreachable"}) {
+    toleration(std::string(R"(key="node.kubernetes.io/)") + condition +
+               R"(",operator="Exists",value="",effect="NoExecute",toleration_seconds="300")");
+  }
+  if (pod.gpus > 0) {
+    toleration(R"(key="nvidia.com/gpu",operator="Exists",value="",effect="NoSchedule",)"
+               R"(toleration_seconds="")");
+  }
+}
+
+// kube_pod_nodeselectors, as kube-state-metrics exports it with
+// --metric-opt-in-list=kube_pod_nodeselectors: one series per pod, even without a selector.
+void writeNodeSelector(const PodRow& pod, Writer& w) {
+  w.sample("kube_pod_nodeselectors",
+           podKey(pod) + (pod.pool.empty() ? "" : R"(,nodeselector_pool=")" + pod.pool + '"'), "1");
+}
+
 void writePod(const PodRow& pod, Writer& w) {
   const std::string key = podKey(pod);
   const bool bound = !pod.node.empty();
@@ -128,6 +167,8 @@ void writePod(const PodRow& pod, Writer& w) {
   w.sample("kube_pod_status_phase", key + (bound ? R"(,phase="Running")" : R"(,phase="Pending")"),
            "1");
   writeRequests(pod, w);
+  writeTolerations(pod, w);
+  writeNodeSelector(pod, w);
   w.sample("kube_pod_created", key, std::to_string(pod.created));
   if (bound) {
     w.sample("kube_pod_status_scheduled_time", key, std::to_string(pod.created + 1));

@@ -39,9 +39,13 @@ const PreemptionExposure& widestExposure(const FindingList& findings) {
 }
 
 std::string exposureWords(const PreemptionExposure& e) {
-  return std::to_string(e.pods) + " pod(s) at a lower or unknown priority on the " +
-         std::to_string(e.nodes) + " node(s) a critical task fits: " + std::to_string(e.gpu_pods) +
-         " holding GPUs, " + std::to_string(e.online_pods) + " pod(s) of online services, " +
+  return std::to_string(e.pods) + " pod(s) that may be below " + std::to_string(e.proposed_value) +
+         " (" + std::to_string(e.known_lower_pods) + " without a PriorityClass, at 0; " +
+         std::to_string(e.unknown_priority_pods) +
+         " of a named class whose value kube-state-metrics does not export) on the " +
+         std::to_string(e.nodes) +
+         " node(s) a critical task may use: " + std::to_string(e.gpu_pods) + " holding GPUs, " +
+         std::to_string(e.online_pods) + " pod(s) of online services, " +
          std::to_string(e.long_running_pods) +
          " running longer than the critical tasks have waited";
 }

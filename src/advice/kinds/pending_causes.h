@@ -20,7 +20,8 @@ std::string clusterRecommendationId(std::string_view kind, const config::Config&
 /// One sentence saying where each of the cluster's pending pods went, naming the recommendation
 /// that covers each other cause: "Of the 7 pending pods, 5 are this recommendation's; 2 are
 /// capacity-blocked (capacity-shortfall-b1e7a599)." The three kinds use it so that their advice
-/// points at each other instead of each claiming every pod.
+/// points at each other instead of each claiming every pod. Ends with what the constraint test
+/// could not check (ConstraintsChecked::notChecked()).
 std::string pendingCausesText(const analysis::DiagnosisCounts& counts, analysis::PendingCause own,
                               const config::Config& config);
 

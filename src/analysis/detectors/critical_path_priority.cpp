@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "analysis/detectors/detector_util.h"
+#include "analysis/node_eligibility.h"
+#include "analysis/pending_diagnosis.h"
 #include "graph/critical_path.h"
 
 namespace dagadvisor::analysis {
@@ -181,6 +183,7 @@ Classified classify(const std::vector<graph::RunGraph>& runs, const model::Clust
 // What the run's critical pending pods could preempt, judged against the shortest wait among
 // them: the wait a preemption would end soonest.
 PreemptionExposure exposureOf(const model::ClusterSnapshot& cluster,
+                              const NodeEligibility& eligibility,
                               const std::vector<PendingPathTask>& critical,
                               const analysis::CriticalPathPrioritySettings& params,
                               std::string_view dag_key) {
@@ -193,8 +196,8 @@ PreemptionExposure exposureOf(const model::ClusterSnapshot& cluster,
     const double wait = t.waiting_seconds.value_or(0.0);
     shortest_wait = shortest_wait < 0 ? wait : std::min(shortest_wait, wait);
   }
-  return preemptionExposure(cluster, pods, std::max(0.0, shortest_wait), params.priority_class,
-                            dag_key);
+  return preemptionExposure(cluster, eligibility, pods, std::max(0.0, shortest_wait),
+                            {params.priority_class, params.priority_value}, dag_key);
 }
 
 }  // namespace
@@ -233,6 +236,7 @@ void CriticalPathPriority::analyze(const AnalysisInput& input, FindingSink& out)
   const std::string dag_key = model::LabelSet::normalizeKey(input.config.workflow_labels.dag_label);
   const auto& critical_by_run = classified.critical_by_run;
   const auto& rich_by_class = classified.rich_by_class;
+  std::optional<NodeEligibility> eligibility;  // built once, for the first run with a finding
   for (const auto& critical : critical_by_run) {
     CriticalPathPriorityEvidence evidence;
     std::set<std::string> classes;
@@ -260,7 +264,11 @@ void CriticalPathPriority::analyze(const AnalysisInput& input, FindingSink& out)
     }
     const model::WorkflowRun& run = *critical.front().rg->run;
     evidence.scope = runScope(run);
-    evidence.preemption = exposureOf(cluster, evidence.critical_tasks, params, dag_key);
+    if (!eligibility) {
+      eligibility.emplace(cluster, DiagnosisOptions{}.gpu_taint_key);
+    }
+    evidence.preemption =
+        exposureOf(cluster, *eligibility, evidence.critical_tasks, params, dag_key);
     const std::string summary = formatText(
         "%s: %zu critical-path task(s) pending at the same priority as %zu slack-rich task(s)",
         run.id().c_str(), evidence.critical_tasks.size(), evidence.slack_rich_pending);

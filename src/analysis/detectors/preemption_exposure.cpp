@@ -15,10 +15,29 @@ bool systemClass(std::string_view name) {
   return name == "system-cluster-critical" || name == "system-node-critical";
 }
 
-bool fitsSomeone(const model::Node& node, const std::vector<const model::Pod*>& critical) {
-  return !node.unschedulable && std::any_of(critical.begin(), critical.end(), [&](const auto* p) {
-    return node.allocatable.fits(p->requests);
-  });
+// Whether one of the critical pods may land on node `id` and fits its allocatable.
+bool usableBySomeone(const model::ClusterSnapshot& cluster, const NodeEligibility& eligibility,
+                     const std::vector<std::string>& groups,
+                     const std::vector<const model::Pod*>& critical, model::NodeId id) {
+  for (std::size_t i = 0; i < critical.size(); ++i) {
+    if (eligibility.eligible(groups[i], id) &&
+        cluster.node(id).allocatable.fits(critical[i]->requests)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void countClass(std::vector<PreemptionExposure::ClassCount>& classes,
+                const PreemptionCandidate& c) {
+  auto it = std::find_if(classes.begin(), classes.end(),
+                         [&](const auto& k) { return k.priority_class == c.priority_class; });
+  if (it == classes.end()) {
+    it = classes.insert(classes.end(), {c.priority_class, 0, 0, 0});
+  }
+  ++it->pods;
+  it->gpu_pods += c.gpu ? 1 : 0;
+  it->online_pods += c.online ? 1 : 0;
 }
 
 PreemptionCandidate candidate(const model::Pod& pod, const model::Node& node, UnixSeconds at,
@@ -30,6 +49,7 @@ PreemptionCandidate candidate(const model::Pod& pod, const model::Node& node, Un
   c.owner_kind = pod.owner_kind;
   c.owner_name = pod.owner_name;
   c.priority_class = pod.priority_class;
+  c.priority_known_lower = pod.priority_class.empty();
   if (pod.started) {
     c.running_seconds = std::max(0.0, at - *pod.started);
   }
@@ -52,6 +72,8 @@ bool costlier(const PreemptionCandidate& a, const PreemptionCandidate& b) {
 
 void count(PreemptionExposure& out, const PreemptionCandidate& c, double critical_wait) {
   ++out.pods;
+  out.known_lower_pods += c.priority_known_lower ? 1 : 0;
+  out.unknown_priority_pods += c.priority_known_lower ? 0 : 1;
   out.gpu_pods += c.gpu ? 1 : 0;
   out.online_pods += c.online ? 1 : 0;
   out.not_batch_pods += c.batch ? 0 : 1;
@@ -75,6 +97,7 @@ json candidateJson(const PreemptionCandidate& c) {
               {"owner_kind", c.owner_kind},
               {"owner_name", c.owner_name},
               {"priority_class", c.priority_class},
+              {"priority", c.priority_known_lower ? json(0) : json("unknown")},
               {"gpu", c.gpu},
               {"online", c.online},
               {"batch", c.batch}};
@@ -89,8 +112,22 @@ json PreemptionExposure::toJson() const {
   for (const PreemptionCandidate& c : examples) {
     listed.push_back(candidateJson(c));
   }
-  return {{"nodes", nodes},
+  json classes = json::array();
+  for (const ClassCount& k : by_class) {
+    classes.push_back({{"priority_class", k.priority_class},
+                       {"pods", k.pods},
+                       {"gpu_pods", k.gpu_pods},
+                       {"online_pods", k.online_pods}});
+  }
+  return {{"proposed_value", proposed_value},
+          {"nodes", nodes},
           {"pods", pods},
+          {"known_lower_pods", known_lower_pods},
+          {"unknown_priority_pods", unknown_priority_pods},
+          {"priority_values",
+           "kube-state-metrics exports PriorityClass names only: pods without a class are at 0, "
+           "pods of a named class at an unknown value"},
+          {"by_class", std::move(classes)},
           {"gpu_pods", gpu_pods},
           {"online_pods", online_pods},
           {"not_batch_pods", not_batch_pods},
@@ -100,24 +137,30 @@ json PreemptionExposure::toJson() const {
 }
 
 PreemptionExposure preemptionExposure(const model::ClusterSnapshot& cluster,
+                                      const NodeEligibility& eligibility,
                                       const std::vector<const model::Pod*>& critical,
-                                      double critical_wait, const std::string& critical_class,
+                                      double critical_wait, const ProposedPriority& proposed,
                                       std::string_view dag_key) {
   PreemptionExposure out;
+  out.proposed_value = proposed.value;
+  std::vector<std::string> groups;
+  for (const model::Pod* pod : critical) {
+    groups.push_back(eligibility.groupsFor(*pod));
+  }
   std::vector<PreemptionCandidate> all;
   for (model::NodeId id = 0; id < cluster.nodes().size(); ++id) {
-    const model::Node& node = cluster.node(id);
-    if (!fitsSomeone(node, critical)) {
+    if (!usableBySomeone(cluster, eligibility, groups, critical, id)) {
       continue;
     }
     ++out.nodes;
     for (model::PodId pid : cluster.podsOn(id)) {
       const model::Pod& pod = cluster.pod(pid);
-      if (pod.priority_class == critical_class || systemClass(pod.priority_class)) {
+      if (pod.priority_class == proposed.name || systemClass(pod.priority_class)) {
         continue;
       }
-      all.push_back(candidate(pod, node, cluster.at(), dag_key));
+      all.push_back(candidate(pod, cluster.node(id), cluster.at(), dag_key));
       count(out, all.back(), critical_wait);
+      countClass(out.by_class, all.back());
       if (all.size() >= 4 * PreemptionExposure::kMaxListed) {
         keepCostliest(all);
       }
@@ -127,6 +170,9 @@ PreemptionExposure preemptionExposure(const model::ClusterSnapshot& cluster,
       out.pods > 0 && out.gpu_pods == 0 && out.not_batch_pods == 0 && out.long_running_pods == 0;
   keepCostliest(all);
   out.examples = std::move(all);
+  std::stable_sort(out.by_class.begin(), out.by_class.end(),
+                   [](const auto& a, const auto& b) { return a.pods > b.pods; });
+  out.by_class.resize(std::min(out.by_class.size(), PreemptionExposure::kMaxClasses));
   return out;
 }
 

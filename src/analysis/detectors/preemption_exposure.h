@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/node_eligibility.h"
 #include "common/clock.h"
 #include "model/cluster.h"
 
@@ -20,6 +21,7 @@ struct PreemptionCandidate {
   std::string owner_kind;  // "" when unowned
   std::string owner_name;
   std::string priority_class;             // "" when none (priority 0)
+  bool priority_known_lower = false;      // no class: priority 0, below the proposed value
   std::optional<double> running_seconds;  // since it started, when known
   bool gpu = false;                       // holds GPUs: an eviction throws away accelerator time
   bool online = false;  // a long-running service (ReplicaSet, Deployment, StatefulSet)
@@ -33,28 +35,51 @@ struct PreemptionCandidate {
 /// eviction throws away is then less than the wait it ends). Otherwise `preemptionPolicy:
 /// Never`: the class orders the queue and evicts nothing.
 ///
-/// Metrics carry PriorityClass names, not values: a pod of another named class counts as a
-/// candidate (it may be lower) unless it is a built-in system class, which is always higher.
+/// kube-state-metrics carries PriorityClass names (kube_pod_info's priority_class), not values,
+/// and exports no PriorityClass objects: a pod without a class has priority 0 (the API server
+/// names the global default class on pods when there is one), so it is known to be below the
+/// proposed value; a pod of another named class counts as a candidate of unknown priority (it may
+/// be lower) unless it is a built-in system class, which is always higher.
 struct PreemptionExposure {
   static constexpr std::size_t kMaxListed = 10;
-  std::size_t nodes = 0;              // schedulable nodes a critical task fits (allocatable)
-  std::size_t pods = 0;               // candidates on them
-  std::size_t gpu_pods = 0;           // of which hold GPUs
-  std::size_t online_pods = 0;        // of which are services
+  static constexpr std::size_t kMaxClasses = 5;
+  /// The candidates of one PriorityClass ("" for none).
+  struct ClassCount {
+    std::string priority_class;
+    std::size_t pods = 0;
+    std::size_t gpu_pods = 0;
+    std::size_t online_pods = 0;
+  };
+  int proposed_value = 0;            // the advice's PriorityClass value
+  std::size_t nodes = 0;             // nodes a critical task may land on and fits (allocatable)
+  std::size_t pods = 0;              // candidates on them
+  std::size_t known_lower_pods = 0;  // of which have no class: priority 0, known to be lower
+  std::size_t unknown_priority_pods = 0;  // of which have a named class of unknown value
+  std::size_t gpu_pods = 0;               // of which hold GPUs
+  std::size_t online_pods = 0;            // of which are services
   std::size_t not_batch_pods = 0;     // of which are not batch (services, DaemonSets, bare pods)
   std::size_t long_running_pods = 0;  // of which ran longer than the critical tasks waited
   std::vector<PreemptionCandidate> examples;  // the costliest to evict first: GPU, online, age
+  std::vector<ClassCount> by_class;           // the kMaxClasses classes with the most candidates
   bool acceptable = false;                    // the rule above
 
   nlohmann::json toJson() const;
 };
 
-/// The candidates on the nodes where any of `critical` (pending pods) fits, judged against
-/// `critical_wait` (the shortest time a critical task has waited). Pods of `critical_class`
-/// (the advice's own class) are equal, not lower. `dag_key` is the normalized DAG label.
+/// The class the advice proposes: its name and value.
+struct ProposedPriority {
+  std::string name;
+  int value = 0;
+};
+
+/// The candidates on the nodes where any of `critical` (pending pods) may land (its tolerations
+/// and node selector: `eligibility`, of `cluster`) and fits, judged against `critical_wait` (the
+/// shortest time a critical task has waited). Pods of the proposed class are equal, not lower.
+/// `dag_key` is the normalized DAG label.
 PreemptionExposure preemptionExposure(const model::ClusterSnapshot& cluster,
+                                      const NodeEligibility& eligibility,
                                       const std::vector<const model::Pod*>& critical,
-                                      double critical_wait, const std::string& critical_class,
+                                      double critical_wait, const ProposedPriority& proposed,
                                       std::string_view dag_key);
 
 }  // namespace dagadvisor::analysis

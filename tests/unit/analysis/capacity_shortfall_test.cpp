@@ -218,3 +218,21 @@ TEST_CASE("young pods count once the scheduler's queues say it tried and parked 
   CHECK(all[0].evidenceAs<analysis::CapacityShortfallEvidence>().sized_pods == 2);
   CHECK(all[0].evidenceAs<analysis::CapacityShortfallEvidence>().young_pods_tried == 2);
 }
+
+TEST_CASE("a pod its node selector keeps off the nodes with room is not sized",
+          "[detector][capacity-shortfall]") {
+  auto pods = busy();
+  // 8 cores asked: no c6i node has room, the m6i node does; the selector pins it to c6i.
+  pods.push_back(pending("pinned", 8));
+  pods.back().node_selector.emplace().set("node-type", "c6i");
+  pods.push_back(pending("huge", 20));  // larger than every node: capacity-blocked
+  std::vector<model::Node> nodes = twoNodes();
+  nodes.push_back(pooled("m1", 16, 64, 0, "m6i"));
+  const auto findings = detectCapacityShortfall(nodes, pods);
+  REQUIRE(findings.size() == 1);
+  const auto& e = findings[0].evidenceAs<analysis::CapacityShortfallEvidence>();
+  CHECK(e.pods == std::vector<std::string>{"batch/huge"});
+  CHECK(e.sized_pods == 1);
+  CHECK(e.sized_requests.cpu_millis == 20'000);
+  CHECK(e.diagnosis.of(analysis::PendingCause::kConstraints) == 1);
+}

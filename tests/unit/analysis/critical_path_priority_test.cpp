@@ -293,3 +293,52 @@ TEST_CASE(
   CHECK(e.nodes == 2);  // w1 and g1
   CHECK(e.pods == 0);
 }
+
+TEST_CASE("the exposure tells pods known to be below the class from pods of unknown priority",
+          "[detector][critical-path-priority]") {
+  model::Pod classless = batchTask("classless", "w1", 60);
+  model::Pod named = batchTask("named", "g1", 60, 1);
+  named.priority_class = "team-batch";
+  testing::RunFixture fx = withRunning({classless, named});
+  const auto findings = detectCriticalPathPriority(fx);
+  const analysis::PreemptionExposure e = exposureIn(findings);
+  CHECK(e.proposed_value == 100000);
+  CHECK(e.pods == 2);
+  CHECK(e.known_lower_pods == 1);       // no class: priority 0
+  CHECK(e.unknown_priority_pods == 1);  // team-batch: its value is not exported
+  REQUIRE(e.by_class.size() == 2);
+  CHECK(e.by_class[0].pods == 1);
+  const auto team = std::find_if(e.by_class.begin(), e.by_class.end(),
+                                 [](const auto& k) { return k.priority_class == "team-batch"; });
+  REQUIRE(team != e.by_class.end());
+  CHECK(team->gpu_pods == 1);
+  const auto json = findings[0].evidenceJson()["preemption"];
+  CHECK(json["known_lower_pods"] == 1);
+  CHECK(json["unknown_priority_pods"] == 1);
+}
+
+TEST_CASE("nodes the critical tasks' known tolerations keep them off hold no candidates",
+          "[detector][critical-path-priority]") {
+  testing::RunFixture fx =
+      withRunning({batchTask("on-gpu", "g1", 60), batchTask("on-w1", "w1", 60)});
+  for (model::Node& node : fx.nodes) {
+    if (node.name == "g1") {
+      node.taints.push_back({"dedicated", "gpu", "NoSchedule"});
+    }
+  }
+  SECTION("tolerations not known: inferred, and no owner of theirs sat on g1: excluded") {
+    const analysis::PreemptionExposure e = exposureIn(detectCriticalPathPriority(fx));
+    CHECK(e.nodes == 1);
+    CHECK(e.pods == 1);
+  }
+  SECTION("tolerations known to include the taint: g1 counts") {
+    for (model::Pod& pod : fx.pods) {
+      if (pod.node_name.empty()) {
+        pod.tolerations = {{model::Toleration{"dedicated", "Exists", "", "", std::nullopt}}};
+      }
+    }
+    const analysis::PreemptionExposure e = exposureIn(detectCriticalPathPriority(fx));
+    CHECK(e.nodes == 2);
+    CHECK(e.pods == 2);
+  }
+}

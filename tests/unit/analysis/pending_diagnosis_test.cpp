@@ -3,7 +3,9 @@
 #include <catch2/catch.hpp>
 #include <set>
 
+#include "model/scrape_eval.h"
 #include "support/builders.h"
+#include "support/test_support.h"
 
 using namespace dagadvisor;
 using analysis::GpuNodeHold;
@@ -261,4 +263,108 @@ TEST_CASE("queued pods take their shape's slots: what is left over no repacking 
   CHECK(d.count(PendingCause::kQueue) == 3);
   CHECK(d.count(PendingCause::kFragmentation) == 0);
   CHECK(d.count(PendingCause::kCapacity) == 1);
+}
+
+TEST_CASE("a pod whose node selector excludes the only nodes it fits is held by constraints",
+          "[pending-diagnosis]") {
+  auto pool = [](const std::string& name, double cores, const std::string& value) {
+    return makeNode(name, cores, 64, 0, [&](model::Node& n) { n.labels.set("pool", value); });
+  };
+  // 4 cores free on the "batch" node, 16 on the "web" one; the pod asks for 8.
+  const std::vector<model::Node> nodes = {pool("b1", 16, "batch"), pool("w1", 16, "web")};
+  std::vector<model::Pod> pods = {makePod("x", "s1", "b1", 12, 8), makePod("ml", "etl", "", 8, 8)};
+  SECTION("selector known: pool=batch leaves it no node with room") {
+    pods[1].node_selector.emplace().set("pool", "batch");
+    model::ClusterSnapshot cluster(5000, nodes, pods);
+    const auto d = analysis::diagnosePending(cluster);
+    CHECK(causeOf(d, cluster, "etl") == PendingCause::kConstraints);
+    CHECK(d.pods[0].node == *cluster.findNode("w1"));  // the excluded node it would fit
+    CHECK(d.count(PendingCause::kCapacity) == 0);
+    CHECK(d.checked.node_selectors_known == 1);
+  }
+  SECTION("selector not known: it is taken to fit the web node") {
+    model::ClusterSnapshot cluster(5000, nodes, pods);
+    CHECK(causeOf(analysis::diagnosePending(cluster), cluster, "etl") == PendingCause::kQueue);
+  }
+}
+
+TEST_CASE("the diagnosis says which constraints it could check", "[pending-diagnosis]") {
+  std::vector<model::Pod> pods = {makePod("ml", "p", "", 1, 1)};
+  SECTION("neither family exported: tolerations inferred, selectors not checked") {
+    model::ClusterSnapshot cluster(5000, {makeNode("a", 16, 64)}, pods);
+    const auto counts = analysis::diagnosePending(cluster).summary();
+    CHECK_FALSE(counts.checked.tolerations_exported);
+    const auto json = counts.toJson()["constraints_checked"];
+    CHECK(json["node_selectors"]["source"] == "not checked");
+    CHECK(json["node_selectors"]["enable"] == "--metric-opt-in-list=kube_pod_nodeselectors");
+    CHECK(json["tolerations"]["source"] != "kube_pod_tolerations");
+    const std::string text = counts.checked.notChecked();
+    CHECK(text.find("--metric-opt-in-list=kube_pod_nodeselectors") != std::string::npos);
+    CHECK(text.find("Tolerations were inferred") != std::string::npos);
+  }
+  SECTION("both exported and read for the pending pod") {
+    pods[0].tolerations.emplace();
+    pods[0].node_selector.emplace();
+    model::ClusterSnapshot cluster(5000, {makeNode("a", 16, 64)}, pods);
+    cluster.setSpecFamilies({true, true});
+    const auto counts = analysis::diagnosePending(cluster).summary();
+    CHECK(counts.checked.tolerations_known == 1);
+    CHECK(counts.checked.node_selectors_known == 1);
+    const auto json = counts.toJson()["constraints_checked"];
+    CHECK(json["node_selectors"]["source"] == "kube_pod_nodeselectors");
+    CHECK_FALSE(json["node_selectors"].contains("enable"));
+    CHECK(counts.checked.notChecked() == "Node affinity is not checked.");
+  }
+}
+
+namespace {
+
+// The real kind cluster (kube-state-metrics v2.19.0 scrape, plus `extra` exposition files)
+// through the direct-scrape evaluation: the snapshot the daemon builds from it.
+model::ClusterSnapshot kindCluster(const std::vector<std::string>& extra) {
+  const UnixSeconds at = 1.7824694e9;
+  model::ScrapeEvaluator evaluator(config::MetricNames{}, config::Seconds(6 * 3600.0));
+  evaluator.beginCycle(at);
+  std::vector<std::string> files = {"exposition/nri-kubernetes-1_35-ksm.metrics.txt"};
+  files.insert(files.end(), extra.begin(), extra.end());
+  for (const std::string& file : files) {
+    const std::string path = testing::fixturePath(file);
+    const std::string body = testing::readFile(path);
+    REQUIRE(evaluator.addBody({path, body, sources::exposition::Format::kPrometheusText, at}).ok());
+  }
+  evaluator.endCycle();
+  return model::buildScrapedSnapshot(evaluator, at);
+}
+
+}  // namespace
+
+TEST_CASE("the kind cluster's pod pinned to a label no node shows is not called constrained",
+          "[pending-diagnosis]") {
+  // e2e-container-pending has nodeSelector {not-existing: not-existing} (its PodList), which is
+  // why the real cluster left it pending. The scrape exports no node label (none allow-listed),
+  // so the key cannot be checked: the diagnosis says so instead of calling every pod with, say,
+  // kubernetes.io/os=linux constrained.
+  SECTION("with kube_pod_nodeselectors: read, and the unseen key named") {
+    const auto cluster =
+        kindCluster({"exposition/nri-kubernetes-1_35-ksm-nodeselectors.metrics.txt"});
+    REQUIRE(cluster.pendingPods().size() == 1);
+    const auto d = analysis::diagnosePending(cluster);
+    CHECK(d.pods[0].cause == PendingCause::kQueue);
+    CHECK(d.checked.node_selectors_exported);
+    CHECK(d.checked.node_selectors_known == 1);
+    CHECK(d.checked.tolerations_known == 1);
+    CHECK(d.checked.unseen_selector_keys == std::vector<std::string>{"not_existing"});
+    CHECK(d.checked.notChecked().find("not_existing") != std::string::npos);
+    CHECK(d.summary().toJson()["constraints_checked"]["node_selectors"]["unseen_keys"][0] ==
+          "not_existing");
+  }
+  SECTION("without it (the scrape as taken): not read, and the flag named") {
+    const auto cluster = kindCluster({});
+    REQUIRE(cluster.pendingPods().size() == 1);
+    const auto d = analysis::diagnosePending(cluster);
+    CHECK(d.pods[0].cause == PendingCause::kQueue);
+    CHECK_FALSE(d.checked.node_selectors_exported);
+    CHECK(d.checked.node_selectors_known == 0);
+    CHECK(d.checked.notChecked().find("kube_pod_nodeselectors") != std::string::npos);
+  }
 }

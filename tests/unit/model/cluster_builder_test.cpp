@@ -186,16 +186,19 @@ TEST_CASE("app containers keep their real names and requests", "[model]") {
   ClusterBuilder b(1000);
   const std::vector<LabelView> p = {{"namespace", "web"}, {"pod", "api-1"}, {"uid", "u1"}};
   feed(b, QueryId::kPodInfo, {p[0], p[1], p[2], {"node", ""}}, 1);
-  feed(b, QueryId::kPodContainers, {p[0], p[1], p[2], {"container", "app"}, {"resource", "cpu"}},
-       1.5);
-  feed(b, QueryId::kPodContainers, {p[0], p[1], p[2], {"container", "app"}, {"resource", "memory"}},
+  feed(b, QueryId::kPodSpec,
+       {p[0], p[1], p[2], {"spec", "container"}, {"container", "app"}, {"resource", "cpu"}}, 1.5);
+  feed(b, QueryId::kPodSpec,
+       {p[0], p[1], p[2], {"spec", "container"}, {"container", "app"}, {"resource", "memory"}},
        2e9);
-  feed(b, QueryId::kPodContainers, {p[0], p[1], p[2], {"container", "proxy"}, {"resource", "cpu"}},
+  feed(b, QueryId::kPodSpec,
+       {p[0], p[1], p[2], {"spec", "container"}, {"container", "proxy"}, {"resource", "cpu"}},
        0.25);
   // A series naming no container (or the pause container) is not one of the pod's containers.
-  feed(b, QueryId::kPodContainers, {p[0], p[1], p[2], {"container", ""}, {"resource", "cpu"}}, 9);
-  feed(b, QueryId::kPodContainers, {p[0], p[1], p[2], {"container", "POD"}, {"resource", "cpu"}},
-       9);
+  feed(b, QueryId::kPodSpec,
+       {p[0], p[1], p[2], {"spec", "container"}, {"container", ""}, {"resource", "cpu"}}, 9);
+  feed(b, QueryId::kPodSpec,
+       {p[0], p[1], p[2], {"spec", "container"}, {"container", "POD"}, {"resource", "cpu"}}, 9);
   const auto snap = std::move(b).build();
   REQUIRE(snap.pods().size() == 1);
   const auto& containers = snap.pod(0).containers;
@@ -206,4 +209,72 @@ TEST_CASE("app containers keep their real names and requests", "[model]") {
   CHECK(containers[1].name == "proxy");
   CHECK(containers[1].requests.cpu_millis == 250);
   CHECK(containers[1].requests.memory_bytes == 0);
+}
+
+TEST_CASE("pod_spec carries the pending pods' tolerations and node selectors", "[model]") {
+  const std::vector<LabelView> p = {{"namespace", "ml"}, {"pod", "train"}, {"uid", "u1"}};
+  const std::vector<LabelView> q = {{"namespace", "ml"}, {"pod", "idle"}, {"uid", "u2"}};
+  auto pending = [&](ClusterBuilder& b, const std::vector<LabelView>& key) {
+    feed(b, QueryId::kPodInfo, {key[0], key[1], key[2], {"node", ""}}, 1);
+    feed(b, QueryId::kPodLive, {key[0], key[1], key[2]}, 1);
+    feed(b, QueryId::kPodPhase, {key[0], key[1], key[2], {"phase", "Pending"}}, 1);
+  };
+  SECTION("families exported: the series are read, a pod without any has none") {
+    ClusterBuilder b(1000);
+    pending(b, p);
+    pending(b, q);
+    feed(b, QueryId::kPodSpec,
+         {p[0],
+          p[1],
+          p[2],
+          {"spec", "toleration"},
+          {"key", "nvidia.com/gpu"},
+          {"operator", "Exists"},
+          {"effect", "NoSchedule"}},
+         1);
+    // A key-less Exists with no effect: every label but the operator is absent.
+    feed(b, QueryId::kPodSpec, {p[0], p[1], p[2], {"spec", "toleration"}, {"operator", "Exists"}},
+         1);
+    feed(b, QueryId::kPodSpec,
+         {p[0],
+          p[1],
+          p[2],
+          {"spec", "toleration"},
+          {"key", "node.kubernetes.io/not-ready"},
+          {"operator", "Exists"},
+          {"effect", "NoExecute"},
+          {"toleration_seconds", "300"}},
+         1);
+    feed(b, QueryId::kPodSpec,
+         {p[0], p[1], p[2], {"spec", "node_selector"}, {"nodeselector_pool", "gpu"}}, 1);
+    feed(b, QueryId::kPodSpec, {q[0], q[1], q[2], {"spec", "node_selector"}}, 1);
+    feed(b, QueryId::kPodSpec, {{"spec", "tolerations_exported"}}, 3);
+    feed(b, QueryId::kPodSpec, {{"spec", "node_selectors_exported"}}, 2);
+    const auto snap = std::move(b).build();
+    CHECK(snap.specFamilies().tolerations);
+    CHECK(snap.specFamilies().node_selectors);
+    const auto& train = snap.pod(*snap.findPod("ml", "train"));
+    REQUIRE(train.tolerations);
+    REQUIRE(train.tolerations->size() == 3);
+    CHECK((*train.tolerations)[1].key.empty());
+    CHECK((*train.tolerations)[1].effect.empty());
+    CHECK_FALSE((*train.tolerations)[0].toleration_seconds);
+    CHECK((*train.tolerations)[2].toleration_seconds == 300.0);
+    REQUIRE(train.node_selector);
+    CHECK(train.node_selector->get("pool") == "gpu");
+    const auto& idle = snap.pod(*snap.findPod("ml", "idle"));
+    REQUIRE(idle.tolerations);  // kube-state-metrics exports no series for none
+    CHECK(idle.tolerations->empty());
+    REQUIRE(idle.node_selector);
+    CHECK(idle.node_selector->empty());
+  }
+  SECTION("families not exported: not known, which is not none") {
+    ClusterBuilder b(1000);
+    pending(b, p);
+    const auto snap = std::move(b).build();
+    CHECK_FALSE(snap.specFamilies().tolerations);
+    CHECK_FALSE(snap.specFamilies().node_selectors);
+    CHECK_FALSE(snap.pod(0).tolerations);
+    CHECK_FALSE(snap.pod(0).node_selector);
+  }
 }

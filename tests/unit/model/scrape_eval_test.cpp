@@ -276,8 +276,9 @@ kube_pod_init_container_resource_requests{namespace="a",pod="p",uid="u",containe
   CHECK(samples(QueryId::kPodInfo).empty());  // no kube_pod_info: not a pod of the model
   CHECK(samples(QueryId::kSchedulingLatency).empty());
   // App containers by name; init containers are not what a requests patch changes.
-  CHECK(samples(QueryId::kPodContainers) ==
-        std::vector<std::string>{"namespace=a pod=p uid=u container=app resource=cpu "});
+  CHECK(samples(QueryId::kPodSpec) ==
+        std::vector<std::string>{
+            "namespace=a pod=p uid=u spec=container container=app resource=cpu "});
 }
 
 }  // namespace dagadvisor::model

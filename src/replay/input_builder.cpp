@@ -55,6 +55,18 @@ void inferTolerations(ReplayPod& pod, const model::Node& node) {
   }
 }
 
+// The tolerations kube-state-metrics exported. An operator the replay does not know (Gt, Lt)
+// tolerates nothing here, the safe side for a filter.
+void copyTolerations(ReplayPod& pod, const std::vector<model::Toleration>& tolerations) {
+  for (const model::Toleration& t : tolerations) {
+    if (t.operator_ == "Exists") {
+      pod.tolerations.push_back({t.key, TolerationOp::kExists, "", t.effect});
+    } else if (t.operator_.empty() || t.operator_ == "Equal") {
+      pod.tolerations.push_back({t.key, TolerationOp::kEqual, t.value, t.effect});
+    }
+  }
+}
+
 void addExtendedResourceToleration(ReplayPod& pod, const InputOptions& options) {
   if (options.extended_resource_toleration && pod.requests.gpus > 0) {
     pod.tolerations.push_back({"nvidia.com/gpu", TolerationOp::kExists, "", ""});
@@ -62,8 +74,23 @@ void addExtendedResourceToleration(ReplayPod& pod, const InputOptions& options) 
 }
 
 // Copies what every role shares; times and role are the caller's.
+// The label keys some node shows (kube-state-metrics exports only allow-listed node labels): a
+// selector on any other key is not checked, as the analysis does not check it either, or every
+// pod selecting `kubernetes.io/os` would be unplaceable on a cluster that does not export it.
+std::vector<std::string> nodeLabelKeys(const model::ClusterSnapshot& cluster) {
+  std::vector<std::string> keys;
+  for (const model::Node& n : cluster.nodes()) {
+    for (const auto& item : n.labels.items()) {
+      keys.push_back(item.first);
+    }
+  }
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return keys;
+}
+
 ReplayPod podOf(const model::Pod& p, model::PodId id, const model::ClusterSnapshot& cluster,
-                const InputOptions& options) {
+                const std::vector<std::string>& node_label_keys, const InputOptions& options) {
   ReplayPod out;
   out.namespace_ = p.namespace_;
   out.name = p.name;
@@ -76,9 +103,22 @@ ReplayPod podOf(const model::Pod& p, model::PodId id, const model::ClusterSnapsh
   out.priority = priorityOf(p.priority_class, options);
   if (p.node != model::kNoNode) {
     out.observed_node = p.node;
-    inferTolerations(out, cluster.node(p.node));
   }
-  addExtendedResourceToleration(out, options);
+  if (p.tolerations) {
+    copyTolerations(out, *p.tolerations);  // as read: admission plugins already added theirs
+  } else {
+    if (p.node != model::kNoNode) {
+      inferTolerations(out, cluster.node(p.node));
+    }
+    addExtendedResourceToleration(out, options);
+  }
+  if (p.node_selector) {
+    for (const auto& [key, value] : p.node_selector->items()) {
+      if (std::binary_search(node_label_keys.begin(), node_label_keys.end(), key)) {
+        out.node_selector.emplace_back(key, value);
+      }
+    }
+  }
   return out;
 }
 
@@ -101,7 +141,10 @@ class Builder {
  public:
   Builder(const model::ClusterSnapshot& cluster, const std::vector<graph::RunGraph>& runs,
           const InputOptions& options)
-      : cluster_(cluster), runs_(runs), options_(options) {}
+      : cluster_(cluster),
+        runs_(runs),
+        options_(options),
+        node_label_keys_(nodeLabelKeys(cluster)) {}
 
   ReplayInput build() {
     indexTasks();
@@ -190,7 +233,7 @@ class Builder {
                           ", missing from the snapshot: not replayed");
       return;
     }
-    ReplayPod pod = podOf(p, id, cluster_, options_);
+    ReplayPod pod = podOf(p, id, cluster_, node_label_keys_, options_);
     pod.role = task_of_[id] ? PodRole::kTask : roleOf(p, in_.window_start);
     if (pod.role == PodRole::kFixed) {
       if (!fixedLifetime(p, pod)) {
@@ -280,6 +323,7 @@ class Builder {
   const model::ClusterSnapshot& cluster_;
   const std::vector<graph::RunGraph>& runs_;
   const InputOptions& options_;
+  std::vector<std::string> node_label_keys_;
   ReplayInput in_;
   graph::RunTimeEstimates estimates_;
   std::vector<std::optional<TaskRef>> task_of_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <deque>
+#include <functional>
 
 #include "graph/cluster_whatif.h"
 #include "support/builders.h"
@@ -45,7 +46,7 @@ model::Pod taskPod(const std::string& name, const std::string& node, double crea
   });
 }
 
-Window window() {
+Window window(const std::function<void(std::vector<model::Pod>&)>& tweak = {}) {
   std::vector<model::Node> nodes = {
       makeNode("gpu-1", 32, 128, 4,
                [](model::Node& n) {
@@ -61,6 +62,9 @@ Window window() {
       taskPod("r2-b", "", 1510, std::nullopt, std::nullopt, std::nullopt),
   };
   pods[1].created = 10;  // long before the window
+  if (tweak) {
+    tweak(pods);
+  }
   Window w;
   w.cluster = std::make_unique<model::ClusterSnapshot>(2000, std::move(nodes), std::move(pods));
   for (const char* run : {"r1", "r2"}) {
@@ -109,6 +113,28 @@ TEST_CASE("a pod seen on a tainted node tolerates its taints; GPU pods tolerate 
   REQUIRE(web.tolerations.size() == 1);
   CHECK(web.tolerations[0].tolerates({"nvidia.com/gpu", "present", "NoSchedule"}));
   CHECK(w.pod(in, "r1-a").tolerations.empty());
+}
+
+TEST_CASE("a pending pod's exported tolerations and node selector are its own") {
+  Window w = window([](std::vector<model::Pod>& pods) {
+    model::Pod& pending = pods[5];  // r2-b
+    pending.requests.gpus = 1;
+    pending.tolerations = std::vector<model::Toleration>{
+        {"", "Exists", "", "NoSchedule", std::nullopt}, {"gt-key", "Gt", "900", "", std::nullopt}};
+    model::LabelSet selector;
+    selector.set("accelerator", "nvidia-tesla");
+    selector.set("kubernetes.io/os", "linux");  // no node exports it: not checked
+    pending.node_selector = selector;
+  });
+  const auto in = w.build();
+  const auto& pending = w.pod(in, "r2-b");
+  CHECK_FALSE(pending.tolerations_inferred);
+  // Key-less Exists as read, no GPU toleration added by inference, the Gt one left out.
+  REQUIRE(pending.tolerations.size() == 1);
+  CHECK(pending.tolerations[0].key.empty());
+  CHECK(pending.tolerations[0].tolerates({"anything", "x", "NoSchedule"}));
+  REQUIRE(pending.node_selector.size() == 1);
+  CHECK(pending.node_selector[0].second == "nvidia-tesla");
 }
 
 TEST_CASE("observed delays: start delay, hand-off after the last parent, run time") {

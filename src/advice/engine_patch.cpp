@@ -4,6 +4,8 @@
 #include <cctype>
 #include <set>
 
+#include "advice/pod_owners.h"
+
 namespace dagadvisor::advice {
 namespace {
 
@@ -95,6 +97,8 @@ std::string kubectlPatch(const std::string& kind, const std::string& name,
          " --type=json --patch-file <this document>";
 }
 
+constexpr const char* kArgoApi = "argoproj.io/v1alpha1";
+
 const std::string kLocalPatch =
     "kubectl patch --local -f <manifest> --type=json --patch-file <this document> -o yaml";
 
@@ -107,25 +111,42 @@ PodSpecSite controllerSite(const PodOwner& owner) {
     std::string name = owner.name;
     std::string kind = owner.kind;
     if (kind == "ReplicaSet") {  // edited through its Deployment (the name without the hash)
-      kind = "Deployment";
-      name = name.substr(0, name.rfind('-'));
+      if (auto deployment = deploymentOf(name, "")) {
+        kind = "Deployment";
+        name = *deployment;
+      }
     }
-    site.object = kind + " " + ns + "/" + name;
+    site.object = {"apps/v1", kind, ns, {name}};
+    site.description = kind + " " + ns + "/" + name;
     site.apply = kubectlPatch(kind, name, ns);
     site.native = "Change the " + kind +
                   "'s pod template (spec.template.spec) in its manifest too, "
                   "or the next apply undoes it.";
+  } else if (owner.kind == "Job" && cronJobOf(owner.name) == owner.name) {
+    // A Job of its own (not named as a CronJob names its Jobs): its manifest, for its next run.
+    site.object = {"batch/v1", "Job", ns, {owner.name}};
+    site.description = "the manifest of Job " + ns + "/" + owner.name;
+    site.apply =
+        "kubectl patch --local -f <job manifest> --type=json --patch-file <this document> "
+        "-o yaml";
+    site.native =
+        "A Job's pod template cannot change once the Job exists: change its manifest "
+        "(spec.template.spec) for its next run.";
   } else if (owner.kind == "Job" || owner.kind == "CronJob") {
     const std::string cron = owner.kind == "CronJob" ? owner.name : cronJobOf(owner.name);
     site.path.base = {"spec", "jobTemplate", "spec", "template", "spec"};
-    site.object = "CronJob " + ns + "/" + cron;
+    site.object = {"batch/v1", "CronJob", ns, {cron}};
+    site.description = "CronJob " + ns + "/" + cron;
     site.apply = kubectlPatch("CronJob", cron, ns);
     site.native =
         "A Job's pod template cannot change once the Job exists: patch the CronJob that "
         "creates it (below), or the Job's manifest (spec.template.spec) for its next run.";
   } else {
     site.path.base = {"spec"};
-    site.object = "the manifest of the pods of " + owner.name;
+    site.object = {
+        "v1", "Pod", ns,
+        owner.kind == "Pod" ? std::vector<std::string>{owner.name} : std::vector<std::string>{}};
+    site.description = "the manifest of the pods of " + owner.name;
     site.apply = kLocalPatch;
     site.native =
         "Change the pod spec where these pods are defined (their manifest or the tool "
@@ -139,23 +160,26 @@ PodSpecSite engineSite(const PodOwner& owner, PodField field) {
   const std::string dag = owner.namespace_ + "/" + owner.name;
   if (owner.engine == "argo" || owner.engine == "kubeflow") {
     site.path.base = {"spec"};
-    site.object = "the WorkflowTemplate (or Workflow) of " + dag;
+    site.object = {kArgoApi, "WorkflowTemplate", owner.namespace_, {owner.name}};
+    site.description = "the WorkflowTemplate (or Workflow) of " + dag;
     site.apply = kubectlPatch("WorkflowTemplate", owner.name, owner.namespace_);
     site.priority_field = "podPriorityClassName";
     site.native = owner.engine == "argo" ? argoNative(field) : kubeflowNative(field);
   } else if (owner.engine == "tekton") {
     site.path = {{"spec"}, {"taskRunTemplate", "podTemplate"}};
-    site.object = "each PipelineRun of " + dag;
+    site.object = {"tekton.dev/v1", "PipelineRun", owner.namespace_, owner.runs};
+    site.description = "each PipelineRun of " + dag;
     site.apply = kLocalPatch + " (on the PipelineRun your trigger or script creates)";
     site.native = tektonNative(field);
   } else if (owner.engine == "airflow") {
     site.path.base = {"spec"};
-    site.object = "the pod_template_file (or pod_override) of " + dag;
+    site.object = {"v1", "Pod", owner.namespace_, {}};
+    site.description = "the pod_template_file (or pod_override) of " + dag;
     site.apply = kLocalPatch + " (on the pod_template_file)";
     site.native = airflowNative(field);
   } else {
-    site = controllerSite({"", owner.namespace_, "Pod", owner.name});
-    site.object = "the pod template of every task of " + dag;
+    site = controllerSite({"", owner.namespace_, "", owner.name});
+    site.description = "the pod template of every task of " + dag;
     if (owner.engine == "spark") {
       site.native = sparkNative(field);
     }
@@ -173,34 +197,42 @@ PodSpecSite podSpecSite(const PodOwner& owner, PodField field) {
     const std::string engine = owner.kind == "Workflow" ? "argo" : "tekton";
     PodSpecSite site = engineSite({engine, owner.namespace_, "", owner.name}, field);
     if (engine == "argo") {  // a run's Workflow: its template is what later runs are made from
-      site.object =
-          "the WorkflowTemplate that made Workflow " + owner.namespace_ + "/" + owner.name;
-      site.apply = kubectlPatch("WorkflowTemplate", "<template>", owner.namespace_);
+      site.object = {kArgoApi, "Workflow", owner.namespace_, {owner.name}};
+      site.description = "Workflow " + owner.namespace_ + "/" + owner.name +
+                         " (its pods not yet created), and the WorkflowTemplate it was made "
+                         "from for later runs";
+      site.apply = kubectlPatch("Workflow", owner.name, owner.namespace_);
+    } else if (owner.kind == "PipelineRun") {
+      site.object.names = {owner.name};
     }
     return site;
   }
   return owner.engine.empty() ? controllerSite(owner) : engineSite(owner, field);
 }
 
-CommentedDocs podChangeDocs(
-    const PodOwner& owner, PodField field, const std::string& what,
-    const std::function<std::vector<std::string>(const PodSpecSite&)>& build,
-    const std::string& step) {
+Patch podChangePatch(const PodOwner& owner, PodField field, const std::string& what,
+                     const std::function<JsonPatchVariants(const PodSpecSite&)>& build,
+                     std::optional<PodSelection> pods, int step) {
   const PodSpecSite site = podSpecSite(owner, field);
-  const std::vector<std::string> variants = build(site);
-  CommentedDocs docs;
-  for (std::size_t i = 0; i < variants.size(); ++i) {
-    std::string comment = step + what + " in " + site.object + ": " + site.apply;
-    if (variants.size() > 1) {
-      comment += "\nvariant " + std::to_string(i + 1) + " of " + std::to_string(variants.size()) +
-                 ": apply the first one kubectl accepts; the others fail and change nothing";
+  Patch patch;
+  patch.step = step;
+  patch.purpose = what + " in " + site.description;
+  patch.object = site.object;
+  patch.variants = build(site);
+  patch.command = site.apply;
+  patch.engine_note = site.native;
+  if (pods) {
+    if (patch.object.kind == "Pod" && patch.object.names.empty()) {
+      patch.object.names = pods->names;
     }
-    if (i == 0) {
-      comment += "\n" + site.native;
-    }
-    docs.emplace_back(std::move(comment), variants[i]);
+    PodSpecSite pod_site;  // a Pod's own spec, where every engine's fields end up
+    pod_site.object = {"v1", "Pod", pods->namespace_, pods->names};
+    pod_site.description = "each selected Pod";
+    pod_site.path.base = {"spec"};
+    patch.pod_variants = build(pod_site);
+    patch.pods = std::move(pods);
   }
-  return docs;
+  return patch;
 }
 
 std::pair<std::vector<std::pair<std::string, std::string>>, bool> perRunLabels(

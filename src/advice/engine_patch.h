@@ -1,10 +1,12 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "advice/patch.h"
 #include "advice/patch_yaml.h"
 
 namespace dagadvisor::advice {
@@ -17,6 +19,7 @@ struct PodOwner {
   std::string namespace_;
   std::string kind;  // the owner kind as kube-state-metrics reports it ("ReplicaSet", "Job", …)
   std::string name;  // the owner's name; for an engine, the DAG
+  std::vector<std::string> runs{};  // for an engine, the runs seen (Tekton: PipelineRun names)
 };
 
 /// The pod-spec field a change writes: engines name and place some of them differently.
@@ -25,24 +28,25 @@ enum class PodField { kTolerations, kAffinity, kNodeSelector, kPriorityClass };
 /// Where one change to `owner`'s pods goes: the object to patch, how, the path of its pod spec,
 /// and how to write the same thing in the engine's own terms.
 struct PodSpecSite {
-  std::string object;  // what to edit: "Deployment web/api", "the WorkflowTemplate of …"
-  std::string apply;   // the command that takes a document below
-  PodSpecPath path;    // where the pod spec sits in that object
+  /// The object to edit. Kind "Pod" with no names: the pods an engine creates from a template
+  /// the daemon cannot name (Airflow's pod_template_file, a submitter's manifest).
+  PatchObject object;
+  std::string description;  // what to edit: "Deployment web/api", "the WorkflowTemplate of …"
+  std::string apply;        // the command that takes a document below
+  PodSpecPath path;         // where the pod spec sits in that object
   std::string priority_field = "priorityClassName";  // Argo's workflow-wide one differs
   std::string native;                                // how to write it in the engine's terms
 };
 PodSpecSite podSpecSite(const PodOwner& owner, PodField field);
 
-using CommentedDocs = std::vector<std::pair<std::string, std::string>>;
-
-/// The documents of one change to `owner`'s pods (`what`, e.g. "add the nvidia.com/gpu
-/// toleration"), built by `build` at the owner's pod-spec path, each commented with how to apply
-/// it and, when there are several, that the first kubectl accepts is the one (the others fail
-/// and change nothing). `step` ("step 1: ") orders changes that depend on each other.
-CommentedDocs podChangeDocs(
-    const PodOwner& owner, PodField field, const std::string& what,
-    const std::function<std::vector<std::string>(const PodSpecSite&)>& build,
-    const std::string& step = "");
+/// One change to `owner`'s pods (`what`, e.g. "tolerate nvidia.com/gpu") as a JSON patch:
+/// `build` makes its variants at the owner's pod-spec path, and again at a Pod's own spec for
+/// `pods`, the pods it lands on (pod_variants; none when the pods are not known). `step` orders
+/// changes that depend on each other. A Pod object with no names takes the names `pods` lists.
+/// `build` sees the Pod itself as a site of kind "Pod" with path "spec".
+Patch podChangePatch(const PodOwner& owner, PodField field, const std::string& what,
+                     const std::function<JsonPatchVariants(const PodSpecSite&)>& build,
+                     std::optional<PodSelection> pods, int step = 1);
 
 /// `labels` with the values an engine fills in per run replaced by its template expression where
 /// it has one (Argo: workflows.argoproj.io/workflow → "{{workflow.name}}"), so one pod template

@@ -7,12 +7,15 @@
 #include "advice/recommendation.h"
 #include "analysis/detector.h"
 #include "config/config.h"
+#include "model/cluster.h"
 
 namespace dagadvisor::advice {
 
-/// Turns the findings of one kind into that kind's recommendations; empty in → empty out.
+/// Turns the findings of one kind into that kind's recommendations; empty in → empty out. The
+/// cluster snapshot the findings come from names the objects and pods its patches change.
 using Adviser = std::vector<Recommendation> (*)(const std::vector<const analysis::Finding*>&,
-                                                const config::Config&);
+                                                const config::Config&,
+                                                const model::ClusterSnapshot&);
 
 /// Everything the daemon knows of one finding kind, in one row: the detector that finds it, its
 /// settings section (`detectors.<kind with _>`, declared beside the detector), and the adviser

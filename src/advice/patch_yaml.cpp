@@ -90,27 +90,26 @@ JsonPath joined(const JsonPath& base, const JsonPath& rel, std::size_t count) {
   return path;
 }
 
-ojson addOp(const JsonPath& path, const ojson& value) {
-  return {{"op", "add"}, {"path", jsonPointer(path)}, {"value", value}};
+JsonPatchOp addOp(const JsonPath& path, ojson value) {
+  return {"add", jsonPointer(path), std::move(value)};
 }
 
 // The variants that put `leaf` at base/rel (rel ends in "-" to append to a list, or in a map
 // key): first the add that needs every level to exist, then, one level shallower each time, a
 // test that the level is absent (null) and an add that creates it with the rest nested inside.
 // Every level of `base` must exist (a pod spec always does).
-std::vector<std::string> addVariants(const PodSpecPath& where, const JsonPath& field,
-                                     const ojson& leaf) {
+JsonPatchVariants addVariants(const PodSpecPath& where, const JsonPath& field, const ojson& leaf) {
   const JsonPath& base = where.base;
   JsonPath rel = where.inner;
   rel.insert(rel.end(), field.begin(), field.end());
-  std::vector<std::string> docs;
-  docs.push_back(yamlOf(ojson::array({addOp(joined(base, rel, rel.size()), leaf)})));
+  JsonPatchVariants variants;
+  variants.push_back({addOp(joined(base, rel, rel.size()), leaf)});
   for (std::size_t depth = rel.size() - 1; depth >= 1; --depth) {
     const JsonPath missing = joined(base, rel, depth);
-    const ojson test = {{"op", "test"}, {"path", jsonPointer(missing)}, {"value", nullptr}};
-    docs.push_back(yamlOf(ojson::array({test, addOp(missing, nest(rel, depth, leaf))})));
+    variants.push_back(
+        {{"test", jsonPointer(missing), nullptr}, addOp(missing, nest(rel, depth, leaf))});
   }
-  return docs;
+  return variants;
 }
 
 ojson header(const std::string& api_version, const std::string& kind, const std::string& name,
@@ -133,6 +132,28 @@ std::string commentLines(const std::string& comment) {
   return out + "\n";
 }
 
+// How to apply one document of `patch`: its command; for Nodes, the JSON patch on each node or
+// the kubectl taint/label commands (both listed with the first variant only).
+std::string applyText(const Patch& patch, bool first) {
+  if (patch.object.kind != "Node") {
+    return patch.command;
+  }
+  if (!first) {
+    return "kubectl patch each node as above, or run the kubectl commands above";
+  }
+  std::string text =
+      "on each node, kubectl patch node <name> --type=json --patch-file <this "
+      "document>:";
+  for (const std::string& node : patch.object.names) {
+    text += "\n  kubectl patch node " + node + " --type=json --patch-file <this document>";
+  }
+  text += "\nor run:\n  ";
+  for (const char c : patch.command) {
+    text += c == '\n' ? std::string("\n  ") : std::string(1, c);
+  }
+  return text;
+}
+
 }  // namespace
 
 std::string jsonPointer(const JsonPath& path) {
@@ -151,7 +172,7 @@ std::string taintCommand(const std::string& node, const TaintSpec& taint) {
          (taint.value.empty() ? "" : "=" + taint.value) + ":" + taint.effect;
 }
 
-std::vector<std::string> nodeTaintPatches(const TaintSpec& taint) {
+JsonPatchVariants nodeTaintPatches(const TaintSpec& taint) {
   ojson entry = {{"key", taint.key}};
   if (!taint.value.empty()) {
     entry["value"] = taint.value;
@@ -161,14 +182,12 @@ std::vector<std::string> nodeTaintPatches(const TaintSpec& taint) {
   return addVariants({{}}, {"spec", "taints", "-"}, entry);
 }
 
-std::vector<std::string> tolerationPatches(const PodSpecPath& pod_spec,
-                                           const TolerationSpec& spec) {
+JsonPatchVariants tolerationPatches(const PodSpecPath& pod_spec, const TolerationSpec& spec) {
   const ojson entry = {{"key", spec.key}, {"operator", "Exists"}, {"effect", spec.effect}};
   return addVariants(pod_spec, {"tolerations", "-"}, entry);
 }
 
-std::vector<std::string> podAffinityPatches(const PodSpecPath& pod_spec,
-                                            const PodAffinitySpec& spec) {
+JsonPatchVariants podAffinityPatches(const PodSpecPath& pod_spec, const PodAffinitySpec& spec) {
   ojson match = ojson::object();
   for (const auto& [key, value] : spec.match_labels) {
     match[key] = value;
@@ -183,44 +202,38 @@ std::vector<std::string> podAffinityPatches(const PodSpecPath& pod_spec,
       pod_spec, {"affinity", spec.anti ? "podAntiAffinity" : "podAffinity", kPreferred, "-"}, term);
 }
 
-std::vector<std::string> nodePreferencePatches(const PodSpecPath& pod_spec,
-                                               const NodePreferenceSpec& spec) {
+JsonPatchVariants nodePreferencePatches(const PodSpecPath& pod_spec,
+                                        const NodePreferenceSpec& spec) {
   const ojson expression = {{"key", spec.key}, {"operator", "In"}, {"values", spec.values}};
   const ojson term = {{"weight", spec.weight},
                       {"preference", {{"matchExpressions", ojson::array({expression})}}}};
   return addVariants(pod_spec, {"affinity", "nodeAffinity", kPreferred, "-"}, term);
 }
 
-std::vector<std::string> nodeSelectorPatches(const PodSpecPath& pod_spec, const std::string& key,
-                                             const std::string& value) {
+JsonPatchVariants nodeSelectorPatches(const PodSpecPath& pod_spec, const std::string& key,
+                                      const std::string& value) {
   return addVariants(pod_spec, {"nodeSelector", key}, value);
 }
 
-std::vector<std::string> setFieldPatches(const PodSpecPath& pod_spec, const std::string& field,
-                                         const std::string& value) {
+JsonPatchVariants setFieldPatches(const PodSpecPath& pod_spec, const std::string& field,
+                                  const std::string& value) {
   // `add` on an object member sets it whether or not it is there: only this field changes.
   return addVariants(pod_spec, {field}, value);
 }
 
-std::string priorityClassManifest(const std::string& name, int value,
-                                  const std::string& description, bool preempt) {
+ojson priorityClassManifest(const std::string& name, int value, const std::string& description,
+                            bool preempt) {
   ojson doc = header("scheduling.k8s.io/v1", "PriorityClass", name);
   doc["value"] = value;
   doc["globalDefault"] = false;
   doc["preemptionPolicy"] = preempt ? "PreemptLowerPriority" : "Never";
   doc["description"] = description;
-  return yamlOf(doc);
+  return doc;
 }
 
-std::string nodeLabelsPatch(const std::string& node,
-                            const std::vector<std::pair<std::string, std::string>>& labels) {
-  ojson doc = header("v1", "Node", node);
-  ojson map = ojson::object();
-  for (const auto& [key, value] : labels) {
-    map[key] = value;
-  }
-  doc["metadata"]["labels"] = map;
-  return yamlOf(doc);
+JsonPatchVariants nodeLabelPatches(const std::string& key, const std::string& value) {
+  // Every object has metadata; a trimmed Node may have no labels, which the second variant adds.
+  return addVariants({{"metadata"}}, {"labels", key}, value);
 }
 
 std::string labelCommand(const std::string& node,
@@ -241,7 +254,7 @@ std::string memoryQuantity(std::int64_t bytes) {
   return std::to_string((bytes + kMi - 1) / kMi) + "Mi";
 }
 
-std::string requestsPatch(const RequestsPatchSpec& spec) {
+ojson requestsPatch(const RequestsPatchSpec& spec) {
   ojson containers = ojson::array();
   for (const ContainerRequests& c : spec.containers) {
     const ojson requests = {{"cpu", cpuQuantity(c.cpu_millis)},
@@ -250,17 +263,46 @@ std::string requestsPatch(const RequestsPatchSpec& spec) {
   }
   const ojson pod_spec = {{"spec", {{"containers", containers}}}};
   if (spec.kind.empty()) {
-    return yamlOf(pod_spec);
+    return pod_spec;
   }
   ojson doc = header(spec.api_version, spec.kind, spec.name, spec.namespace_);
   doc["spec"] = {{"template", pod_spec}};
-  return yamlOf(doc);
+  return doc;
 }
 
-std::string joinDocuments(const std::vector<std::pair<std::string, std::string>>& commented_docs) {
+std::string yamlOfOps(const JsonPatchOps& ops) {
+  ojson list = ojson::array();
+  for (const JsonPatchOp& op : ops) {
+    list.push_back({{"op", op.op}, {"path", op.path}, {"value", op.value}});
+  }
+  return yamlOf(list);
+}
+
+std::string renderPatchYaml(const std::vector<Patch>& patches) {
+  const bool stepped = std::any_of(patches.begin(), patches.end(),
+                                   [&](const Patch& p) { return p.step != patches.front().step; });
   std::string out;
-  for (const auto& [comment, doc] : commented_docs) {
-    out += "---\n" + commentLines(comment) + doc;
+  for (const Patch& patch : patches) {
+    std::vector<std::string> bodies;
+    if (patch.type == PatchType::kJson) {
+      std::transform(patch.variants.begin(), patch.variants.end(), std::back_inserter(bodies),
+                     yamlOfOps);
+    } else {
+      bodies.push_back(yamlOf(patch.document));
+    }
+    const std::string lead =
+        (stepped ? "step " + std::to_string(patch.step) + ": " : std::string()) + patch.purpose;
+    for (std::size_t i = 0; i < bodies.size(); ++i) {
+      std::string comment = lead + ": " + applyText(patch, i == 0);
+      if (bodies.size() > 1) {
+        comment += "\nvariant " + std::to_string(i + 1) + " of " + std::to_string(bodies.size()) +
+                   ": apply the first one kubectl accepts; the others fail and change nothing";
+      }
+      if (i == 0 && !patch.engine_note.empty()) {
+        comment += "\n" + patch.engine_note;
+      }
+      out += "---\n" + commentLines(comment) + bodies[i];
+    }
   }
   return out;
 }

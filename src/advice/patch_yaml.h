@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "advice/patch.h"
+
 namespace dagadvisor::advice {
 
 // Every patch built here loses nothing: it adds an entry, or sets one scalar or map key it names.
@@ -40,7 +42,11 @@ std::string taintCommand(const std::string& node, const TaintSpec& taint);
 /// JSON patches adding `taint` to a Node's spec.taints, for `kubectl patch node <name>
 /// --type=json`: append to the list, or create it on a node that has none (the variants above).
 /// They name no node, so one set serves every node.
-std::vector<std::string> nodeTaintPatches(const TaintSpec& taint);
+JsonPatchVariants nodeTaintPatches(const TaintSpec& taint);
+
+/// JSON patches setting the label `key` = `value` in a Node's metadata.labels, keeping its other
+/// labels: set the key, or create the map on a node that has none.
+JsonPatchVariants nodeLabelPatches(const std::string& key, const std::string& value);
 
 /// A toleration `key` Exists for `effect`, as GPU workloads need it.
 struct TolerationSpec {
@@ -67,40 +73,34 @@ struct NodePreferenceSpec {
 
 /// JSON patches adding one toleration to the pod spec at `pod_spec` (e.g. spec/template/spec of
 /// a Deployment): the variants described above, in the order to try them.
-std::vector<std::string> tolerationPatches(const PodSpecPath& pod_spec, const TolerationSpec& spec);
+JsonPatchVariants tolerationPatches(const PodSpecPath& pod_spec, const TolerationSpec& spec);
 
 /// JSON patches adding one preferred pod (anti-)affinity term to the pod spec at `pod_spec`,
 /// keeping its other affinity terms (node affinity, required terms, other preferred terms).
-std::vector<std::string> podAffinityPatches(const PodSpecPath& pod_spec,
-                                            const PodAffinitySpec& spec);
+JsonPatchVariants podAffinityPatches(const PodSpecPath& pod_spec, const PodAffinitySpec& spec);
 
 /// JSON patches adding one preferred node affinity term to the pod spec at `pod_spec`.
-std::vector<std::string> nodePreferencePatches(const PodSpecPath& pod_spec,
-                                               const NodePreferenceSpec& spec);
+JsonPatchVariants nodePreferencePatches(const PodSpecPath& pod_spec,
+                                        const NodePreferenceSpec& spec);
 
 /// JSON patches setting nodeSelector `key` = `value` in the pod spec at `pod_spec`: a required
 /// placement that is ANDed with everything else (a new nodeSelectorTerm would be ORed with the
 /// existing ones and restrict nothing). Other nodeSelector keys stay; `key` itself is set.
-std::vector<std::string> nodeSelectorPatches(const PodSpecPath& pod_spec, const std::string& key,
-                                             const std::string& value);
+JsonPatchVariants nodeSelectorPatches(const PodSpecPath& pod_spec, const std::string& key,
+                                      const std::string& value);
 
 /// JSON patches setting the scalar `field` (e.g. priorityClassName) of the pod spec at `pod_spec`.
-std::vector<std::string> setFieldPatches(const PodSpecPath& pod_spec, const std::string& field,
-                                         const std::string& value);
+JsonPatchVariants setFieldPatches(const PodSpecPath& pod_spec, const std::string& field,
+                                  const std::string& value);
 
 /// A PriorityClass object to create (`kubectl apply -f`), never the global default. Its
 /// preemptionPolicy is Never unless `preempt`: it moves its pods ahead in the scheduling queue
 /// without evicting anything, which is safe when the evidence does not show what would be
 /// preempted.
-std::string priorityClassManifest(const std::string& name, int value,
-                                  const std::string& description, bool preempt = false);
+nlohmann::ordered_json priorityClassManifest(const std::string& name, int value,
+                                             const std::string& description, bool preempt = false);
 
-/// A Node patch adding `labels` (name → value) to the node's metadata.labels (a map: a strategic
-/// merge keeps the node's other labels).
-std::string nodeLabelsPatch(const std::string& node,
-                            const std::vector<std::pair<std::string, std::string>>& labels);
-
-/// `kubectl label node <node> k=v …`: the same change as nodeLabelsPatch() as a command.
+/// `kubectl label node <node> k=v …`: the same change as nodeLabelPatches() as a command.
 std::string labelCommand(const std::string& node,
                          const std::vector<std::pair<std::string, std::string>>& labels);
 
@@ -122,14 +122,19 @@ struct RequestsPatchSpec {
   std::string name;
   std::vector<ContainerRequests> containers;
 };
-std::string requestsPatch(const RequestsPatchSpec& spec);
+nlohmann::ordered_json requestsPatch(const RequestsPatchSpec& spec);
 
 /// "250m" / "2" and "512Mi": quantities as the API server prints them.
 std::string cpuQuantity(std::int64_t millis);
 std::string memoryQuantity(std::int64_t bytes);
 
-/// Joins YAML documents with `---`, each preceded by its `# comment` line(s) (a comment with
-/// newlines becomes several comment lines).
-std::string joinDocuments(const std::vector<std::pair<std::string, std::string>>& commented_docs);
+/// The kubectl-ready YAML of `patches` (Recommendation::patch_yaml), the one place it is
+/// written: one document per JSON-patch variant, strategic-merge document or manifest, each
+/// after `---` and `#` comment lines saying its step (when there are several), its purpose, the
+/// command that applies it, which variant of how many it is, and where an engine takes it.
+std::string renderPatchYaml(const std::vector<Patch>& patches);
+
+/// One JSON-patch op list as YAML, as `kubectl patch --type=json --patch-file` reads it.
+std::string yamlOfOps(const JsonPatchOps& ops);
 
 }  // namespace dagadvisor::advice

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "advice/patch.h"
 #include "analysis/finding.h"
 #include "common/clock.h"
 #include "replay/change_set.h"
@@ -20,13 +21,16 @@ struct Recommendation {
   std::string target;  // the scope: "cluster/<name>", "node/<name>", "run/<ns>/<run>"
   std::vector<std::string> instances;  // every target this one root cause covers
   std::string action;                  // what to do, in words
+  /// The changes to apply, typed and in order (empty: no patch applies). Advisers build these;
+  /// patch_yaml is rendered from them (renderPatchYaml, by recommend()).
+  std::vector<Patch> patches;
   std::string patch_yaml;  // kubectl-ready YAML (multi-document), "" when no patch applies
   nlohmann::json evidence = nlohmann::json::object();
   double impact_score = 0;  // for ranking; larger first
   std::string impact;       // the estimated gain in words with numbers
   /// What applying the patches does, in the replay's terms: the stage after advice replays the
   /// window with it to predict the gain (empty: nothing the replay models, so no prediction).
-  /// Built from the same values as patch_yaml, so the two cannot tell different stories.
+  /// Built from the same values as patches, so the two cannot tell different stories.
   replay::ChangeSet changes;
   std::vector<std::string> watched_pods;  // "namespace/name": the pods it is meant to help
   UnixSeconds first_seen = 0;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "advice/kind_list.h"
+#include "advice/patch_yaml.h"
 
 namespace dagadvisor::advice {
 namespace {
@@ -51,6 +52,12 @@ std::string stableId(const std::string& kind, const std::string& cluster,
 
 std::vector<Recommendation> recommend(const std::vector<analysis::Finding>& findings,
                                       const config::Config& config) {
+  return recommend(findings, config, model::ClusterSnapshot(0, {}, {}));
+}
+
+std::vector<Recommendation> recommend(const std::vector<analysis::Finding>& findings,
+                                      const config::Config& config,
+                                      const model::ClusterSnapshot& cluster) {
   std::vector<Recommendation> out;
   std::map<std::string_view, std::size_t> priority;
   for (const KindSpec& spec : kindList()) {
@@ -61,8 +68,9 @@ std::vector<Recommendation> recommend(const std::vector<analysis::Finding>& find
       }
     }
     priority[spec.kind] = priority.size();
-    for (Recommendation& rec : spec.advise(group, config)) {
+    for (Recommendation& rec : spec.advise(group, config, cluster)) {
       rec.id = stableId(rec.kind, config.analysis.cluster, rec.target);
+      rec.patch_yaml = renderPatchYaml(rec.patches);
       boundEvidenceLists(rec.evidence);
       out.push_back(std::move(rec));
     }

@@ -8,6 +8,7 @@
 #include "advice/recommendation.h"
 #include "analysis/finding.h"
 #include "config/config.h"
+#include "model/cluster.h"
 
 namespace dagadvisor::advice {
 
@@ -16,8 +17,15 @@ namespace dagadvisor::advice {
 inline constexpr std::size_t kEvidenceItems = 10;
 
 /// Turns a cycle's findings into recommendations: one per root cause, each with a stable id,
-/// ranked by impact (largest first, then by id for a deterministic order). first_seen/last_seen
-/// are left for RecommendationHistory.
+/// ranked by impact (largest first, then by id for a deterministic order), its patch_yaml
+/// rendered from its patches. `cluster` is the snapshot the findings come from: the patches name
+/// its objects and pods. first_seen/last_seen are left for RecommendationHistory.
+std::vector<Recommendation> recommend(const std::vector<analysis::Finding>& findings,
+                                      const config::Config& config,
+                                      const model::ClusterSnapshot& cluster);
+
+/// The same for findings without their snapshot (tests built from evidence alone): the patches
+/// name only what the evidence names.
 std::vector<Recommendation> recommend(const std::vector<analysis::Finding>& findings,
                                       const config::Config& config);
 

@@ -199,7 +199,7 @@ Result<std::shared_ptr<const report::AnalysisReport>> runAnalysisCycle(
   }
   report->nodes = summarizeNodes(*cluster, config);
   report->scheduler = cluster->scheduler();
-  report->recommendations = advice::recommend(detection.findings, config);
+  report->recommendations = advice::recommend(detection.findings, config, *cluster);
   timer.lap("advice");
   report->predictions = prediction::predictRecommendations(
       *cluster, graphs, report->recommendations,

@@ -132,6 +132,68 @@ bool matches(const advice::Recommendation& rec, const RecommendationFilter& filt
   return filter.dag.empty() || scopeMatches(rec, &Scope::dag, filter.dag, "dag", "dags");
 }
 
+json variantsJson(const advice::JsonPatchVariants& variants) {
+  json out = json::array();
+  for (const advice::JsonPatchOps& ops : variants) {
+    json list = json::array();
+    for (const advice::JsonPatchOp& op : ops) {
+      list.push_back({{"op", op.op}, {"path", op.path}, {"value", json(op.value)}});
+    }
+    out.push_back(std::move(list));
+  }
+  return out;
+}
+
+json podsJson(const advice::PodSelection& pods) {
+  json labels = json::object();
+  for (const auto& [key, value] : pods.match_labels) {
+    labels[key] = value;
+  }
+  return {{"namespace", pods.namespace_},
+          {"match_labels", std::move(labels)},
+          {"names", stringArray(pods.names)}};
+}
+
+// docs/api.md "Patches": the typed changes patch_yaml is rendered from.
+json patchJson(const advice::Patch& patch) {
+  const advice::PatchObject& object = patch.object;
+  json out{{"step", patch.step},
+           {"purpose", patch.purpose},
+           {"object",
+            {{"api_version", object.api_version},
+             {"kind", object.kind},
+             {"namespace", object.namespace_},
+             {"names", stringArray(object.names)}}},
+           {"type", advice::patchTypeName(patch.type)}};
+  const bool typed_json = patch.type == advice::PatchType::kJson;
+  if (typed_json) {
+    out["variants"] = variantsJson(patch.variants);
+  } else {
+    out["document"] = json(patch.document);
+  }
+  out["command"] = patch.command;
+  if (patch.pods) {
+    out["pods"] = podsJson(*patch.pods);
+    if (typed_json) {
+      out["pod_variants"] = variantsJson(patch.pod_variants);
+    } else if (patch.type == advice::PatchType::kStrategicMerge) {
+      out["pod_document"] = json(patch.pod_document);
+    }
+  }
+  if (!patch.needs_value.empty()) {
+    out["needs_value"] = patch.needs_value;
+  }
+  return out;
+}
+
+json patchesJson(const std::vector<advice::Patch>& patches) {
+  json out = json::array();
+  for (const advice::Patch& patch : patches) {
+    out.push_back(patchJson(patch));
+  }
+  return out;
+}
+
 json recommendationJson(const advice::Recommendation& rec, const report::AnalysisReport* report) {
   json out{{"id", rec.id},
            {"kind", rec.kind},
@@ -141,6 +203,7 @@ json recommendationJson(const advice::Recommendation& rec, const report::Analysi
            {"instances", stringArray(rec.instances)},
            {"action", rec.action},
            {"patch_yaml", rec.patch_yaml},
+           {"patches", patchesJson(rec.patches)},
            {"evidence", rec.evidence},
            {"impact", rec.impact},
            {"impact_score", rec.impact_score},

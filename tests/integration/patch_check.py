@@ -134,7 +134,7 @@ def variant_sets(docs):
 
 def targets(comment, ops, objects):
     path = ops[-1]["path"]
-    if path.startswith("/spec/taints") or path == "/spec":
+    if path.startswith(("/spec/taints", "/metadata/labels")) or path == "/spec":
         return objects["Node"]
     if path.startswith("/spec/template/spec"):
         return [o for kind in sorted(APPS) for o in objects[kind]]

@@ -6,6 +6,7 @@
 # Reports: the bundled scenario, and simulator scenarios through a real Prometheus that plant
 # the other kinds and engines (Argo GPU hoarding, Tekton splits, Airflow stacking and
 # colocation, Argo/seed stacking). The bundled scenario's over-request patches name the real containers.
+# The bundled scenario's typed `patches` are checked too (tests/integration/patches_typed_check.py).
 # Args: DAGADVISOR_BINARY SIMULATOR_BINARY SOURCE_DIR
 DAGADVISOR=$1
 SIM=$2
@@ -59,4 +60,10 @@ done
 mkdir -p "$WORK_DIR/kubectl"
 python3 "$(dirname "$0")/patch_check.py" "$SRC/tests/fixtures/objects" "$WORK_DIR/kubectl" \
   "${REPORTS[@]}"
-echo "PASS: every patch keeps every pre-existing entry"
+# The typed patches of the bundled scenario: they name only what its snapshot holds, and their
+# pod_variants do to a real Pod what their variants do to the object's pod template.
+mkdir -p "$WORK_DIR/typed"
+python3 "$(dirname "$0")/patches_typed_check.py" "$SRC/config/scenarios/default" \
+  "$SRC/tests/fixtures/objects" "$WORK_DIR/typed" "$WORK_DIR/default.json" ||
+  fail "typed patches of the bundled scenario"
+echo "PASS: every patch keeps every pre-existing entry; typed patches match the snapshot and kubectl"

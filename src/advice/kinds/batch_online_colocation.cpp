@@ -6,6 +6,7 @@
 #include "advice/engine_patch.h"
 #include "advice/kinds/finding_groups.h"
 #include "advice/patch_yaml.h"
+#include "advice/pod_owners.h"
 #include "analysis/detectors/batch_online_colocation.h"
 
 namespace dagadvisor::advice {
@@ -17,28 +18,40 @@ namespace {
 
 using ServiceRefs = std::set<std::tuple<std::string, std::string, std::string>>;
 
-CommentedDocs poolDocs(const std::string& label, const ServiceRefs& services) {
+// The DAGs' tasks to the batch pool (their pods by the DAG label), the services to the online
+// pool (their pods by name).
+std::vector<Patch> poolPatches(const std::string& label, const std::set<std::string>& dags,
+                               const ServiceRefs& services, const config::Config& config,
+                               const model::ClusterSnapshot& cluster) {
   const auto pin = [&](const std::string& pool) {
     return [&label, pool](const PodSpecSite& site) {
       return nodeSelectorPatches(site.path, label, pool);
     };
   };
-  CommentedDocs docs =
-      podChangeDocs({"labels", "<namespace>", "", "<dag>"}, PodField::kNodeSelector,
-                    "require " + label + "=batch", pin("batch"));
-  for (const auto& [ns, kind, name] : services) {
-    const CommentedDocs set = podChangeDocs({"", ns, kind, name}, PodField::kNodeSelector,
-                                            "require " + label + "=online", pin("online"));
-    docs.insert(docs.end(), set.begin(), set.end());
+  std::vector<Patch> out;
+  for (const std::string& key : dags) {  // "namespace/dag"
+    const auto slash = key.find('/');
+    const std::string ns = key.substr(0, slash);
+    const std::string dag = key.substr(slash + 1);
+    const PodSelection pods{ns, {{config.workflow_labels.dag_label, dag}}, {}};
+    out.push_back(podChangePatch({"labels", ns, "", dag}, PodField::kNodeSelector,
+                                 "require " + label + "=batch", pin("batch"), pods));
   }
-  return docs;
+  for (const auto& [ns, kind, name] : services) {
+    const PodOwner owner{"", ns, kind, name};
+    const PodSpecSite site = podSpecSite(owner, PodField::kNodeSelector);
+    out.push_back(podChangePatch(owner, PodField::kNodeSelector, "require " + label + "=online",
+                                 pin("online"), podsOf(cluster, site.object)));
+  }
+  return out;
 }
 
 }  // namespace
 
 // One root cause: batch and online workloads share one pool. The fix separates the pools.
 std::vector<Recommendation> adviseBatchOnlineColocation(const FindingList& findings,
-                                                        const config::Config& config) {
+                                                        const config::Config& config,
+                                                        const model::ClusterSnapshot& cluster) {
   if (findings.empty()) {
     return {};
   }
@@ -68,7 +81,7 @@ std::vector<Recommendation> adviseBatchOnlineColocation(const FindingList& findi
                "services to the online pool with the nodeSelectors below; or, where one pool "
                "must serve both, run the heavy DAGs in a time window when services are quiet "
                "(a CronJob schedule).";
-  rec.patch_yaml = joinDocuments(poolDocs(label, service_refs));
+  rec.patches = poolPatches(label, dags, service_refs, config, cluster);
   rec.impact_score = shared_cores;
   rec.impact = "about " + std::to_string(static_cast<long long>(shared_cores)) +
                " CPU core(s) of requests stop competing between batch and online work";

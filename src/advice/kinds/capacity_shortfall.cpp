@@ -79,7 +79,8 @@ Recommendation adviseOne(const analysis::Finding& f, const config::Config& confi
 }  // namespace
 
 std::vector<Recommendation> adviseCapacityShortfall(
-    const std::vector<const analysis::Finding*>& findings, const config::Config& config) {
+    const std::vector<const analysis::Finding*>& findings, const config::Config& config,
+    const model::ClusterSnapshot& /*cluster*/) {
   std::vector<Recommendation> out;
   for (const analysis::Finding* f : findings) {
     out.push_back(adviseOne(*f, config));

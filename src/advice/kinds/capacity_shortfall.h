@@ -5,6 +5,7 @@
 #include "advice/recommendation.h"
 #include "analysis/finding.h"
 #include "config/config.h"
+#include "model/cluster.h"
 
 namespace dagadvisor::advice {
 
@@ -13,6 +14,7 @@ namespace dagadvisor::advice {
 /// queue urgent work first (preemptionPolicy: Never); says which recommendations cover the
 /// other pending pods. No patch applies. `findings` holds only that kind; empty in → empty out.
 std::vector<Recommendation> adviseCapacityShortfall(
-    const std::vector<const analysis::Finding*>& findings, const config::Config& config);
+    const std::vector<const analysis::Finding*>& findings, const config::Config& config,
+    const model::ClusterSnapshot& cluster);
 
 }  // namespace dagadvisor::advice

@@ -30,7 +30,8 @@ std::string actionFor(const CohortComparisonEvidence& e) {
 }  // namespace
 
 std::vector<Recommendation> adviseCohortComparison(const FindingList& findings,
-                                                   const config::Config& /*config*/) {
+                                                   const config::Config& /*config*/,
+                                                   const model::ClusterSnapshot& /*cluster*/) {
   std::vector<Recommendation> out;
   for (const analysis::Finding* f : findings) {
     Recommendation rec;

@@ -1,6 +1,7 @@
 #include "advice/kinds/critical_path_priority.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "advice/engine_patch.h"
@@ -50,11 +51,45 @@ std::string exposureWords(const PreemptionExposure& e) {
          " running longer than the critical tasks have waited";
 }
 
+// Step 1 creates the class, step 2 gives it to the critical tasks' pods (per namespace) as
+// the engine submits them.
+std::vector<Patch> patches(const analysis::CriticalPathPrioritySettings& params, bool preempt,
+                           const std::set<std::string>& pods) {
+  Patch create;
+  create.purpose = "create the PriorityClass " + params.priority_class;
+  create.object = {"scheduling.k8s.io/v1", "PriorityClass", "", {params.priority_class}};
+  create.type = PatchType::kCreate;
+  create.document =
+      priorityClassManifest(params.priority_class, params.priority_value,
+                            "Tasks on the critical path of a DAG run (dagadvisor)", preempt);
+  create.command = "kubectl apply -f <this document>";
+  std::map<std::string, std::vector<std::string>> by_namespace;
+  for (const std::string& key : pods) {
+    const auto slash = key.find('/');
+    by_namespace[key.substr(0, slash)].push_back(key.substr(slash + 1));
+  }
+  std::vector<Patch> out{std::move(create)};
+  for (const auto& [ns, names] : by_namespace) {
+    Patch set;
+    set.step = 2;
+    set.purpose = "set in the pod spec of critical-path tasks when the engine submits them";
+    set.object = {"v1", "Pod", ns, names};
+    set.variants = setFieldPatches({{"spec"}}, "priorityClassName", params.priority_class);
+    set.command =
+        "kubectl patch --local -f <pod manifest> --type=json --patch-file <this document> -o yaml";
+    set.pods = PodSelection{ns, {}, names};
+    set.pod_variants = set.variants;
+    out.push_back(std::move(set));
+  }
+  return out;
+}
+
 }  // namespace
 
 // One root cause for the whole cluster: nothing raises critical-path tasks above the rest.
 std::vector<Recommendation> adviseCriticalPathPriority(const FindingList& findings,
-                                                       const config::Config& config) {
+                                                       const config::Config& config,
+                                                       const model::ClusterSnapshot& /*cluster*/) {
   if (findings.empty()) {
     return {};
   }
@@ -96,13 +131,7 @@ std::vector<Recommendation> adviseCriticalPathPriority(const FindingList& findin
       "so the pending pods listed in the evidence take it only when re-created (delete them where "
       "their controller or the engine's retry re-creates them). " +
       engineNotes(engines, PodField::kPriorityClass);
-  rec.patch_yaml = joinDocuments(
-      {{"kubectl apply -f <this document>",
-        priorityClassManifest(params.priority_class, params.priority_value,
-                              "Tasks on the critical path of a DAG run (dagadvisor)", preempt)},
-       {"set in the pod spec of critical-path tasks when the engine submits them (kubectl patch "
-        "--local -f <pod manifest> --type=json --patch-file <this document> -o yaml)",
-        setFieldPatches({{"spec"}}, "priorityClassName", params.priority_class).front()}});
+  rec.patches = patches(params, preempt, pods);
   // The engine sets the class on the critical tasks it submits: here, those that pended (an
   // empty list of names would match every pod).
   if (!pods.empty()) {

@@ -71,15 +71,25 @@ Recommendation adviseDag(const std::string& dag, const FindingList& findings,
   spec.topology_key = kHostnameKey;
   spec.anti = true;
   const std::string keys = listKeys(spec.match_labels);
+  // The pods it lands on, with the values they carry: per run, those of the latest run.
+  const PodSelection pods{latest.namespace_, spec.match_labels, {}};
+  const PodAffinitySpec on_pods = spec;
   bool templated = false;
   if (per_run) {
     std::tie(spec.match_labels, templated) = perRunLabels(latest.engine, spec.match_labels);
   }
-  rec.patch_yaml = joinDocuments(
-      podChangeDocs({latest.engine, latest.namespace_, "", latest.dag}, PodField::kAffinity,
-                    "add a preferred pod anti-affinity on " + keys +
-                        (per_run && !templated ? "; set " + keys + " per run" : ""),
-                    [&](const PodSpecSite& site) { return podAffinityPatches(site.path, spec); }));
+  PodOwner owner{latest.engine, latest.namespace_, "", latest.dag};
+  for (const analysis::Finding* f : findings) {
+    owner.runs.push_back(f->evidenceAs<DagStackingEvidence>().scope.run);
+  }
+  rec.patches.push_back(podChangePatch(
+      owner, PodField::kAffinity,
+      "add a preferred pod anti-affinity on " + keys +
+          (per_run && !templated ? "; set " + keys + " per run" : ""),
+      [&](const PodSpecSite& site) {
+        return podAffinityPatches(site.path, site.object.kind == "Pod" ? on_pods : spec);
+      },
+      pods));
   rec.title = dag + ": up to " + std::to_string(totals.max_tasks_on_node) +
               " concurrent tasks of one run on one busy node while " +
               std::to_string(totals.idle_peers.size()) + " node(s) of its pool have CPU free";
@@ -100,7 +110,8 @@ Recommendation adviseDag(const std::string& dag, const FindingList& findings,
 }  // namespace
 
 std::vector<Recommendation> adviseDagStacking(const std::vector<const analysis::Finding*>& findings,
-                                              const config::Config& config) {
+                                              const config::Config& config,
+                                              const model::ClusterSnapshot& /*cluster*/) {
   std::vector<Recommendation> out;
   for (const auto& [dag, runs] : groupByDag<DagStackingEvidence>(findings)) {
     out.push_back(adviseDag(dag, runs, config));

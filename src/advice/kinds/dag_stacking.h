@@ -5,6 +5,7 @@
 #include "advice/recommendation.h"
 #include "analysis/finding.h"
 #include "config/config.h"
+#include "model/cluster.h"
 
 namespace dagadvisor::advice {
 
@@ -12,6 +13,7 @@ namespace dagadvisor::advice {
 /// DAG's pod template does not spread its tasks): a preferred pod anti-affinity, weight 100, on
 /// the DAG label by kubernetes.io/hostname. `findings` holds only that kind; empty in → empty out.
 std::vector<Recommendation> adviseDagStacking(const std::vector<const analysis::Finding*>& findings,
-                                              const config::Config& config);
+                                              const config::Config& config,
+                                              const model::ClusterSnapshot& cluster);
 
 }  // namespace dagadvisor::advice

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "advice/pod_owners.h"
+
 namespace dagadvisor::advice {
 
 FindingList byImpact(const FindingList& findings) {
@@ -55,11 +57,12 @@ std::string formatSeconds(double seconds) {
 
 WorkloadRef workloadOf(const std::string& owner_kind, const std::string& owner_name) {
   if (owner_kind == "ReplicaSet") {
-    const auto dash = owner_name.rfind('-');
-    return {"apps/v1", "Deployment",
-            dash == std::string::npos ? owner_name : owner_name.substr(0, dash)};
+    if (auto deployment = deploymentOf(owner_name, "")) {
+      return {"apps/v1", "Deployment", *deployment};
+    }
   }
-  if (owner_kind == "Deployment" || owner_kind == "StatefulSet" || owner_kind == "DaemonSet") {
+  if (owner_kind == "Deployment" || owner_kind == "ReplicaSet" || owner_kind == "StatefulSet" ||
+      owner_kind == "DaemonSet") {
     return {"apps/v1", owner_kind, owner_name};
   }
   return {"", "", owner_name};

@@ -48,8 +48,9 @@ std::string listKeys(const Labels& labels);
 std::string formatSeconds(double seconds);
 
 /// The object whose pod template a patch edits: a ReplicaSet's pods are edited through their
-/// Deployment (the name without its hash suffix). `kind` is empty when the owner has no pod
-/// template a patch may change (Jobs and workflow engines: edit the workflow's definition).
+/// Deployment (the name without its pod-template-hash suffix; deploymentOf). `kind` is empty when
+/// the owner has no pod template a patch may change (Jobs and workflow engines: edit the workflow's
+/// definition).
 struct WorkloadRef {
   std::string api_version;
   std::string kind;

@@ -8,6 +8,7 @@
 #include "advice/engine_patch.h"
 #include "advice/kinds/pending_causes.h"
 #include "advice/patch_yaml.h"
+#include "advice/pod_owners.h"
 #include "analysis/detectors/gpu_node_hoarding.h"
 
 namespace dagadvisor::advice {
@@ -153,41 +154,68 @@ std::string titleText(std::size_t nodes, const Totals& totals) {
          std::to_string(totals.gpus_unblocked) + " GPU(s))";
 }
 
+// Without the snapshot's pods (findings alone), the GPU pods the evidence names: the pending
+// ones, whose specs must tolerate the taint before it lands, one patch per namespace.
+std::vector<GpuWorkload> pendingGpuPods(const Totals& totals) {
+  std::map<std::string, GpuWorkload> by_namespace;
+  for (const std::string& key : totals.blocked_pods) {
+    const auto slash = key.find('/');
+    const std::string ns = key.substr(0, slash);
+    GpuWorkload& workload = by_namespace[ns];
+    workload.owner = {"", ns, "", "namespace " + ns};
+    workload.pods.namespace_ = ns;
+    workload.pods.names.push_back(key.substr(slash + 1));
+  }
+  std::vector<GpuWorkload> out;
+  for (auto& [ns, workload] : by_namespace) {
+    out.push_back(std::move(workload));
+  }
+  return out;
+}
+
+Patch nodeTaintPatch(const std::vector<std::string>& nodes, const std::string& taint_key) {
+  const TaintSpec taint{taint_key, "present", "NoSchedule"};
+  Patch patch;
+  patch.step = 3;
+  patch.purpose = "last, taint the GPU nodes, adding to their taints";
+  patch.object = {"v1", "Node", "", nodes};
+  patch.variants = nodeTaintPatches(taint);
+  for (const std::string& node : nodes) {
+    patch.command += (patch.command.empty() ? "" : "\n") + taintCommand(node, taint);
+  }
+  return patch;
+}
+
 // In the order they must be applied: a taint that lands before the GPU workloads tolerate it
 // locks the pending GPU pods out; DaemonSets that must run on GPU nodes need it too, or new and
-// replaced GPU nodes come up without them (NoSchedule does not evict the running ones).
-CommentedDocs patchDocs(const std::vector<std::string>& nodes, const Totals& totals,
-                        const std::string& taint_key) {
+// replaced GPU nodes come up without them (NoSchedule does not evict the running ones). Step 1
+// names the objects that define the GPU pods (their Deployments, Jobs, Workflows, or the pods).
+std::vector<Patch> patches(const std::vector<std::string>& nodes, const Totals& totals,
+                           const std::string& taint_key, const model::ClusterSnapshot& cluster) {
   const TolerationSpec toleration{taint_key, "NoSchedule"};
   const auto tolerate = [&](const PodSpecSite& site) {
     return tolerationPatches(site.path, toleration);
   };
-  CommentedDocs docs =
-      podChangeDocs({"", "<namespace>", "Deployment", "<gpu-workload>"}, PodField::kTolerations,
-                    "tolerate " + taint_key, tolerate, "step 1, before any taint: ");
+  std::vector<GpuWorkload> gpu = gpuWorkloads(cluster);
+  if (gpu.empty()) {
+    gpu = pendingGpuPods(totals);
+  }
+  std::vector<Patch> out;
+  for (GpuWorkload& workload : gpu) {
+    out.push_back(podChangePatch(workload.owner, PodField::kTolerations,
+                                 "before any node is tainted, tolerate " + taint_key, tolerate,
+                                 std::move(workload.pods), 1));
+  }
   for (const auto& [ns, name] : totals.daemonset_refs) {
-    const CommentedDocs ds =
-        podChangeDocs({"", ns, "DaemonSet", name}, PodField::kTolerations,
-                      "tolerate " + taint_key + " (or it no longer lands on tainted nodes)",
-                      tolerate, "step 2, before any taint: ");
-    docs.insert(docs.end(), ds.begin(), ds.end());
+    const PodOwner owner{"", ns, "DaemonSet", name};
+    out.push_back(podChangePatch(owner, PodField::kTolerations,
+                                 "before any node is tainted, tolerate " + taint_key +
+                                     " (or it no longer lands on tainted nodes)",
+                                 tolerate, podsOf(cluster, {"apps/v1", "DaemonSet", ns, {name}}),
+                                 2));
   }
-  const TaintSpec taint{taint_key, "present", "NoSchedule"};
-  std::string commands;
-  for (const std::string& node : nodes) {
-    commands += "\n  " + taintCommand(node, taint);
-  }
-  const std::vector<std::string> variants = nodeTaintPatches(taint);
-  for (std::size_t i = 0; i < variants.size(); ++i) {
-    docs.emplace_back(
-        "step 3, last: taint the GPU nodes, adding to their taints (kubectl patch node "
-        "<node> --type=json --patch-file <this document>), variant " +
-            std::to_string(i + 1) + " of " + std::to_string(variants.size()) +
-            ": apply the first one kubectl accepts; or run" +
-            (i == 0 ? commands : std::string(" the kubectl taint commands above")),
-        variants[i]);
-  }
-  return docs;
+  out.push_back(nodeTaintPatch(nodes, taint_key));
+  return out;
 }
 
 // The same three steps in the replay's terms, and the restart the action asks for.
@@ -212,7 +240,8 @@ replay::ChangeSet replayChanges(const std::vector<std::string>& nodes, const Tot
 }  // namespace
 
 std::vector<Recommendation> adviseGpuNodeHoarding(
-    const std::vector<const analysis::Finding*>& findings, const config::Config& config) {
+    const std::vector<const analysis::Finding*>& findings, const config::Config& config,
+    const model::ClusterSnapshot& cluster) {
   if (findings.empty()) {
     return {};
   }
@@ -240,7 +269,7 @@ std::vector<Recommendation> adviseGpuNodeHoarding(
   rec.action = actionText(totals, taint_key) + " " +
                pendingCausesText(totals.diagnosis, analysis::PendingCause::kHoarding, config);
   if (!node_names.empty()) {
-    rec.patch_yaml = joinDocuments(patchDocs(node_names, totals, taint_key));
+    rec.patches = patches(node_names, totals, taint_key, cluster);
     rec.changes = replayChanges(node_names, totals, taint_key);
     rec.watched_pods.assign(totals.blocked_pods.begin(), totals.blocked_pods.end());
   }

@@ -5,6 +5,7 @@
 #include "advice/recommendation.h"
 #include "analysis/finding.h"
 #include "config/config.h"
+#include "model/cluster.h"
 
 namespace dagadvisor::advice {
 
@@ -12,6 +13,7 @@ namespace dagadvisor::advice {
 /// nodes are open to every pod): taint the GPU nodes, tolerate the taint from GPU workloads,
 /// keep node-wide DaemonSets small. `findings` holds only that kind; empty in → empty out.
 std::vector<Recommendation> adviseGpuNodeHoarding(
-    const std::vector<const analysis::Finding*>& findings, const config::Config& config);
+    const std::vector<const analysis::Finding*>& findings, const config::Config& config,
+    const model::ClusterSnapshot& cluster);
 
 }  // namespace dagadvisor::advice

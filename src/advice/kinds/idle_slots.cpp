@@ -50,7 +50,8 @@ Recommendation adviseDag(const std::string& dag, const FindingList& findings) {
 }  // namespace
 
 std::vector<Recommendation> adviseIdleSlots(const FindingList& findings,
-                                            const config::Config& /*config*/) {
+                                            const config::Config& /*config*/,
+                                            const model::ClusterSnapshot& /*cluster*/) {
   std::vector<Recommendation> out;
   for (const auto& [dag, runs] : groupByDag<IdleSlotsEvidence>(findings)) {
     out.push_back(adviseDag(dag, runs));

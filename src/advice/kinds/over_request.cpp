@@ -2,6 +2,7 @@
 
 #include "advice/kinds/finding_groups.h"
 #include "advice/patch_yaml.h"
+#include "advice/pod_owners.h"
 #include "analysis/detectors/over_request.h"
 
 namespace dagadvisor::advice {
@@ -27,10 +28,11 @@ std::int64_t share(std::int64_t part, std::int64_t whole, std::int64_t total, st
                                    static_cast<double>(whole));
 }
 
-std::string requestsDocs(const OverRequestEvidence& e, const WorkloadRef& ref) {
+std::vector<Patch> requestsPatches(const OverRequestEvidence& e, const WorkloadRef& ref,
+                                   const model::ClusterSnapshot& cluster) {
   if (e.containers.empty()) {
     // Without the real names a patch would add a container instead of changing one.
-    return "";
+    return {};
   }
   RequestsPatchSpec spec{ref.api_version, ref.kind, e.namespace_, ref.name, {}};
   model::ResourceVector whole;
@@ -43,24 +45,41 @@ std::string requestsDocs(const OverRequestEvidence& e, const WorkloadRef& ref) {
         {c.name, share(c.requests.cpu_millis, whole.cpu_millis, e.recommended.cpu_millis, n),
          share(c.requests.memory_bytes, whole.memory_bytes, e.recommended.memory_bytes, n)});
   }
-  const std::string how = ref.kind.empty() ? "merge into the pod template of " + ref.name
-                                           : "kubectl patch " + ref.kind + " " + ref.name + " -n " +
-                                                 e.namespace_ + " --patch-file <this document>";
-  return joinDocuments(
-      {{how + "; containers by their real names (they merge by name: nothing else changes), "
-              "the recommended pod total split as their current requests are",
-        requestsPatch(spec)}});
+  Patch patch;
+  patch.purpose =
+      "containers by their real names (they merge by name: nothing else changes), the "
+      "recommended pod total split as their current requests are";
+  patch.type = PatchType::kStrategicMerge;
+  patch.document = requestsPatch(spec);
+  // Without a pod template to patch (Jobs, engines' pods), the pods themselves, as their
+  // manifest is written.
+  patch.object = ref.kind.empty()
+                     ? PatchObject{"v1", "Pod", e.namespace_, {}}
+                     : PatchObject{ref.api_version, ref.kind, e.namespace_, {ref.name}};
+  patch.pods =
+      podsOf(cluster, ref.kind.empty() ? PatchObject{"", e.owner_kind, e.namespace_, {e.owner_name}}
+                                       : patch.object);
+  if (ref.kind.empty() && patch.pods) {
+    patch.object.names = patch.pods->names;
+  }
+  spec.kind.clear();
+  patch.pod_document = requestsPatch(spec);
+  patch.command = ref.kind.empty() ? "merge into the pod template of " + ref.name
+                                   : "kubectl patch " + ref.kind + " " + ref.name + " -n " +
+                                         e.namespace_ + " --patch-file <this document>";
+  return {std::move(patch)};
 }
 
-Recommendation adviseWorkload(const analysis::Finding& f, const config::Config& config) {
+Recommendation adviseWorkload(const analysis::Finding& f, const config::Config& config,
+                              const model::ClusterSnapshot& cluster) {
   const auto& e = f.evidenceAs<OverRequestEvidence>();
   const WorkloadRef ref = workloadOf(e.owner_kind, e.owner_name);
   Recommendation rec;
   rec.kind = std::string(OverRequestEvidence::kKind);
   rec.target = f.target;
   rec.evidence = {{"pods", cover(rec, {&f})}};
-  rec.patch_yaml = requestsDocs(e, ref);
-  if (!rec.patch_yaml.empty()) {
+  rec.patches = requestsPatches(e, ref, cluster);
+  if (!rec.patches.empty()) {
     rec.changes.changes.push_back(
         replay::SetRequests{{e.namespace_, {}, e.owner_kind, e.owner_name},
                             e.recommended.cpu_millis,
@@ -88,10 +107,11 @@ Recommendation adviseWorkload(const analysis::Finding& f, const config::Config& 
 }  // namespace
 
 std::vector<Recommendation> adviseOverRequest(const FindingList& findings,
-                                              const config::Config& config) {
+                                              const config::Config& config,
+                                              const model::ClusterSnapshot& cluster) {
   std::vector<Recommendation> out;
   for (const analysis::Finding* f : findings) {
-    out.push_back(adviseWorkload(*f, config));
+    out.push_back(adviseWorkload(*f, config, cluster));
   }
   return out;
 }

@@ -5,12 +5,14 @@
 #include "advice/recommendation.h"
 #include "analysis/finding.h"
 #include "config/config.h"
+#include "model/cluster.h"
 
 namespace dagadvisor::advice {
 
 /// Recommendations for the over-request findings of one cycle (only that kind); empty in → empty
 /// out.
 std::vector<Recommendation> adviseOverRequest(const std::vector<const analysis::Finding*>& findings,
-                                              const config::Config& config);
+                                              const config::Config& config,
+                                              const model::ClusterSnapshot& cluster);
 
 }  // namespace dagadvisor::advice

@@ -6,6 +6,7 @@
 #include "advice/engine_patch.h"
 #include "advice/kinds/finding_groups.h"
 #include "advice/patch_yaml.h"
+#include "advice/pod_owners.h"
 #include "analysis/detectors/pool_mismatch.h"
 
 namespace dagadvisor::advice {
@@ -29,36 +30,45 @@ std::string joined(const std::vector<std::string>& items) {
   return out;
 }
 
-// Node labels for inferred pools; a required nodeSelector only into a pool with room for every pod
-// moved there. Into one without, the pods that found no room would pend: a preferred affinity
-// (in words, below) moves only those that fit.
-std::vector<std::pair<std::string, std::string>> patches(
-    const std::map<std::string, TargetPool>& pools, const std::string& label) {
-  std::vector<std::pair<std::string, std::string>> docs;
+// Node labels for inferred pools (step 1: a selector into a pool whose nodes lack the label
+// would leave its pods pending); a required nodeSelector only into a pool with room for every
+// pod moved there. Into one without, the pods that found no room would pend: a preferred
+// affinity (in words, below) moves only those that fit.
+std::vector<Patch> patches(const std::map<std::string, TargetPool>& pools, const std::string& label,
+                           const model::ClusterSnapshot& cluster) {
+  std::vector<Patch> out;
   for (const auto& [name, target] : pools) {
-    if (!target.pool->labelled) {
-      for (const std::string& node : target.pool->nodes) {
-        docs.emplace_back(labelCommand(node, {{label, name}}) + " (inferred pool " + name +
-                              "), or kubectl patch node " + node +
-                              " --patch-file <this document> (adds the label, keeps the others)",
-                          nodeLabelsPatch(node, {{label, name}}));
-      }
+    if (target.pool->labelled) {
+      continue;
     }
+    Patch patch;
+    patch.purpose =
+        "label the nodes of the inferred pool " + name + " (adds the label, keeps the others)";
+    patch.object = {"v1", "Node", "", target.pool->nodes};
+    patch.variants = nodeLabelPatches(label, name);
+    for (const std::string& node : target.pool->nodes) {
+      patch.command += (patch.command.empty() ? "" : "\n") + labelCommand(node, {{label, name}});
+    }
+    out.push_back(std::move(patch));
+  }
+  const int step = out.empty() ? 1 : 2;
+  for (const auto& [name, target] : pools) {
     if (!target.room->takesAll()) {
       continue;  // no required selector into a pool without room for all (action: preferred)
     }
     // A nodeSelector is required and ANDed with the pods' other constraints; a new
     // nodeSelectorTerm would be ORed with theirs and restrict nothing.
     for (const PodOwner& owner : target.owners) {
-      const CommentedDocs set = podChangeDocs(
+      const PodSpecSite site = podSpecSite(owner, PodField::kNodeSelector);
+      out.push_back(podChangePatch(
           owner, PodField::kNodeSelector,
           "require " + label + "=" + name + " (pool " + name + " has room for all " +
               std::to_string(target.room->pool_moves) + " pod(s))",
-          [&](const PodSpecSite& site) { return nodeSelectorPatches(site.path, label, name); });
-      docs.insert(docs.end(), set.begin(), set.end());
+          [&](const PodSpecSite& at) { return nodeSelectorPatches(at.path, label, name); },
+          podsOf(cluster, site.object), step));
     }
   }
-  return docs;
+  return out;
 }
 
 // What to do per target pool: required where it has room for every move, preferred elsewhere.
@@ -85,7 +95,8 @@ std::string affinityAction(const std::map<std::string, TargetPool>& pools,
 }  // namespace
 
 std::vector<Recommendation> advisePoolMismatch(const FindingList& findings,
-                                               const config::Config& config) {
+                                               const config::Config& config,
+                                               const model::ClusterSnapshot& cluster) {
   if (findings.empty()) {
     return {};
   }
@@ -119,7 +130,7 @@ std::vector<Recommendation> advisePoolMismatch(const FindingList& findings,
                affinityAction(pools, label) +
                "Memory-heavy pods then stop stranding CPU on compute nodes, CPU-heavy pods "
                "memory on memory nodes.";
-  rec.patch_yaml = joinDocuments(patches(pools, label));
+  rec.patches = patches(pools, label, cluster);
   rec.impact_score = static_cast<double>(fitting);
   rec.impact = std::to_string(fitting) + " of " + std::to_string(pods) +
                " pod(s) fit the free room of the pool their shape fits now (first-fit packing "

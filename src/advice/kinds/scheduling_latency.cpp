@@ -79,7 +79,8 @@ Recommendation adviseProfile(const analysis::Finding& f) {
 }  // namespace
 
 std::vector<Recommendation> adviseSchedulingLatency(const FindingList& findings,
-                                                    const config::Config& /*config*/) {
+                                                    const config::Config& /*config*/,
+                                                    const model::ClusterSnapshot& /*cluster*/) {
   std::vector<Recommendation> out;
   for (const analysis::Finding* f : findings) {
     out.push_back(adviseProfile(*f));

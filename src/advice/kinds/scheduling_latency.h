@@ -5,12 +5,14 @@
 #include "advice/recommendation.h"
 #include "analysis/finding.h"
 #include "config/config.h"
+#include "model/cluster.h"
 
 namespace dagadvisor::advice {
 
 /// Recommendations for the scheduling-latency findings of one cycle (only that kind); empty in →
 /// empty out.
 std::vector<Recommendation> adviseSchedulingLatency(
-    const std::vector<const analysis::Finding*>& findings, const config::Config& config);
+    const std::vector<const analysis::Finding*>& findings, const config::Config& config,
+    const model::ClusterSnapshot& cluster);
 
 }  // namespace dagadvisor::advice

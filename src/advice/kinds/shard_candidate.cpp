@@ -6,7 +6,8 @@
 namespace dagadvisor::advice {
 
 std::vector<Recommendation> adviseShardCandidate(const FindingList& findings,
-                                                 const config::Config& /*config*/) {
+                                                 const config::Config& /*config*/,
+                                                 const model::ClusterSnapshot& /*cluster*/) {
   std::vector<Recommendation> out;
   for (const analysis::Finding* f : findings) {
     const auto& e = f->evidenceAs<analysis::ShardCandidateEvidence>();

@@ -10,6 +10,7 @@
 #include "advice/engine_patch.h"
 #include "advice/kinds/finding_groups.h"
 #include "advice/patch_yaml.h"
+#include "advice/pod_owners.h"
 #include "analysis/detectors/split_dependencies.h"
 
 namespace dagadvisor::advice {
@@ -123,7 +124,7 @@ std::string runKeyOf(const analysis::RunScope& scope, const config::Config& conf
 }
 
 Recommendation adviseDag(const std::string& dag, const FindingList& findings,
-                         const config::Config& config) {
+                         const config::Config& config, const model::ClusterSnapshot& cluster) {
   const auto& latest = findings.back()->evidenceAs<SplitDependenciesEvidence>();
   const DagTotals totals = sum(findings);
   Recommendation rec;
@@ -132,25 +133,38 @@ Recommendation adviseDag(const std::string& dag, const FindingList& findings,
   json runs = cover(rec, findings);
   const std::string& zone_label = config.cluster_labels.zone;
   const std::string run_key = runKeyOf(latest.scope, config);
-  const PodOwner owner{latest.scope.engine, latest.scope.namespace_, "", latest.scope.dag};
-  const NodePreferenceSpec zone{zone_label, {zoneValue(latest.scope.engine)}, 100};
+  PodOwner owner{latest.scope.engine, latest.scope.namespace_, "", latest.scope.dag};
+  std::vector<Labels> run_selectors;
+  for (const analysis::Finding* f : findings) {
+    const analysis::RunScope& scope = f->evidenceAs<SplitDependenciesEvidence>().scope;
+    owner.runs.push_back(scope.run);
+    run_selectors.push_back(labelsOf(scope.selector));
+  }
+  const auto pods = podsOfDag(cluster, latest.scope.namespace_, labelsOf(latest.scope.dag_selector),
+                              run_selectors);
   PodAffinitySpec siblings;  // matchLabelKeys adds "run_key In (the pod's own value)"
   siblings.match_labels = labelsOf(latest.scope.dag_selector);
   siblings.match_label_keys = {run_key};
   siblings.topology_key = zone_label;
   siblings.weight = 50;
-  CommentedDocs docs = podChangeDocs(
+  // The zone is chosen per run: an engine that templates it (Argo) takes its expression, a Pod
+  // the zone itself, which only the user (or the submitter) knows.
+  Patch zone = podChangePatch(
       owner, PodField::kAffinity,
       "one zone per run (covers every edge): add a preferred node affinity to every task of " +
           dag + ", the value chosen per run",
-      [&](const PodSpecSite& site) { return nodePreferencePatches(site.path, zone); });
-  const CommentedDocs concurrent = podChangeDocs(
+      [&](const PodSpecSite& site) {
+        const std::string engine = site.object.kind == "Pod" ? "" : latest.scope.engine;
+        return nodePreferencePatches(site.path, {zone_label, {zoneValue(engine)}, 100});
+      },
+      pods);
+  zone.needs_value = "zone";
+  rec.patches.push_back(std::move(zone));
+  rec.patches.push_back(podChangePatch(
       owner, PodField::kAffinity,
       "concurrent tasks of one run only (matchLabelKeys takes " + run_key +
           " from each pod): static, for every task of " + dag,
-      [&](const PodSpecSite& site) { return podAffinityPatches(site.path, siblings); });
-  docs.insert(docs.end(), concurrent.begin(), concurrent.end());
-  rec.patch_yaml = joinDocuments(docs);
+      [&](const PodSpecSite& site) { return podAffinityPatches(site.path, siblings); }, pods));
   rec.title = dag + ": " + std::to_string(totals.split_edges) +
               " dependency edge(s) split across nodes (" + std::to_string(totals.cross_zone_edges) +
               " across zones) in " + std::to_string(findings.size()) + " run(s); transfer " +
@@ -173,10 +187,11 @@ Recommendation adviseDag(const std::string& dag, const FindingList& findings,
 }  // namespace
 
 std::vector<Recommendation> adviseSplitDependencies(
-    const std::vector<const analysis::Finding*>& findings, const config::Config& config) {
+    const std::vector<const analysis::Finding*>& findings, const config::Config& config,
+    const model::ClusterSnapshot& cluster) {
   std::vector<Recommendation> out;
   for (const auto& [dag, runs] : groupByDag<SplitDependenciesEvidence>(findings)) {
-    out.push_back(adviseDag(dag, runs, config));
+    out.push_back(adviseDag(dag, runs, config, cluster));
   }
   return out;
 }

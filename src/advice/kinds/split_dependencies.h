@@ -5,6 +5,7 @@
 #include "advice/recommendation.h"
 #include "analysis/finding.h"
 #include "config/config.h"
+#include "model/cluster.h"
 
 namespace dagadvisor::advice {
 
@@ -14,6 +15,7 @@ namespace dagadvisor::advice {
 /// static pod affinity with matchLabelKeys on the run label for tasks running side by side.
 /// Every figure says whether it is measured or modelled. Empty in → empty out.
 std::vector<Recommendation> adviseSplitDependencies(
-    const std::vector<const analysis::Finding*>& findings, const config::Config& config);
+    const std::vector<const analysis::Finding*>& findings, const config::Config& config,
+    const model::ClusterSnapshot& cluster);
 
 }  // namespace dagadvisor::advice

@@ -138,7 +138,8 @@ std::string impactText(const Totals& totals) {
 }  // namespace
 
 std::vector<Recommendation> adviseStrandedResources(
-    const std::vector<const analysis::Finding*>& findings, const config::Config& config) {
+    const std::vector<const analysis::Finding*>& findings, const config::Config& config,
+    const model::ClusterSnapshot& /*cluster*/) {
   if (findings.empty()) {
     return {};
   }

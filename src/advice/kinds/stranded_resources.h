@@ -5,6 +5,7 @@
 #include "advice/recommendation.h"
 #include "analysis/finding.h"
 #include "config/config.h"
+#include "model/cluster.h"
 
 namespace dagadvisor::advice {
 
@@ -12,6 +13,7 @@ namespace dagadvisor::advice {
 /// shapes and node shapes do not match): rebalance pools, reshape pods, deschedule from the
 /// stranded nodes. No patch applies. `findings` holds only that kind; empty in → empty out.
 std::vector<Recommendation> adviseStrandedResources(
-    const std::vector<const analysis::Finding*>& findings, const config::Config& config);
+    const std::vector<const analysis::Finding*>& findings, const config::Config& config,
+    const model::ClusterSnapshot& cluster);
 
 }  // namespace dagadvisor::advice

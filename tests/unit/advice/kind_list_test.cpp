@@ -48,7 +48,8 @@ TEST_CASE("every kind has a unique name, a detector, an adviser, docs and settin
     const std::string yaml_key = section.substr(std::string("detectors.").size());
     CHECK(example.find("\n  " + yaml_key.substr(0, yaml_key.size() - 1) + ":\n") !=
           std::string::npos);
-    CHECK(spec.advise({}, config::Config{}).empty());  // no finding, no advice
+    CHECK(spec.advise({}, config::Config{}, model::ClusterSnapshot(0, {}, {}))
+              .empty());  // no finding, no advice
   }
 }
 

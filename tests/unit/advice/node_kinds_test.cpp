@@ -29,7 +29,7 @@ analysis::Finding misplacedWorkload(const std::string& name, std::size_t pods, b
   analysis::PoolMismatchEvidence e;
   e.namespace_ = "web";
   e.owner_kind = "ReplicaSet";
-  e.owner_name = name;
+  e.owner_name = name + "-7d9f5";  // a Deployment's: the pod-template-hash suffix
   e.pod_role = "memory-optimized";
   e.pool_label = "node-type";
   e.suggested_pool = {"memory-optimized", "memory-optimized", labelled, 1, {"m1"}};
@@ -69,7 +69,7 @@ TEST_CASE("pool-mismatch advice lists the workloads of a pool largest first",
   const advice::Recommendation& rec = recs[0];
   CHECK(rec.kind == "pool-mismatch");
   CHECK(rec.evidence["pods"] == 4);
-  CHECK(rec.evidence["workloads"][0]["owner_name"] == "big");
+  CHECK(rec.evidence["workloads"][0]["owner_name"] == "big-7d9f5");
   CHECK_THAT(rec.title, Catch::StartsWith("2 workload(s) with 4 pod(s)"));
   CHECK_THAT(rec.action, Catch::StartsWith("Label the nodes of each inferred pool"));
   CHECK_THAT(rec.patch_yaml, Catch::Contains("kubectl patch node m1"));

@@ -18,13 +18,13 @@ const PodSpecPath kDeployment{{"spec", "template", "spec"}};
 TEST_CASE("a toleration is appended, or its list created only where absent", "[advice][patch]") {
   const auto variants = advice::tolerationPatches(kDeployment, {"nvidia.com/gpu", "NoSchedule"});
   REQUIRE(variants.size() == 2);
-  const YAML::Node append = YAML::Load(variants[0]);
+  const YAML::Node append = YAML::Load(advice::yamlOfOps(variants[0]));
   REQUIRE(append.size() == 1);
   CHECK(append[0]["op"].as<std::string>() == "add");
   CHECK(append[0]["path"].as<std::string>() == "/spec/template/spec/tolerations/-");
   CHECK(append[0]["value"]["key"].as<std::string>() == "nvidia.com/gpu");
   CHECK(append[0]["value"]["operator"].as<std::string>() == "Exists");
-  const YAML::Node create = YAML::Load(variants[1]);
+  const YAML::Node create = YAML::Load(advice::yamlOfOps(variants[1]));
   REQUIRE(create.size() == 2);
   CHECK(create[0]["op"].as<std::string>() == "test");
   CHECK(create[0]["path"].as<std::string>() == "/spec/template/spec/tolerations");
@@ -43,11 +43,11 @@ TEST_CASE("a pod affinity term keeps the other terms: one variant per level that
   REQUIRE(variants.size() == 4);
   const std::string list =
       "/spec/template/spec/affinity/podAffinity/preferredDuringSchedulingIgnoredDuringExecution";
-  CHECK(YAML::Load(variants[0])[0]["path"].as<std::string>() == list + "/-");
-  CHECK(YAML::Load(variants[1])[0]["path"].as<std::string>() == list);
-  CHECK(YAML::Load(variants[2])[0]["path"].as<std::string>() ==
+  CHECK(YAML::Load(advice::yamlOfOps(variants[0]))[0]["path"].as<std::string>() == list + "/-");
+  CHECK(YAML::Load(advice::yamlOfOps(variants[1]))[0]["path"].as<std::string>() == list);
+  CHECK(YAML::Load(advice::yamlOfOps(variants[2]))[0]["path"].as<std::string>() ==
         "/spec/template/spec/affinity/podAffinity");
-  const YAML::Node deepest = YAML::Load(variants[3]);
+  const YAML::Node deepest = YAML::Load(advice::yamlOfOps(variants[3]));
   CHECK(deepest[0]["path"].as<std::string>() == "/spec/template/spec/affinity");
   const YAML::Node term =
       deepest[1]["value"]["podAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"][0];
@@ -59,9 +59,10 @@ TEST_CASE("a pod affinity term keeps the other terms: one variant per level that
 TEST_CASE("a nodeSelector key is set without replacing the others", "[advice][patch]") {
   const auto variants = advice::nodeSelectorPatches(kDeployment, "node-type", "gpu");
   REQUIRE(variants.size() == 2);
-  CHECK(YAML::Load(variants[0])[0]["path"].as<std::string>() ==
+  CHECK(YAML::Load(advice::yamlOfOps(variants[0]))[0]["path"].as<std::string>() ==
         "/spec/template/spec/nodeSelector/node-type");
-  CHECK(YAML::Load(variants[1])[1]["value"]["node-type"].as<std::string>() == "gpu");
+  CHECK(YAML::Load(advice::yamlOfOps(variants[1]))[1]["value"]["node-type"].as<std::string>() ==
+        "gpu");
 }
 
 TEST_CASE("JSON pointers escape / and ~ in label keys", "[advice][patch]") {
@@ -77,16 +78,18 @@ TEST_CASE("a node taint is added by command or JSON patch, never as a whole list
         "kubectl taint node gpu-1 nvidia.com/gpu=present:NoSchedule");
   const auto variants = advice::nodeTaintPatches(taint);
   REQUIRE(variants.size() == 3);
-  CHECK(YAML::Load(variants[0])[0]["path"].as<std::string>() == "/spec/taints/-");
-  CHECK(YAML::Load(variants[2])[0]["path"].as<std::string>() == "/spec");  // `spec: null`
+  CHECK(YAML::Load(advice::yamlOfOps(variants[0]))[0]["path"].as<std::string>() ==
+        "/spec/taints/-");
+  CHECK(YAML::Load(advice::yamlOfOps(variants[2]))[0]["path"].as<std::string>() ==
+        "/spec");  // `spec: null`
 }
 
 TEST_CASE("PriorityClasses do not preempt unless asked to", "[advice][patch]") {
-  const YAML::Node never = YAML::Load(advice::priorityClassManifest("crit", 1000, "d"));
-  CHECK(never["preemptionPolicy"].as<std::string>() == "Never");
-  CHECK_FALSE(never["globalDefault"].as<bool>());
-  const YAML::Node preempt = YAML::Load(advice::priorityClassManifest("crit", 1000, "d", true));
-  CHECK(preempt["preemptionPolicy"].as<std::string>() == "PreemptLowerPriority");
+  const auto never = advice::priorityClassManifest("crit", 1000, "d");
+  CHECK(never["preemptionPolicy"] == "Never");
+  CHECK(never["globalDefault"] == false);
+  const auto preempt = advice::priorityClassManifest("crit", 1000, "d", true);
+  CHECK(preempt["preemptionPolicy"] == "PreemptLowerPriority");
 }
 
 TEST_CASE("requests name each container as the workload does", "[advice][patch]") {
@@ -95,12 +98,12 @@ TEST_CASE("requests name each container as the workload does", "[advice][patch]"
                                  "web",
                                  "api",
                                  {{"app", 1500, 512LL << 20}, {"proxy", 100, 64LL << 20}}};
-  const YAML::Node doc = YAML::Load(advice::requestsPatch(spec));
-  const YAML::Node containers = doc["spec"]["template"]["spec"]["containers"];
+  const auto doc = advice::requestsPatch(spec);
+  const auto& containers = doc["spec"]["template"]["spec"]["containers"];
   REQUIRE(containers.size() == 2);
-  CHECK(containers[0]["name"].as<std::string>() == "app");
-  CHECK(containers[0]["resources"]["requests"]["cpu"].as<std::string>() == "1500m");
-  CHECK(containers[1]["resources"]["requests"]["memory"].as<std::string>() == "64Mi");
+  CHECK(containers[0]["name"] == "app");
+  CHECK(containers[0]["resources"]["requests"]["cpu"] == "1500m");
+  CHECK(containers[1]["resources"]["requests"]["memory"] == "64Mi");
 }
 
 TEST_CASE("each engine's pods are changed where the engine defines them", "[advice][engine]") {
@@ -127,9 +130,12 @@ TEST_CASE("each engine's pods are changed where the engine defines them", "[advi
   CHECK(advice::perRunLabels("argo", {{"workflows.argoproj.io/workflow", "daily-x1"}}).first ==
         std::vector<std::pair<std::string, std::string>>{
             {"workflows.argoproj.io/workflow", "{{workflow.name}}"}});
-  // A pod owned by an Argo Workflow is changed in Argo's terms, not as a plain pod.
+  // A pod owned by an Argo Workflow is changed in Argo's terms, not as a plain pod: in its
+  // Workflow, which the daemon can name (the template it came from, it cannot).
   const auto wf = advice::podSpecSite({"", "a", "Workflow", "daily-x1"}, PodField::kNodeSelector);
-  CHECK_THAT(wf.apply, Catch::Contains("kubectl patch workflowtemplate <template> -n a"));
-  CHECK_THAT(wf.object, Catch::Contains("Workflow a/daily-x1"));
+  CHECK_THAT(wf.apply, Catch::Contains("kubectl patch workflow daily-x1 -n a"));
+  CHECK_THAT(wf.description, Catch::Contains("Workflow a/daily-x1"));
+  CHECK(wf.object.kind == "Workflow");
+  CHECK(wf.object.names == std::vector<std::string>{"daily-x1"});
   CHECK_FALSE(advice::perRunLabels("tekton", {{"tekton.dev/pipelineRun", "r"}}).second);
 }

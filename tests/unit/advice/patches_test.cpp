@@ -5,6 +5,7 @@
 
 #include "advice/kind_list.h"
 #include "advice/recommender.h"
+#include "analysis/detectors/gpu_node_hoarding.h"
 #include "unit/analysis/scenarios.h"
 
 using namespace dagadvisor;
@@ -161,4 +162,35 @@ TEST_CASE("every emitted patch parses as YAML and has the fields its kind requir
                                                     "dag-stacking", "critical-path-priority",
                                                     "pool-mismatch", "over-request",
                                                     "batch-online-colocation"});
+}
+
+TEST_CASE("gpu-node-hoarding's first step names the objects that define the GPU pods",
+          "[advice][patches]") {
+  testing::RunFixture fx = hoardingScenario();
+  // A Deployment's GPU pod besides the Job's: its ReplicaSet ends in the pod-template-hash.
+  fx.pods.push_back(makePod("ml", "serve-5f6d8-x1", "", 2, 4, 1, [](model::Pod& p) {
+    ownedBy("ReplicaSet", "serve-5f6d8")(p);
+    p.labels.set("pod-template-hash", "5f6d8");
+  }));
+  const auto findings = fx.detect(analysis::GpuNodeHoarding());
+  const auto recs = advice::recommend(findings, config::Config{}, *fx.cluster);
+  REQUIRE(recs.size() == 1);
+  std::vector<std::string> step1;
+  for (const advice::Patch& patch : recs[0].patches) {
+    if (patch.step == 1) {
+      step1.push_back(patch.object.kind + " " + patch.object.namespace_ + "/" +
+                      patch.object.names.at(0));
+      REQUIRE(patch.pods.has_value());
+      CHECK(patch.pod_variants.size() == patch.variants.size());
+      CHECK(patch.pod_variants[0][0].path == "/spec/tolerations/-");
+    }
+  }
+  CHECK(step1 == std::vector<std::string>{"Deployment ml/serve", "Job ml/train"});
+  CHECK_THAT(recs[0].patch_yaml, !Catch::Contains("<namespace>"));  // no placeholder to fill
+  CHECK_THAT(recs[0].patch_yaml, !Catch::Contains("<gpu-workload>"));
+  const advice::Patch& taint = recs[0].patches.back();
+  CHECK(taint.step == 3);
+  CHECK(taint.object.kind == "Node");
+  CHECK(taint.object.names == std::vector<std::string>{"gpu-1"});
+  CHECK_FALSE(taint.pods.has_value());
 }

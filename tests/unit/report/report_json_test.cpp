@@ -41,7 +41,46 @@ TEST_CASE("a recommendation is rendered with snake_case API field names") {
   CHECK(rec.at("impact_score") == 8.0);
   CHECK(rec.at("first_seen") == "2026-11-28T08:00:00Z");
   CHECK(rec.at("last_seen") == "2026-11-28T09:00:00Z");
-  CHECK(rec.size() == 13);
+  CHECK(rec.at("patches").size() == 2);
+  CHECK(rec.size() == 14);
+}
+
+TEST_CASE("a recommendation's patches carry the agreed fields, only where their type has them") {
+  const json patches =
+      report::recommendationJson(t::sampleReport()->recommendations.front()).at("patches");
+  const json& tolerate = patches.at(0);
+  CHECK(tolerate.at("step") == 1);
+  CHECK(tolerate.at("purpose") == "tolerate nvidia.com/gpu");
+  CHECK(tolerate.at("object") == json({{"api_version", "apps/v1"},
+                                       {"kind", "Deployment"},
+                                       {"namespace", "ml"},
+                                       {"names", {"trainer"}}}));
+  CHECK(tolerate.at("type") == "json");
+  const json& op = tolerate.at("variants").at(0).at(0);
+  CHECK(op.at("op") == "add");
+  CHECK(op.at("path") == "/spec/template/spec/tolerations/-");
+  CHECK(op.at("value").at("key") == "nvidia.com/gpu");
+  CHECK_FALSE(tolerate.contains("document"));
+  CHECK(tolerate.at("command").get<std::string>().rfind("kubectl patch deployment trainer", 0) ==
+        0);
+  CHECK(tolerate.at("pods") == json({{"namespace", "ml"},
+                                     {"match_labels", {{"app", "trainer"}}},
+                                     {"names", {"trainer-1"}}}));
+  const json& guard = tolerate.at("pod_variants").at(0);
+  CHECK(guard.at(0) == json({{"op", "test"}, {"path", "/spec/tolerations"}, {"value", nullptr}}));
+  CHECK(guard.at(1).at("value").at(0).at("effect") == "NoSchedule");
+  CHECK_FALSE(tolerate.contains("needs_value"));
+  CHECK(tolerate.size() == 8);
+
+  const json& create = patches.at(1);
+  CHECK(create.at("step") == 2);
+  CHECK(create.at("type") == "create");
+  CHECK(create.at("object").at("namespace") == "");
+  CHECK(create.at("document").at("value") == 1000);
+  CHECK_FALSE(create.contains("variants"));
+  CHECK_FALSE(create.contains("pods"));
+  CHECK_FALSE(create.contains("pod_variants"));
+  CHECK(create.at("needs_value") == "zone");
 }
 
 TEST_CASE("findings, runs, summary and detectors carry their documented fields") {

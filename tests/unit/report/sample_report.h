@@ -23,6 +23,32 @@ inline const char* const kSamplePatch =
     "    - key: nvidia.com/gpu\n"
     "      effect: NoSchedule\n";
 
+// A toleration for a Deployment's pods (step 1) and a PriorityClass to create (step 2).
+inline std::vector<advice::Patch> samplePatches() {
+  const nlohmann::ordered_json toleration = {
+      {"key", "nvidia.com/gpu"}, {"operator", "Exists"}, {"effect", "NoSchedule"}};
+  advice::Patch tolerate;
+  tolerate.purpose = "tolerate nvidia.com/gpu";
+  tolerate.object = {"apps/v1", "Deployment", "ml", {"trainer"}};
+  tolerate.variants = {{{"add", "/spec/template/spec/tolerations/-", toleration}}};
+  tolerate.command =
+      "kubectl patch deployment trainer -n ml --type=json --patch-file <this document>";
+  tolerate.pods = advice::PodSelection{"ml", {{"app", "trainer"}}, {"trainer-1"}};
+  tolerate.pod_variants = {
+      {{"test", "/spec/tolerations", nullptr},
+       {"add", "/spec/tolerations", nlohmann::ordered_json::array({toleration})}}};
+  advice::Patch create;
+  create.step = 2;
+  create.purpose = "create the PriorityClass critical";
+  create.object = {"scheduling.k8s.io/v1", "PriorityClass", "", {"critical"}};
+  create.type = advice::PatchType::kCreate;
+  create.document = {
+      {"apiVersion", "scheduling.k8s.io/v1"}, {"kind", "PriorityClass"}, {"value", 1000}};
+  create.command = "kubectl apply -f <this document>";
+  create.needs_value = "zone";
+  return {tolerate, create};
+}
+
 inline report::TaskRow sampleTask(const char* id, const char* node, double start, double run,
                                   double queue, bool critical) {
   report::TaskRow t;
@@ -148,6 +174,7 @@ inline std::shared_ptr<report::AnalysisReport> sampleReport() {
   hoarding.title = "Taint GPU nodes so that non-GPU pods stop holding them";
   hoarding.instances = {"node/gpu-a", "node/gpu-b"};
   hoarding.patch_yaml = kSamplePatch;
+  hoarding.patches = samplePatches();
   hoarding.evidence = {{"free_gpus", 8}, {"pending_gpu_pods", 3}};
   hoarding.impact = "frees 8 GPUs for 3 pending GPU pods";
   hoarding.impact_score = 8;

@@ -1,0 +1,122 @@
+#include "advice/pod_owners.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace dagadvisor::advice {
+namespace {
+
+// The characters Kubernetes writes pod-template-hash with (rand.SafeEncodeString).
+constexpr std::string_view kHashAlphabet = "bcdfghjklmnpqrstvwxz2456789";
+constexpr std::size_t kMaxHashLength = 10;
+
+bool live(const model::Pod& pod) {
+  return pod.phase == model::PodPhase::kPending || pod.phase == model::PodPhase::kRunning;
+}
+
+bool looksLikeHash(std::string_view suffix) {
+  return !suffix.empty() && suffix.size() <= kMaxHashLength &&
+         std::all_of(suffix.begin(), suffix.end(),
+                     [](char c) { return kHashAlphabet.find(c) != std::string_view::npos; });
+}
+
+}  // namespace
+
+std::optional<std::string> deploymentOf(const std::string& replica_set, const std::string& hash) {
+  const auto dash = replica_set.rfind('-');
+  if (dash == std::string::npos || dash == 0) {
+    return std::nullopt;
+  }
+  const std::string_view suffix = std::string_view(replica_set).substr(dash + 1);
+  const bool is_hash = hash.empty() ? looksLikeHash(suffix) : suffix == hash;
+  return is_hash ? std::optional<std::string>(replica_set.substr(0, dash)) : std::nullopt;
+}
+
+PodOwner workloadOfPod(const model::Pod& pod) {
+  if (pod.owner_kind.empty() || pod.owner_kind == "<none>") {  // kube-state-metrics' "no owner"
+    return {"", pod.namespace_, "Pod", pod.name};
+  }
+  if (pod.owner_kind == "ReplicaSet") {
+    const std::string hash(pod.labels.get("pod-template-hash").value_or(""));
+    if (auto deployment = deploymentOf(pod.owner_name, hash)) {
+      return {"", pod.namespace_, "Deployment", *deployment};
+    }
+  }
+  return {"", pod.namespace_, pod.owner_kind, pod.owner_name};
+}
+
+std::optional<PodSelection> podsOf(const model::ClusterSnapshot& cluster,
+                                   const PatchObject& object) {
+  PodSelection selection{object.namespace_, {}, {}};
+  for (const model::Pod& pod : cluster.pods()) {
+    if (pod.namespace_ != object.namespace_ || !live(pod)) {
+      continue;
+    }
+    const PodOwner owner = workloadOfPod(pod);
+    const bool named =
+        std::find(object.names.begin(), object.names.end(), owner.name) != object.names.end();
+    if (owner.kind == object.kind && named) {
+      selection.names.push_back(pod.name);
+    }
+  }
+  if (selection.names.empty()) {
+    return std::nullopt;
+  }
+  std::sort(selection.names.begin(), selection.names.end());
+  return selection;
+}
+
+std::optional<PodSelection> podsOfDag(
+    const model::ClusterSnapshot& cluster, const std::string& namespace_,
+    const std::vector<std::pair<std::string, std::string>>& dag_selector,
+    const std::vector<std::vector<std::pair<std::string, std::string>>>& run_selectors) {
+  if (!dag_selector.empty()) {
+    return PodSelection{namespace_, dag_selector, {}};
+  }
+  const auto selects = [](const model::Pod& pod, const auto& selector) {
+    return !selector.empty() &&
+           std::all_of(selector.begin(), selector.end(), [&](const auto& label) {
+             return pod.labels.get(label.first) == std::optional<std::string_view>(label.second);
+           });
+  };
+  PodSelection selection{namespace_, {}, {}};
+  for (const model::Pod& pod : cluster.pods()) {
+    if (pod.namespace_ == namespace_ &&
+        std::any_of(run_selectors.begin(), run_selectors.end(),
+                    [&](const auto& selector) { return selects(pod, selector); })) {
+      selection.names.push_back(pod.name);
+    }
+  }
+  if (selection.names.empty()) {
+    return std::nullopt;
+  }
+  std::sort(selection.names.begin(), selection.names.end());
+  return selection;
+}
+
+std::vector<GpuWorkload> gpuWorkloads(const model::ClusterSnapshot& cluster) {
+  using Key = std::tuple<std::string, std::string, std::string>;  // namespace, kind, name
+  std::map<Key, GpuWorkload> by_owner;
+  for (const model::Pod& pod : cluster.pods()) {
+    if (pod.requests.gpus <= 0 || !live(pod)) {
+      continue;
+    }
+    PodOwner owner = workloadOfPod(pod);
+    if (owner.kind == "Pod") {  // one patch for a namespace's pods without an owner
+      owner = {"", pod.namespace_, "", "namespace " + pod.namespace_};
+    }
+    GpuWorkload& workload = by_owner[{owner.namespace_, owner.kind, owner.name}];
+    workload.owner = owner;
+    workload.pods.namespace_ = pod.namespace_;
+    workload.pods.names.push_back(pod.name);
+  }
+  std::vector<GpuWorkload> out;
+  for (auto& [key, workload] : by_owner) {
+    std::sort(workload.pods.names.begin(), workload.pods.names.end());
+    out.push_back(std::move(workload));
+  }
+  return out;
+}
+
+}  // namespace dagadvisor::advice

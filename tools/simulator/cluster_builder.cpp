@@ -90,11 +90,12 @@ json workloadObject(const char* kind, const std::string& name, const std::string
                     const PodSpecFields& scheduling) {
   json spec = scheduling;
   spec["containers"] = json::array({containerOf(name, request)});
-  return json{{"apiVersion", "apps/v1"},
-              {"kind", kind},
-              {"metadata", {{"name", name}, {"namespace", ns}}},
-              {"spec",
-               {{"template", {{"metadata", {{"labels", labelsJson(templateLabels)}}}, {"spec", spec}}}}}};
+  return json{
+      {"apiVersion", "apps/v1"},
+      {"kind", kind},
+      {"metadata", {{"name", name}, {"namespace", ns}}},
+      {"spec",
+       {{"template", {{"metadata", {{"labels", labelsJson(templateLabels)}}}, {"spec", spec}}}}}};
 }
 
 json nodeObject(const Node& n) {

@@ -177,8 +177,8 @@ Toleration toleration(const json& t, const std::string& field) {
 
 bool matchesRequirement(const Requirement& r, const KeyValues& labels) {
   const std::string* v = labelValue(labels, r.key);
-  const bool listed = v != nullptr && std::find(r.values.begin(), r.values.end(), *v) !=
-                                          r.values.end();
+  const bool listed =
+      v != nullptr && std::find(r.values.begin(), r.values.end(), *v) != r.values.end();
   if (r.op == "In") {
     return listed;
   }
@@ -273,8 +273,9 @@ bool matchesRequiredNodeAffinity(const SchedulingSpec& spec, const KeyValues& no
   }
   // An empty term matches no node (NodeSelectorTerm semantics); the terms are ORed.
   return spec.requiredNodeTerms.empty() ||
-         std::any_of(spec.requiredNodeTerms.begin(), spec.requiredNodeTerms.end(),
-                     [&](const SelectorTerm& t) { return !t.empty() && matchesTerm(t, nodeLabels); });
+         std::any_of(
+             spec.requiredNodeTerms.begin(), spec.requiredNodeTerms.end(),
+             [&](const SelectorTerm& t) { return !t.empty() && matchesTerm(t, nodeLabels); });
 }
 
 int preferredNodeAffinityScore(const SchedulingSpec& spec, const KeyValues& nodeLabels) {

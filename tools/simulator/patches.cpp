@@ -16,8 +16,7 @@ std::string kindOf(const json& patch) {
 }
 
 bool holdsObject(const std::string& kind) {
-  return kind == "Node" || kind == "PriorityClass" || kind == "DaemonSet" ||
-         kind == "Deployment";
+  return kind == "Node" || kind == "PriorityClass" || kind == "DaemonSet" || kind == "Deployment";
 }
 
 bool named(const json& patch, const std::string& name) {
@@ -96,7 +95,16 @@ std::string objectText(const json& patch) {
     names += (names.empty() ? "" : ",") + n.get<std::string>();
   }
   std::string ns = o.value("namespace", "");
-  return o.value("kind", "?") + " " + (ns.empty() ? "" : ns + "/") + names;
+  std::string text = o.value("kind", "?") + " " + (ns.empty() ? "" : ns + "/") + names;
+  if (names.empty() && patch.contains("pods")) {
+    std::string labels;
+    const json selected = patch["pods"].value("match_labels", json::object());
+    for (const auto& [k, v] : selected.items()) {
+      labels += (labels.empty() ? "" : ",") + k + "=" + v.get<std::string>();
+    }
+    text += labels.empty() ? "*" : "{" + labels + "}";
+  }
+  return text;
 }
 
 }  // namespace
@@ -109,12 +117,14 @@ std::optional<Advice> adviceFrom(const json& document, const std::vector<std::st
     return std::nullopt;
   }
   Advice advice;
-  std::set<std::string> wanted(ids.begin(), ids.end());
+  const std::set<std::string> wanted(ids.begin(), ids.end());
+  std::set<std::string> missing = wanted;
   for (const auto& rec : document["recommendations"]) {
     const std::string id = rec.value("id", "");
-    if (!wanted.empty() && !wanted.erase(id)) {
+    if (!wanted.empty() && !wanted.count(id)) {
       continue;
     }
+    missing.erase(id);
     for (json patch : rec.value("patches", json::array())) {
       if (!patch.is_object() || !patch.contains("object") || !patch["object"].is_object()) {
         error = "recommendation " + id + ": a patch without an object";
@@ -124,12 +134,13 @@ std::optional<Advice> adviceFrom(const json& document, const std::vector<std::st
       advice.patches.push_back(std::move(patch));
     }
   }
-  if (!wanted.empty()) {
-    error = "no recommendation with id " + *wanted.begin();
+  if (!missing.empty()) {
+    error = "no recommendation with id " + *missing.begin();
     return std::nullopt;
   }
-  std::stable_sort(advice.patches.begin(), advice.patches.end(),
-                   [](const json& a, const json& b) { return a.value("step", 0) < b.value("step", 0); });
+  std::stable_sort(advice.patches.begin(), advice.patches.end(), [](const json& a, const json& b) {
+    return a.value("step", 0) < b.value("step", 0);
+  });
   return advice;
 }
 
@@ -151,6 +162,13 @@ std::optional<Advice> loadAdvice(const std::string& path, const std::vector<std:
     return std::nullopt;
   }
   advice->source = path;
+  return advice;
+}
+
+Advice remediesAdvice(const Scenario& scenario) {
+  std::string error;
+  Advice advice = adviceFrom(builtinRemedies(scenario), {}, error).value_or(Advice{});
+  advice.source = "remedied";
   return advice;
 }
 
@@ -248,14 +266,14 @@ json AdviceApplier::report() const {
   for (std::size_t i = 0; i < patches_.size(); ++i) {
     const json& p = patches_[i];
     const Outcome& o = outcomes_[i];
-    std::string status = !o.skipped.empty()                        ? "skipped"
+    std::string status = !o.skipped.empty()                      ? "skipped"
                          : o.applied.empty() && o.failed.empty() ? "matched nothing"
-                         : o.applied.empty()                       ? "all variants failed"
-                         : o.failed.empty()                        ? "applied"
-                                                                   : "partly applied";
+                         : o.applied.empty()                     ? "all variants failed"
+                         : o.failed.empty()                      ? "applied"
+                                                                 : "partly applied";
     auto listed = [](const std::vector<std::string>& v) {
-      return json(std::vector<std::string>(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(
-                                                                       std::min(v.size(), kListedTargets))));
+      return json(std::vector<std::string>(
+          v.begin(), v.begin() + static_cast<std::ptrdiff_t>(std::min(v.size(), kListedTargets))));
     };
     json entry{{"recommendation", p.value("recommendation", "")},
                {"step", p.value("step", 0)},
@@ -267,6 +285,9 @@ json AdviceApplier::report() const {
                {"applied_to_names", listed(o.applied)},
                {"failed_on", o.failed.size()},
                {"failed_on_names", listed(o.failed)}};
+    if (p.contains("pods")) {
+      entry["pods"] = p["pods"];
+    }
     if (!o.skipped.empty()) {
       entry["reason"] = o.skipped;
     }

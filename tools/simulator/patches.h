@@ -21,8 +21,8 @@ struct Advice {
 
 /// The patches of a recommendations document (`{"recommendations": [{"id", "patches"}]}`),
 /// only those of `ids` when it is not empty. Unknown ids are an error.
-std::optional<Advice> adviceFrom(const nlohmann::json& document, const std::vector<std::string>& ids,
-                                 std::string& error);
+std::optional<Advice> adviceFrom(const nlohmann::json& document,
+                                 const std::vector<std::string>& ids, std::string& error);
 
 /// Reads and parses FILE; nullopt with a message on a missing file or bad JSON.
 std::optional<Advice> loadAdvice(const std::string& path, const std::vector<std::string>& ids,
@@ -30,6 +30,9 @@ std::optional<Advice> loadAdvice(const std::string& path, const std::vector<std:
 
 /// The seed's remedies, switched by `scenario.remedies`, as a recommendations document.
 nlohmann::json builtinRemedies(const Scenario& scenario);
+
+/// builtinRemedies as advice, its source "remedied".
+Advice remediesAdvice(const Scenario& scenario);
 
 /// Applies the advice to each object as the simulator creates it and records, per patch, what
 /// it changed, what it matched nothing on and which variants failed.

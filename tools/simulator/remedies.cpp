@@ -48,24 +48,32 @@ using VariantsAt = json (*)(const std::string& root);
 // A change to task pods an engine creates: the pods it selects get `variantsAt("/spec")`.
 json taskPodPatch(int step, const std::string& purpose, const std::string& ns,
                   const json& matchLabels, const json& podVariants) {
-  return json{{"step", step},
-              {"purpose", purpose},
-              {"object", {{"api_version", "v1"}, {"kind", "Pod"}, {"namespace", ns}, {"names", json::array()}}},
-              {"type", "json"},
-              {"variants", json::array()},
-              {"pods", {{"namespace", ns}, {"match_labels", matchLabels}, {"names", json::array()}}},
-              {"pod_variants", podVariants}};
+  return json{
+      {"step", step},
+      {"purpose", purpose},
+      {"object",
+       {{"api_version", "v1"}, {"kind", "Pod"}, {"namespace", ns}, {"names", json::array()}}},
+      {"type", "json"},
+      {"variants", json::array()},
+      {"pods", {{"namespace", ns}, {"match_labels", matchLabels}, {"names", json::array()}}},
+      {"pod_variants", podVariants}};
 }
 
 json deploymentPatch(int step, const std::string& purpose, const DeploymentSpec& d,
                      const json& templateVariants, const json& podVariants) {
-  return json{{"step", step},
-              {"purpose", purpose},
-              {"object", {{"api_version", "apps/v1"}, {"kind", "Deployment"}, {"namespace", d.ns}, {"names", {d.name}}}},
-              {"type", "json"},
-              {"variants", templateVariants},
-              {"pods", {{"namespace", d.ns}, {"match_labels", {{"app", d.name}}}, {"names", json::array()}}},
-              {"pod_variants", podVariants}};
+  return json{
+      {"step", step},
+      {"purpose", purpose},
+      {"object",
+       {{"api_version", "apps/v1"},
+        {"kind", "Deployment"},
+        {"namespace", d.ns},
+        {"names", {d.name}}}},
+      {"type", "json"},
+      {"variants", templateVariants},
+      {"pods",
+       {{"namespace", d.ns}, {"match_labels", {{"app", d.name}}}, {"names", json::array()}}},
+      {"pod_variants", podVariants}};
 }
 
 // The labels that select one task's pods, or null when the engine labels no task (Argo).
@@ -126,8 +134,9 @@ struct Builder {
         values.erase("");
       }
       if (values.size() == 1 && !values.begin()->empty()) {
-        patches.push_back(taskPodPatch(step, what + " " + *values.begin() + " for every pod of " + ns,
-                                       ns, json::object(), variants(*values.begin())));
+        patches.push_back(taskPodPatch(step,
+                                       what + " " + *values.begin() + " for every pod of " + ns, ns,
+                                       json::object(), variants(*values.begin())));
       } else if (values.size() > 1) {
         notes.push_back(what + ": the Argo tasks of " + ns + " differ and Argo labels no task");
       }
@@ -152,15 +161,17 @@ json gpuToleration() {
 
 json gpuTaints(Builder& b) {
   const Scenario& s = b.s;
-  b.perTask(1, "tolerate", [](const TaskSpec& t) { return t.request.gpu > 0 ? std::string(kGpuTaintKey) : ""; },
-            [](const std::string&) { return appendVariants("/spec/tolerations", gpuToleration()); },
-            true);
+  b.perTask(
+      1, "tolerate",
+      [](const TaskSpec& t) { return t.request.gpu > 0 ? std::string(kGpuTaintKey) : ""; },
+      [](const std::string&) { return appendVariants("/spec/tolerations", gpuToleration()); },
+      true);
   for (const auto& d : s.deployments) {
     if (d.request.gpu > 0) {
-      b.patches.push_back(deploymentPatch(
-          1, "tolerate nvidia.com/gpu", d,
-          appendVariants("/spec/template/spec/tolerations", gpuToleration()),
-          appendVariants("/spec/tolerations", gpuToleration())));
+      b.patches.push_back(
+          deploymentPatch(1, "tolerate nvidia.com/gpu", d,
+                          appendVariants("/spec/template/spec/tolerations", gpuToleration()),
+                          appendVariants("/spec/tolerations", gpuToleration())));
     }
   }
   json names = json::array();
@@ -169,17 +180,21 @@ json gpuTaints(Builder& b) {
       names.push_back(nodeName(pool, i));
     }
   }
-  b.patches.push_back(json{{"step", 2},
-                           {"purpose", "taint the GPU nodes: only pods that tolerate it land there"},
-                           {"object", {{"api_version", "v1"}, {"kind", "Node"}, {"namespace", ""}, {"names", names}}},
-                           {"type", "json"},
-                           {"variants", appendVariants("/spec/taints", gpuTaint())}});
+  b.patches.push_back(json{
+      {"step", 2},
+      {"purpose", "taint the GPU nodes: only pods that tolerate it land there"},
+      {"object", {{"api_version", "v1"}, {"kind", "Node"}, {"namespace", ""}, {"names", names}}},
+      {"type", "json"},
+      {"variants", appendVariants("/spec/taints", gpuTaint())}});
   return b.recommendation("builtin-gpu-taints");
 }
 
 json nodePools(Builder& b) {
-  b.perTask(1, "nodeSelector node-type", [](const TaskSpec& t) { return t.nodeType; },
-            [](const std::string& type) { return mapEntryVariants("/spec/nodeSelector", "node-type", type); });
+  b.perTask(
+      1, "nodeSelector node-type", [](const TaskSpec& t) { return t.nodeType; },
+      [](const std::string& type) {
+        return mapEntryVariants("/spec/nodeSelector", "node-type", type);
+      });
   for (const auto& d : b.s.deployments) {
     if (!d.nodeType.empty()) {
       b.patches.push_back(deploymentPatch(
@@ -195,7 +210,11 @@ json criticalPathPriority(Builder& b) {
   b.patches.push_back(json{
       {"step", 1},
       {"purpose", "a PriorityClass for the tasks on each DAG's critical path (queue order only)"},
-      {"object", {{"api_version", "scheduling.k8s.io/v1"}, {"kind", "PriorityClass"}, {"namespace", ""}, {"names", {kCriticalClass}}}},
+      {"object",
+       {{"api_version", "scheduling.k8s.io/v1"},
+        {"kind", "PriorityClass"},
+        {"namespace", ""},
+        {"names", {kCriticalClass}}}},
       {"type", "create"},
       {"document",
        {{"apiVersion", "scheduling.k8s.io/v1"},
@@ -213,11 +232,13 @@ json criticalPathPriority(Builder& b) {
       }
     }
   }
-  b.perTask(2, "priorityClassName",
-            [&](const TaskSpec& t) { return critical.count(&t) ? std::string(kCriticalClass) : ""; },
-            [](const std::string& name) {
-              return json::array({json::array({{{"op", "add"}, {"path", "/spec/priorityClassName"}, {"value", name}}})});
-            });
+  b.perTask(
+      2, "priorityClassName",
+      [&](const TaskSpec& t) { return critical.count(&t) ? std::string(kCriticalClass) : ""; },
+      [](const std::string& name) {
+        return json::array(
+            {json::array({{{"op", "add"}, {"path", "/spec/priorityClassName"}, {"value", name}}})});
+      });
   return b.recommendation("builtin-critical-path-priority");
 }
 
@@ -231,13 +252,19 @@ json zoneAffinity(Builder& b) {
       continue;
     }
     const json term{{"weight", 100},
-                    {"podAffinityTerm", {{"labelSelector", {{"matchLabels", labels}}}, {"topologyKey", kZoneKey}}}};
-    const std::string preferred = "/spec/affinity/podAffinity/preferredDuringSchedulingIgnoredDuringExecution";
+                    {"podAffinityTerm",
+                     {{"labelSelector", {{"matchLabels", labels}}}, {"topologyKey", kZoneKey}}}};
+    const std::string preferred =
+        "/spec/affinity/podAffinity/preferredDuringSchedulingIgnoredDuringExecution";
     json variants = appendVariants(preferred, term);
     variants.push_back(json::array(
         {{{"op", "test"}, {"path", "/spec/affinity"}, {"value", nullptr}},
-         {{"op", "add"}, {"path", "/spec/affinity"}, {"value", {{"podAffinity", {{"preferredDuringSchedulingIgnoredDuringExecution", {term}}}}}}}}));
-    b.patches.push_back(taskPodPatch(1, "prefer the zone where " + w.name + "'s pods run", w.ns, labels, variants));
+         {{"op", "add"},
+          {"path", "/spec/affinity"},
+          {"value",
+           {{"podAffinity", {{"preferredDuringSchedulingIgnoredDuringExecution", {term}}}}}}}}));
+    b.patches.push_back(
+        taskPodPatch(1, "prefer the zone where " + w.name + "'s pods run", w.ns, labels, variants));
   }
   return b.recommendation("builtin-zone-affinity");
 }

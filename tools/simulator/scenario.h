@@ -136,11 +136,11 @@ struct Remedies {
 
 struct OutputSpec {
   double step = 30;
-  double refresh = 0;      // re-emit an unchanged series only this often (0: every step)
-  double windowStart = 0;  // seconds after `start`
-  double windowEnd = -1;   // -1: until the simulation ends
-  bool usage = true;       // cAdvisor and DCGM series
-  double usageStep = 0;    // scrape interval of cAdvisor and DCGM (0: same as step)
+  double refresh = 0;                // re-emit an unchanged series only this often (0: every step)
+  double windowStart = 0;            // seconds after `start`
+  double windowEnd = -1;             // -1: until the simulation ends
+  bool usage = true;                 // cAdvisor and DCGM series
+  double usageStep = 0;              // scrape interval of cAdvisor and DCGM (0: same as step)
   bool nodeSelectorsMetric = false;  // kube-state-metrics' opt-in kube_pod_nodeselectors
 };
 

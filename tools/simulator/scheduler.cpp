@@ -36,10 +36,9 @@ void subtract(Resources& from, const Resources& r) {
 
 bool inNamespaces(const PodAffinityTerm& term, const std::string& termOwnerNs,
                   const std::string& ns) {
-  return term.namespaces.empty()
-             ? ns == termOwnerNs
-             : std::find(term.namespaces.begin(), term.namespaces.end(), ns) !=
-                   term.namespaces.end();
+  return term.namespaces.empty() ? ns == termOwnerNs
+                                 : std::find(term.namespaces.begin(), term.namespaces.end(), ns) !=
+                                       term.namespaces.end();
 }
 
 bool termMatches(const PodAffinityTerm& term, const std::string& termOwnerNs, const Pod& other) {
@@ -58,7 +57,7 @@ struct Scheduler::Affinity {
   bool active = false;
   std::vector<std::set<std::string>> required;  // per required affinity term
   bool matchesOwnTerms = true;
-  std::vector<std::set<std::string>> anti;  // per required anti-affinity term
+  std::vector<std::set<std::string>> anti;                  // per required anti-affinity term
   std::set<std::pair<std::string, std::string>> forbidden;  // existing pods' anti-affinity
   std::vector<std::map<std::string, int>> preferred;        // affinity terms, then anti ones
 

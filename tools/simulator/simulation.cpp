@@ -380,9 +380,7 @@ History simulate(const Scenario& scenario, Policy policy) {
   if (policy == Policy::kBaseline) {
     return Simulation(scenario, policy, Advice{"baseline", {}}).run("baseline");
   }
-  std::string error;
-  auto advice = adviceFrom(builtinRemedies(scenario), {}, error);
-  return Simulation(scenario, policy, advice.value_or(Advice{})).run("remedied");
+  return Simulation(scenario, policy, remediesAdvice(scenario)).run("remedied");
 }
 
 History simulate(const Scenario& scenario, const Advice& advice) {

@@ -108,8 +108,8 @@ struct History {
   Policy policy = Policy::kBaseline;
   std::string changes = "baseline";  // what was applied: baseline, remedied or the advice file
   nlohmann::json applied = nlohmann::json::array();  // AdviceApplier::report()
-  std::vector<PriorityClassSpec> priorityClasses;     // the system ones, the scenario's, created
-  int preemptions = 0;                                // pods evicted by preemption
+  std::vector<PriorityClassSpec> priorityClasses;    // the system ones, the scenario's, created
+  int preemptions = 0;                               // pods evicted by preemption
   double end = 0;  // seconds after start at which the simulation stopped
   std::vector<Node> nodes;
   std::vector<Pod> pods;

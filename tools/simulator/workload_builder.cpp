@@ -154,8 +154,8 @@ Run makeRun(const Scenario& s, int workflow, int index, double arrival) {
   return r;
 }
 
-Pod makeTaskPod(const Scenario& s, const Run& run, int task, double created,
-                AdviceApplier& advice, const std::vector<PriorityClassSpec>& classes) {
+Pod makeTaskPod(const Scenario& s, const Run& run, int task, double created, AdviceApplier& advice,
+                const std::vector<PriorityClassSpec>& classes) {
   const WorkflowSpec& w = s.workflows[static_cast<std::size_t>(run.workflow)];
   const TaskSpec& t = w.tasks[static_cast<std::size_t>(task)];
   Pod p;

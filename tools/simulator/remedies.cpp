@@ -180,6 +180,11 @@ json gpuTaints(Builder& b) {
       names.push_back(nodeName(pool, i));
     }
   }
+  if (names.empty()) {
+    b.patches = json::array();  // no GPU node to taint: nothing to tolerate either
+    b.notes.push_back("gpu taints: the cluster has no GPU nodes");
+    return b.recommendation("builtin-gpu-taints");
+  }
   b.patches.push_back(json{
       {"step", 2},
       {"purpose", "taint the GPU nodes: only pods that tolerate it land there"},

@@ -328,21 +328,4 @@ Requests requestsOf(const json& podSpec) {
   return r;
 }
 
-json tolerationJson(const Toleration& t) {
-  json out{{"operator", t.op}};
-  if (!t.key.empty()) {
-    out["key"] = t.key;
-  }
-  if (!t.value.empty()) {
-    out["value"] = t.value;
-  }
-  if (!t.effect.empty()) {
-    out["effect"] = t.effect;
-  }
-  if (t.seconds) {
-    out["tolerationSeconds"] = *t.seconds;
-  }
-  return out;
-}
-
 }  // namespace dagadvisor::sim

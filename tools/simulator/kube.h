@@ -111,7 +111,4 @@ struct Requests {
 };
 Requests requestsOf(const nlohmann::json& podSpec);
 
-/// The fields of a toleration as kube-state-metrics labels them.
-nlohmann::json tolerationJson(const Toleration& toleration);
-
 }  // namespace dagadvisor::sim

@@ -305,7 +305,8 @@ std::string Scheduler::rejectingPlugin(const Pod& pod) const {
 
 Preemption Scheduler::preemption(const Pod& pod) const {
   Preemption best;
-  if (pod.preemptionPolicy == "Never") {
+  if (pod.preemptionPolicy == "Never" || cachedPriorities_.empty() ||
+      *cachedPriorities_.begin() >= pod.priority) {
     return best;
   }
   const Affinity affinity = affinityFor(pod);
@@ -378,6 +379,7 @@ void Scheduler::bind(Pod& pod, int nodeIndex) {
     }
   }
   cached_[static_cast<std::size_t>(nodeIndex)].push_back(pod.id);
+  cachedPriorities_.insert(pod.priority);
   withAntiAffinity_ += pod.scheduling.requiredAntiAffinity.empty() ? 0 : 1;
 }
 
@@ -392,6 +394,9 @@ void Scheduler::release(Pod& pod) {
   }
   auto& cached = cached_[static_cast<std::size_t>(pod.node)];
   cached.erase(std::remove(cached.begin(), cached.end(), pod.id), cached.end());
+  if (auto it = cachedPriorities_.find(pod.priority); it != cachedPriorities_.end()) {
+    cachedPriorities_.erase(it);
+  }
   withAntiAffinity_ -= pod.scheduling.requiredAntiAffinity.empty() ? 0 : 1;
 }
 

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,7 @@ class Scheduler {
   const std::vector<Pod>& pods_;
   std::vector<std::vector<int>> cached_;  // per node: ids of the pods bound there
   int withAntiAffinity_ = 0;              // cached pods with required anti-affinity
+  std::multiset<int> cachedPriorities_;   // so preemption knows at once when no pod is lower
   std::uint64_t seed_;
   std::size_t nextStart_ = 0;
   std::uint64_t decisions_ = 0;

@@ -122,6 +122,9 @@ int serve(const Scenario& input, const Advice& advice, const std::string& listen
   s.start = static_cast<std::int64_t>(std::time(nullptr)) -
             static_cast<std::int64_t>(s.output.windowStart);
   History h = simulate(s, advice);
+  for (const auto& line : describeReport(h.applied)) {
+    std::cerr << "dagadvisor-sim: " << line << "\n";
+  }
   SimulatedClock clock(h, speed);
   MetricsHandler handler(h, clock, !native_histograms);
   NativeHandler native(h, clock);

@@ -132,7 +132,7 @@ std::vector<std::string> splitIds(const std::string& text) {
 // remedies; baseline: none). `fallback` is what compare applies without --apply.
 std::optional<Advice> chosenAdvice(const Options& o, const Scenario& s, Policy policy) {
   if (!o.values.count("apply")) {
-    return policy == Policy::kRemedied ? remediesAdvice(s) : Advice{"baseline", {}};
+    return policy == Policy::kRemedied ? remediesAdvice(s) : Advice{"baseline", {}, {}};
   }
   std::string error;
   auto advice =
@@ -142,6 +142,12 @@ std::optional<Advice> chosenAdvice(const Options& o, const Scenario& s, Policy p
     std::cerr << "dagadvisor-sim: --apply " << error << "\n";
   }
   return advice;
+}
+
+void printNotes(const Advice& advice) {
+  for (const auto& note : advice.notes) {
+    std::cerr << "dagadvisor-sim: not applied: " << note << "\n";
+  }
 }
 
 void printApplied(const History& h) {
@@ -193,10 +199,11 @@ int generate(const Options& o, Scenario& s, const Advice& advice) {
 }
 
 int compare(const Options& o, const Scenario& s, const Advice& advice) {
-  History before = simulate(s, Advice{"baseline", {}});
+  History before = simulate(s, Advice{"baseline", {}, {}});
   History after = simulate(s, advice);
   printApplied(after);
   nlohmann::json c = comparison(before, after);
+  c["notes"] = advice.notes;
   const auto& b = c["before"];
   const auto& a = c["after"];
   const std::string label = advice.source == "remedied" ? "remedied" : "applied";
@@ -283,6 +290,7 @@ int main(int argc, char** argv) {
   if (!advice) {
     return 2;
   }
+  printNotes(*advice);
   try {
     return run(o, s, *advice);
   } catch (const std::invalid_argument& e) {

@@ -125,6 +125,10 @@ std::optional<Advice> adviceFrom(const json& document, const std::vector<std::st
       continue;
     }
     missing.erase(id);
+    for (const auto& note : rec.value("notes", json::array())) {
+      advice.notes.push_back(id + ": " +
+                             (note.is_string() ? note.get<std::string>() : note.dump()));
+    }
     for (json patch : rec.value("patches", json::array())) {
       if (!patch.is_object() || !patch.contains("object") || !patch["object"].is_object()) {
         error = "recommendation " + id + ": a patch without an object";
@@ -167,7 +171,7 @@ std::optional<Advice> loadAdvice(const std::string& path, const std::vector<std:
 
 Advice remediesAdvice(const Scenario& scenario) {
   std::string error;
-  Advice advice = adviceFrom(builtinRemedies(scenario), {}, error).value_or(Advice{});
+  Advice advice = adviceFrom(builtinRemedies(scenario), {}, error).value_or(Advice{"", {}, {}});
   advice.source = "remedied";
   return advice;
 }

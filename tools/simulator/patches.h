@@ -17,6 +17,7 @@ namespace dagadvisor::sim {
 struct Advice {
   std::string source;  // "baseline", "remedied" or the file the patches came from
   std::vector<nlohmann::json> patches;
+  std::vector<std::string> notes;  // the recommendations' `notes`: what could not be expressed
 };
 
 /// The patches of a recommendations document (`{"recommendations": [{"id", "patches"}]}`),

@@ -378,7 +378,7 @@ class Simulation {
 
 History simulate(const Scenario& scenario, Policy policy) {
   if (policy == Policy::kBaseline) {
-    return Simulation(scenario, policy, Advice{"baseline", {}}).run("baseline");
+    return Simulation(scenario, policy, Advice{"baseline", {}, {}}).run("baseline");
   }
   return Simulation(scenario, policy, remediesAdvice(scenario)).run("remedied");
 }

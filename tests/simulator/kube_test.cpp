@@ -218,6 +218,13 @@ TEST_CASE("a pod of a PreemptLowerPriority class preempts; the victim's controll
   }
   CHECK(evicted == 1);
   CHECK(fillers == 8);  // 7 replicas and the replacement of the evicted one
+  // kube-state-metrics shows the victim Failed from its eviction on.
+  bool failed = false;
+  for (const auto& sample : parseAll(renderOpenMetrics(h))) {
+    failed = failed || (sample.name == "kube_pod_status_phase" &&
+                        sample.labels.at("phase") == "Failed" && sample.value == 1);
+  }
+  CHECK(failed);
 
   auto never = loadText(preemptionScenario("Never"));
   REQUIRE(never.scenario);

@@ -306,8 +306,10 @@ std::vector<std::string> describeReport(const json& report) {
     std::string line = "patch " + e.value("recommendation", "") + " step " +
                        std::to_string(e.value("step", 0)) + " " + objectText(e) + ": " +
                        e.value("status", "");
+    const bool toPods = !holdsObject(e["object"].value("kind", ""));
     if (e["applied_to"].get<std::size_t>() > 0) {
-      line += ", applied to " + std::to_string(e["applied_to"].get<std::size_t>());
+      line += ", applied to " + std::to_string(e["applied_to"].get<std::size_t>()) +
+              (toPods ? " pods as they were created" : "");
     }
     if (e["failed_on"].get<std::size_t>() > 0) {
       line += ", every variant failed on " + std::to_string(e["failed_on"].get<std::size_t>());

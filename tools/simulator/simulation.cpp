@@ -191,15 +191,13 @@ class Simulation {
   }
 
   void tryPod(int id, double t) {
-    Pod& p = pods_[static_cast<std::size_t>(id)];
-    if (p.scheduled != kNever || p.deleted != kNever) {
+    const Pod& candidate = pods_[static_cast<std::size_t>(id)];
+    if (candidate.scheduled != kNever || candidate.deleted != kNever) {
       return;
     }
-    double took = attemptSeconds(p);
-    int node = p.pinnedNode.empty() ? scheduler_.place(p) : pinnedNode(p);
-    if (node < 0) {
-      node = preempt(id, t);
-    }
+    const double took = attemptSeconds(candidate);
+    const int node = chooseNode(id, t);
+    Pod& p = pods_[static_cast<std::size_t>(id)];  // after chooseNode: pods_ may have grown
     p.attempts++;
     p.lastAttempt = t;
     attempts_.push_back(Attempt{t + took, node >= 0, took});
@@ -229,6 +227,14 @@ class Simulation {
       }
     }
     return -1;
+  }
+
+  // Filter and score, else preempt. Preemption creates the victims' replacements, so pods_ may
+  // grow here: no reference into it may be held across this call.
+  int chooseNode(int id, double t) {
+    const Pod& p = pods_[static_cast<std::size_t>(id)];
+    const int node = p.pinnedNode.empty() ? scheduler_.place(p) : pinnedNode(p);
+    return node >= 0 ? node : preempt(id, t);
   }
 
   // DefaultPreemption: the victims are evicted at once and the preemptor takes their room in

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The command line of dagadvisor-sim: outputs, exit codes, determinism by seed.
-# Usage: cli_test.sh <dagadvisor-sim> <config/scenarios dir>
+# Usage: cli_test.sh <dagadvisor-sim> <config/scenarios dir> <recommendations fixture>
 set -euo pipefail
 SIM="$1"
 SCENARIOS="$2"
+ADVICE="$3"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -45,6 +46,29 @@ grep -q 'baseline' <<<"$table" && grep -q 'remedied' <<<"$table" || fail "compar
 grep -q 'mean makespan (h)' <<<"$table" || fail "compare table lacks makespan"
 grep -q 'GPU utilisation (%)' <<<"$table" || fail "compare table lacks GPU utilisation"
 
+# --apply: the daemon's recommendations, applied; every patch's outcome printed and recorded.
+"$SIM" generate --scenario "$SCENARIOS/gpu-hoarding.yaml" --out "$WORK/e" --apply "$ADVICE" \
+  >/dev/null 2>"$WORK/e.err"
+grep -q 'rec-stale step 1 Deployment online/no-such-service: matched nothing' "$WORK/e.err" \
+  || fail "a patch that matched nothing was not printed"
+grep -q 'all variants failed' "$WORK/e.err" || fail "a patch whose variants failed was not printed"
+grep -q 'skipped (needs a value' "$WORK/e.err" || fail "a needs_value patch was not reported"
+jq -e '[.applied_patches[] | select(.status == "applied")] | length == 4' "$WORK/e/ground_truth.json" \
+  >/dev/null || fail "ground truth lacks the applied patches"
+jq -e '.policy | endswith("gpu-hoarding-recommendations.json")' "$WORK/e/ground_truth.json" \
+  >/dev/null || fail "ground truth does not say what was applied"
+grep -q 'kube_pod_tolerations{.*key="nvidia.com/gpu",operator="Exists"' "$WORK/e/metrics.om" \
+  || fail "the applied toleration is not in kube_pod_tolerations"
+grep -q 'kube_node_spec_taint{.*node="gpu-g5-000",key="nvidia.com/gpu"' "$WORK/e/metrics.om" \
+  || fail "the applied taint is not in kube_node_spec_taint"
+"$SIM" compare --scenario "$SCENARIOS/gpu-hoarding.yaml" --apply "$ADVICE" --apply-ids rec-gpu-taint \
+  --out "$WORK/compare.json" >"$WORK/compare.txt" 2>/dev/null
+cat "$WORK/compare.txt"
+grep -q 'GPU-pod pending time (s)' "$WORK/compare.txt" || fail "compare lacks GPU-pod pending time"
+jq -e '.after.gpu_pod_pending_seconds < .before.gpu_pod_pending_seconds and
+       .affected_runs.count > 0 and (.applied | length) == 2' "$WORK/compare.json" >/dev/null \
+  || fail "compare --apply: the taint did not cut the GPU pods' pending time"
+
 expect_exit() {
   local want="$1"; shift
   set +e; "$@" >/dev/null 2>&1; local got=$?; set -e
@@ -56,4 +80,8 @@ expect_exit 2 "$SIM" generate --scenario "$SCENARIOS/seed.yaml"
 expect_exit 2 "$SIM" generate --scenario "$SCENARIOS/seed.yaml" --out "$WORK/x" --policy best
 expect_exit 2 "$SIM" generate --scenario "$SCENARIOS/seed.yaml" --out "$WORK/x" --step -5
 expect_exit 2 "$SIM" frobnicate --scenario "$SCENARIOS/seed.yaml"
+expect_exit 2 "$SIM" generate --scenario "$SCENARIOS/seed.yaml" --out "$WORK/x" --apply /nonexistent.json
+expect_exit 2 "$SIM" generate --scenario "$SCENARIOS/seed.yaml" --out "$WORK/x" --apply "$ADVICE" --apply-ids rec-nope
+expect_exit 2 "$SIM" generate --scenario "$SCENARIOS/seed.yaml" --out "$WORK/x" --apply "$ADVICE" --policy remedied
+expect_exit 2 "$SIM" generate --scenario "$SCENARIOS/seed.yaml" --out "$WORK/x" --apply-ids rec-gpu-taint
 echo "PASS"

@@ -322,3 +322,63 @@ TEST_CASE("the healthy scenario plants nothing", "[simulator][truth]") {
   }
   CHECK(truth["summary"]["mean_queue_seconds"].get<double>() < 5);
 }
+
+TEST_CASE("tolerations and nodeSelectors are exported as kube-state-metrics does",
+          "[simulator][openmetrics]") {
+  auto loaded = loadText(R"(
+name: tolerations
+zones: [z]
+node_pools: [{name: n, count: 1, cpu: 8, memory: 32Gi}]
+daemonsets:
+  - {name: agent, namespace: monitoring, cpu: 100m, memory: 64Mi, tolerations: [{operator: Exists}]}
+workflows:
+  - name: w
+    namespace: ml
+    tasks:
+      - {id: t, cpu: "1", memory: 1Gi,
+         tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]}
+duration: 600
+)");
+  INFO(loaded.error);
+  REQUIRE(loaded.scenario);
+  loaded.scenario->workflows[0].tasks[0].scheduling["nodeSelector"] = {
+      {"kubernetes.io/os", "linux"}};
+  History h = simulate(*loaded.scenario, Policy::kBaseline);
+  std::vector<Sample> samples = parseAll(renderOpenMetrics(h));
+  std::set<std::string> taskTolerations;
+  std::set<std::string> agentTolerations;
+  bool nodeSelectors = false;
+  for (const auto& s : samples) {
+    if (s.name == "kube_pod_tolerations") {
+      // The label set of the real scrape, plus the scrape's job and instance.
+      std::set<std::string> keys;
+      for (const auto& [k, v] : s.labels) {
+        keys.insert(k);
+      }
+      CHECK(keys == std::set<std::string>{"job", "instance", "namespace", "pod", "uid", "key",
+                                          "operator", "value", "effect", "toleration_seconds"});
+      std::string t = s.labels.at("key") + "|" + s.labels.at("operator") + "|" +
+                      s.labels.at("effect") + "|" + s.labels.at("toleration_seconds");
+      (s.labels.at("namespace") == "ml" ? taskTolerations : agentTolerations).insert(t);
+    }
+    nodeSelectors = nodeSelectors || s.name == "kube_pod_nodeselectors";
+  }
+  CHECK(taskTolerations ==
+        std::set<std::string>{"nvidia.com/gpu|Exists|NoSchedule|",
+                              "node.kubernetes.io/not-ready|Exists|NoExecute|300",
+                              "node.kubernetes.io/unreachable|Exists|NoExecute|300"});
+  CHECK(agentTolerations.count("|Exists||") == 1);  // key-less: tolerates every taint
+  CHECK(agentTolerations.count("node.kubernetes.io/unschedulable|Exists|NoSchedule|") == 1);
+  CHECK_FALSE(nodeSelectors);  // an opt-in family: off unless the scenario turns it on
+
+  loaded.scenario->output.nodeSelectorsMetric = true;
+  History withOptIn = simulate(*loaded.scenario, Policy::kBaseline);
+  bool linux = false;
+  for (const auto& s : parseAll(renderOpenMetrics(withOptIn))) {
+    if (s.name == "kube_pod_nodeselectors" && s.labels.at("namespace") == "ml") {
+      linux = s.labels.count("nodeselector_kubernetes_io_os") &&
+              s.labels.at("nodeselector_kubernetes_io_os") == "linux";
+    }
+  }
+  CHECK(linux);
+}

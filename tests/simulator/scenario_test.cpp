@@ -76,6 +76,17 @@ TEST_CASE("a bad scenario is refused with the field named", "[simulator][scenari
         loadText(std::string(kMinimal) + "      - {id: a}\noutput: {step: 60, refresh: 270}\n");
     CHECK_THAT(r.error, Catch::Contains("output.refresh"));
   }
+  SECTION("a toleration with an empty key must be Exists") {
+    auto r = loadText(std::string(kMinimal) +
+                      "      - {id: a, tolerations: [{operator: Equal, value: x}]}\n");
+    CHECK_THAT(r.error, Catch::Contains("workflows[0].tasks[0]"));
+    CHECK_THAT(r.error, Catch::Contains("operator Exists"));
+  }
+  SECTION("an unknown preemption policy") {
+    auto r = loadText(std::string(kMinimal) + "      - {id: a}\n" +
+                      "priority_classes: [{name: p, value: 1, preemption_policy: Sometimes}]\n");
+    CHECK_THAT(r.error, Catch::Contains("priority_classes[0].preemption_policy"));
+  }
   SECTION("not YAML at all") {
     auto r = loadText("name: [unclosed\n");
     CHECK_FALSE(r.scenario.has_value());

@@ -238,6 +238,7 @@ TEST_CASE("the filter honours taints, node types and requests", "[simulator][sch
   Node gpu;
   gpu.name = "g";
   gpu.nodeType = "gpu";
+  gpu.labels = {{"node-type", "gpu"}};
   gpu.allocatable = Resources{8, 32e9, 2, 10};
   gpu.taints = {{"nvidia.com/gpu", "present", "NoSchedule"}};
   Pod cpuPod;
@@ -245,15 +246,15 @@ TEST_CASE("the filter honours taints, node types and requests", "[simulator][sch
   CHECK_FALSE(podFits(cpuPod, gpu));
   Pod gpuPod = cpuPod;
   gpuPod.request.gpu = 1;
-  gpuPod.toleratesGpuTaint = true;
+  gpuPod.scheduling.tolerations = {{"nvidia.com/gpu", "Exists", "", "NoSchedule", {}}};
   CHECK(podFits(gpuPod, gpu));
-  gpuPod.requiredNodeType = "compute-optimized";
+  gpuPod.scheduling.nodeSelector = {{"node-type", "compute-optimized"}};
   CHECK_FALSE(podFits(gpuPod, gpu));
-  gpuPod.requiredNodeType = "";
+  gpuPod.scheduling.nodeSelector.clear();
   gpuPod.request.gpu = 3;
   CHECK_FALSE(podFits(gpuPod, gpu));
   Pod daemon = cpuPod;
-  daemon.toleratesEverything = true;
+  daemon.scheduling.tolerations = {{"", "Exists", "", "", {}}};
   CHECK(podFits(daemon, gpu));
   daemon.request.cpu = 9;
   CHECK_FALSE(podFits(daemon, gpu));
@@ -267,11 +268,12 @@ TEST_CASE("the scheduler prefers the least allocated node", "[simulator][schedul
     n.allocatable = Resources{16, 64e9, 0, 110};
   }
   nodes[0].used = Resources{12, 48e9, 0, 5};
-  Scheduler scheduler(nodes, false, 1);
+  std::vector<Pod> pods;
+  Scheduler scheduler(nodes, pods, 1);
   Pod p;
   p.request = Resources{1, 1e9, 0, 1};
-  CHECK(scheduler.place(p, {}) == 1);
+  CHECK(scheduler.place(p) == 1);
   Pod huge;
   huge.request = Resources{17, 1e9, 0, 1};
-  CHECK(scheduler.place(huge, {}) == -1);
+  CHECK(scheduler.place(huge) == -1);
 }

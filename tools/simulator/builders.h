@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "patches.h"
 #include "simulation.h"
 
 namespace dagadvisor::sim {
@@ -13,20 +14,47 @@ namespace dagadvisor::sim {
 /// The GPU taint the `gpu_taints` remedy puts on GPU nodes.
 inline constexpr const char* kGpuTaintKey = "nvidia.com/gpu";
 
-/// Nodes of every pool, spread round-robin over the zones.
-std::vector<Node> buildNodes(const Scenario& scenario, Policy policy);
+/// The name of a pool's node: `<pool>-007`.
+std::string nodeName(const NodePool& pool, int index);
 
-/// DaemonSet pods (one per node, pinned) and Deployment replicas (to be scheduled), created
-/// before t = 0 so the cluster is already busy when the window opens.
-std::vector<Pod> buildLongRunningPods(const Scenario& scenario, Policy policy,
+/// PriorityClasses every cluster has, then the scenario's.
+std::vector<PriorityClassSpec> clusterPriorityClasses(const Scenario& scenario);
+
+/// Nodes of every pool, spread round-robin over the zones, each patched as a v1 Node.
+std::vector<Node> buildNodes(const Scenario& scenario, AdviceApplier& advice);
+
+/// DaemonSet pods (by the DaemonSet controller: on each node whose taints the template
+/// tolerates and whose labels its selector and affinity match) and Deployment replicas (to be
+/// scheduled), from their patched workload objects, created before t = 0 so the cluster is
+/// already busy when the window opens.
+std::vector<Pod> buildLongRunningPods(const Scenario& scenario, AdviceApplier& advice,
+                                      const std::vector<PriorityClassSpec>& classes,
                                       const std::vector<Node>& nodes);
+
+/// The pod its controller (DaemonSet, ReplicaSet) or engine (a task's retry) creates for an
+/// evicted one: the same spec, a new name and uid, a fresh timeline.
+Pod replacementOf(const Pod& evicted, int generation, double created);
 
 /// Names the run and its engine-specific identity.
 Run makeRun(const Scenario& scenario, int workflow, int index, double arrival);
 
-/// The pod of one task of a run, with the engine's labels, annotations and owner.
-Pod makeTaskPod(const Scenario& scenario, Policy policy, const Run& run, int task, double created,
-                const std::vector<double>& ranks, const std::vector<bool>& onCriticalPath);
+/// The pod of one task of a run, with the engine's labels, annotations and owner, its spec
+/// patched by the advice that selects it.
+Pod makeTaskPod(const Scenario& scenario, const Run& run, int task, double created,
+                AdviceApplier& advice, const std::vector<PriorityClassSpec>& classes);
+
+/// Reads the scheduling fields, requests and priority of a Pod object into the pod.
+/// Throws std::invalid_argument naming the field when the (patched) spec is malformed.
+void readPodObject(const nlohmann::json& pod, const std::vector<PriorityClassSpec>& classes,
+                   Pod& out);
+
+/// What admission adds to a pod's spec: the DefaultTolerationSeconds tolerations, or for a
+/// DaemonSet's pods the ones the DaemonSet controller adds (node conditions), after its own.
+void admitPodSpec(nlohmann::json& podSpec, bool daemonSet);
+
+/// A v1 Pod object of the pod: metadata, one container with its requests, `specFields` merged
+/// into the spec.
+nlohmann::json podObject(const Pod& pod, const nlohmann::json& specFields);
 
 /// Upward rank of each task (its median run time plus the longest chain below it).
 std::vector<double> upwardRanks(const WorkflowSpec& workflow);

@@ -220,6 +220,8 @@ void Exposition::writeHeader() {
       {"kube_pod_status_unschedulable", "gauge", "Describes the unschedulable status for the pod."},
       {"kube_pod_status_scheduled", "gauge",
        "Describes the status of the scheduling process for the pod."},
+      {"kube_pod_tolerations", "gauge", "Information about the pod tolerations"},
+      {"kube_pod_nodeselectors", "gauge", "Describes the Pod nodeSelectors."},
       {"scheduler_pod_scheduling_sli_duration_seconds", "histogram",
        "E2e latency for a pod being scheduled, from the time the pod enters the scheduling queue "
        "and might involve multiple scheduling attempts."},
@@ -247,6 +249,10 @@ void Exposition::writeHeader() {
     if (!h_.scenario->scheduler.legacyDurationMetric &&
         std::string(f.name) == "scheduler_pod_scheduling_duration_seconds") {
       continue;
+    }
+    if (!h_.scenario->output.nodeSelectorsMetric &&
+        std::string(f.name) == "kube_pod_nodeselectors") {
+      continue;  // an opt-in family of kube-state-metrics
     }
     w_.family(f.name, f.type, f.help);
   }
@@ -300,11 +306,9 @@ void Exposition::node(const Node& n, std::vector<SeriesState>& st, double ts) {
                 label("os_image", "Ubuntu 22.04.4 LTS") + "," +
                 label("provider_id", "sim://" + n.zone + "/" + n.name),
             1, ts);
-  std::string labels = base + "," + label("label_kubernetes_io_hostname", n.name) + "," +
-                       label("label_node_type", n.nodeType) + "," +
-                       label("label_topology_kubernetes_io_zone", n.zone);
-  if (!n.accelerator.empty()) {
-    labels += "," + label("label_accelerator", n.accelerator);
+  std::string labels = base;
+  for (const auto& [k, v] : n.labels) {
+    labels += "," + label(("label_" + sanitizeLabelKey(k)).c_str(), v);
   }
   w_.sample(st[kNodeLabels], "kube_node_labels", labels, 1, ts);
   nodeResources(n, st, base, ts);
@@ -352,14 +356,14 @@ void Exposition::pods(double t, double ts) {
 
 void Exposition::pod(const Pod& p, PodState& st, double t, double ts) {
   if (st.base.empty()) {
-    st.slots.resize(kSlotCount);
+    st.slots.resize(kSlotCount + p.scheduling.tolerations.size() + 1);
     st.base = label("job", "kube-state-metrics") + "," + label("instance", instances_.ksm) + "," +
               label("namespace", p.ns) + "," + label("pod", p.name) + "," + label("uid", p.uid);
   }
   bool bound = t >= p.scheduled;
   podIdentity(p, st, bound, ts);
   podRequests(p, st, bound, ts);
-  int phase = t < p.started ? 0 : (t < p.finished ? 1 : 2);
+  int phase = p.evicted && t >= p.finished ? 3 : (t < p.started ? 0 : (t < p.finished ? 1 : 2));
   for (int k = 0; k < 5; ++k) {
     w_.sample(st.slots[static_cast<std::size_t>(kPhase + k)], "kube_pod_status_phase",
               st.base + "," + label("phase", kPhases[k]), k == phase ? 1 : 0, ts);
@@ -397,6 +401,29 @@ void Exposition::podIdentity(const Pod& p, PodState& st, bool bound, double ts) 
             st.base + "," + label("owner_kind", ownerKind) + "," + label("owner_name", ownerName) +
                 "," + label("owner_is_controller", p.ownerKind.empty() ? "<none>" : "true"),
             1, ts);
+  podSpecSeries(p, st, ts);
+}
+
+// kube_pod_tolerations (kube-state-metrics v2.6+: one series per toleration, empty strings for
+// absent fields) and, when the scenario turns the opt-in on, kube_pod_nodeselectors.
+void Exposition::podSpecSeries(const Pod& p, PodState& st, double ts) {
+  const auto& tolerations = p.scheduling.tolerations;
+  for (std::size_t i = 0; i < tolerations.size(); ++i) {
+    const Toleration& t = tolerations[i];
+    w_.sample(st.slots[kSlotCount + i], "kube_pod_tolerations",
+              st.base + "," + label("key", t.key) + "," + label("operator", t.op) + "," +
+                  label("value", t.value) + "," + label("effect", t.effect) + "," +
+                  label("toleration_seconds", t.seconds ? std::to_string(*t.seconds) : ""),
+              1, ts);
+  }
+  if (h_.scenario->output.nodeSelectorsMetric) {
+    std::string selectors = st.base;
+    for (const auto& [k, v] : p.scheduling.nodeSelector) {
+      selectors += "," + label(("nodeselector_" + sanitizeLabelKey(k)).c_str(), v);
+    }
+    w_.sample(st.slots[kSlotCount + tolerations.size()], "kube_pod_nodeselectors", selectors, 1,
+              ts);
+  }
 }
 
 void Exposition::podRequests(const Pod& p, PodState& st, bool bound, double ts) {

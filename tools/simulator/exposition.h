@@ -93,6 +93,7 @@ class Exposition {
   void pod(const Pod& p, PodState& st, double t, double unixTime);
   void podIdentity(const Pod& p, PodState& st, bool bound, double unixTime);
   void podRequests(const Pod& p, PodState& st, bool bound, double unixTime);
+  void podSpecSeries(const Pod& p, PodState& st, double unixTime);
   void podTimes(const Pod& p, PodState& st, double t, double unixTime);
   void podUsage(const Pod& p, PodState& st, double t, double unixTime);
   void scheduler(double t, double unixTime);

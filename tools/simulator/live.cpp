@@ -110,7 +110,7 @@ class NativeHandler : public CivetHandler {
 
 }  // namespace
 
-int serve(const Scenario& input, Policy policy, const std::string& listen, double speed,
+int serve(const Scenario& input, const Advice& advice, const std::string& listen, double speed,
           bool native_histograms) {
   if (!(speed > 0)) {
     std::cerr << "dagadvisor-sim: --speed must be positive\n";
@@ -121,7 +121,10 @@ int serve(const Scenario& input, Policy policy, const std::string& listen, doubl
   // close to the scrape times.
   s.start = static_cast<std::int64_t>(std::time(nullptr)) -
             static_cast<std::int64_t>(s.output.windowStart);
-  History h = simulate(s, policy);
+  History h = simulate(s, advice);
+  for (const auto& line : describeReport(h.applied)) {
+    std::cerr << "dagadvisor-sim: " << line << "\n";
+  }
   SimulatedClock clock(h, speed);
   MetricsHandler handler(h, clock, !native_histograms);
   NativeHandler native(h, clock);

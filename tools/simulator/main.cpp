@@ -7,11 +7,13 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "exposition.h"
 #include "live.h"
+#include "patches.h"
 #include "report.h"
 #include "scenario.h"
 #include "simulation.h"
@@ -23,10 +25,22 @@ using namespace dagadvisor::sim;
 constexpr const char* kUsage =
     "usage:\n"
     "  dagadvisor-sim generate --scenario FILE --out DIR [--seed N] [--policy baseline|remedied]\n"
+    "                          [--apply RECOMMENDATIONS.json [--apply-ids ID,...]]\n"
     "                          [--step SECONDS] [--start UNIX]\n"
-    "  dagadvisor-sim compare  --scenario FILE [--seed N]\n"
+    "  dagadvisor-sim compare  --scenario FILE [--seed N] [--apply RECOMMENDATIONS.json\n"
+    "                          [--apply-ids ID,...]] [--out REPORT.json]\n"
     "  dagadvisor-sim serve    --scenario FILE --listen 127.0.0.1:PORT [--speed X] [--seed N]\n"
-    "                          [--policy baseline|remedied] [--histograms classic|native]\n";
+    "                          [--policy baseline|remedied] [--apply RECOMMENDATIONS.json\n"
+    "                          [--apply-ids ID,...]] [--histograms classic|native]\n"
+    "\n"
+    "--apply takes `dagadvisor analyze --output json`: the patches of its recommendations (all,\n"
+    "or those --apply-ids names) are applied, in step order, to the simulated Nodes,\n"
+    "PriorityClasses, DaemonSets and Deployments before the window, and to each task pod the\n"
+    "patch's `pods` selects as it is created. Every patch's outcome (applied, matched nothing,\n"
+    "all variants failed, skipped: needs_value) is printed to stderr and written to\n"
+    "ground_truth.json (applied_patches) or the compare report. --policy remedied applies the\n"
+    "scenario's built-in remedies, written as the same kind of patches. compare runs the same\n"
+    "seeds without and with the patches (the built-in remedies without --apply).\n";
 
 struct Options {
   std::string command;
@@ -85,7 +99,61 @@ bool applyOverrides(Options& o, Scenario& s, Policy& policy) {
     return false;
   }
   policy = p == "baseline" ? Policy::kBaseline : Policy::kRemedied;
+  if (o.values.count("policy") && o.values.count("apply")) {
+    std::cerr << "dagadvisor-sim: --policy and --apply exclude each other\n";
+    return false;
+  }
+  if (o.values.count("apply-ids") && !o.values.count("apply")) {
+    std::cerr << "dagadvisor-sim: --apply-ids needs --apply\n";
+    return false;
+  }
   return true;
+}
+
+std::vector<std::string> splitIds(const std::string& text) {
+  std::vector<std::string> ids;
+  std::size_t from = 0;
+  while (from <= text.size()) {
+    std::size_t comma = text.find(',', from);
+    std::string id =
+        text.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+    if (!id.empty()) {
+      ids.push_back(id);
+    }
+    if (comma == std::string::npos) {
+      break;
+    }
+    from = comma + 1;
+  }
+  return ids;
+}
+
+// The changes to simulate: --apply's recommendations, else the policy's (remedied: the built-in
+// remedies; baseline: none). `fallback` is what compare applies without --apply.
+std::optional<Advice> chosenAdvice(const Options& o, const Scenario& s, Policy policy) {
+  if (!o.values.count("apply")) {
+    return policy == Policy::kRemedied ? remediesAdvice(s) : Advice{"baseline", {}, {}};
+  }
+  std::string error;
+  auto advice =
+      loadAdvice(o.values.at("apply"),
+                 splitIds(o.values.count("apply-ids") ? o.values.at("apply-ids") : ""), error);
+  if (!advice) {
+    std::cerr << "dagadvisor-sim: --apply " << error << "\n";
+  }
+  return advice;
+}
+
+void printNotes(const Advice& advice) {
+  for (const auto& note : advice.notes) {
+    std::cerr << "dagadvisor-sim: not applied: " << note << "\n";
+  }
+}
+
+void printApplied(const History& h) {
+  for (const auto& line : describeReport(h.applied)) {
+    std::cerr << "dagadvisor-sim: " << line << "\n";
+  }
 }
 
 bool writeJson(const std::filesystem::path& path, const nlohmann::json& doc) {
@@ -94,7 +162,7 @@ bool writeJson(const std::filesystem::path& path, const nlohmann::json& doc) {
   return static_cast<bool>(out);
 }
 
-int generate(const Options& o, Scenario& s, Policy policy) {
+int generate(const Options& o, Scenario& s, const Advice& advice) {
   if (!o.values.count("out")) {
     std::cerr << "dagadvisor-sim: generate needs --out DIR\n";
     return 2;
@@ -103,7 +171,8 @@ int generate(const Options& o, Scenario& s, Policy policy) {
   std::filesystem::path dir = o.values.at("out");
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  History h = simulate(s, policy);
+  History h = simulate(s, advice);
+  printApplied(h);
   std::FILE* f = std::fopen((dir / "metrics.om").c_str(), "wb");
   if (f == nullptr) {
     std::cerr << "dagadvisor-sim: cannot write " << (dir / "metrics.om") << "\n";
@@ -122,33 +191,68 @@ int generate(const Options& o, Scenario& s, Policy policy) {
   std::printf(
       "scenario=%s policy=%s seed=%llu nodes=%zu pods=%zu runs=%d/%d mean_makespan_h=%.2f "
       "gpu_util_pct=%.1f samples=%zu bytes=%ju seconds=%.2f\n",
-      s.name.c_str(), policyName(policy), static_cast<unsigned long long>(s.seed), h.nodes.size(),
+      s.name.c_str(), h.changes.c_str(), static_cast<unsigned long long>(s.seed), h.nodes.size(),
       h.pods.size(), fig.runsFinished, fig.runs, fig.meanMakespanHours, fig.gpuUtilisationPct,
       samples, static_cast<std::uintmax_t>(std::filesystem::file_size(dir / "metrics.om", ec)),
       seconds);
   return 0;
 }
 
-int compare(const Scenario& s) {
-  History before = simulate(s, Policy::kBaseline);
-  History after = simulate(s, Policy::kRemedied);
-  Figures b = computeFigures(before);
-  Figures a = computeFigures(after);
-  std::printf("scenario %s, seed %llu: before (baseline) vs after (remedied)\n", s.name.c_str(),
-              static_cast<unsigned long long>(s.seed));
-  std::printf("%-28s %12s %12s\n", "metric", "baseline", "remedied");
-  std::printf("%-28s %12.2f %12.2f\n", "mean makespan (h)", b.meanMakespanHours,
-              a.meanMakespanHours);
-  std::printf("%-28s %12.2f %12.2f\n", "max makespan (h)", b.maxMakespanHours, a.maxMakespanHours);
-  std::printf("%-28s %12.1f %12.1f\n", "GPU utilisation (%)", b.gpuUtilisationPct,
-              a.gpuUtilisationPct);
-  std::printf("%-28s %12.1f %12.1f\n", "GPU allocation (%)", b.gpuAllocationPct,
-              a.gpuAllocationPct);
-  std::printf("%-28s %12.0f %12.0f\n", "mean task queueing (s)", b.meanQueueSeconds,
-              a.meanQueueSeconds);
-  std::printf("%-28s %9d/%-2d %9d/%-2d\n", "runs finished", b.runsFinished, b.runs, a.runsFinished,
-              a.runs);
+int compare(const Options& o, const Scenario& s, const Advice& advice) {
+  History before = simulate(s, Advice{"baseline", {}, {}});
+  History after = simulate(s, advice);
+  printApplied(after);
+  nlohmann::json c = comparison(before, after);
+  c["notes"] = advice.notes;
+  const auto& b = c["before"];
+  const auto& a = c["after"];
+  const std::string label = advice.source == "remedied" ? "remedied" : "applied";
+  std::printf("scenario %s, seed %llu: before (baseline) vs after (%s: %s)\n", s.name.c_str(),
+              static_cast<unsigned long long>(s.seed), label.c_str(), advice.source.c_str());
+  std::printf("%-34s %12s %12s\n", "metric", "baseline", label.c_str());
+  // `decimals` digits after the point, in a column of 12 characters.
+  auto row = [&](const char* name, const char* key, int decimals) {
+    std::printf("%-34s %12.*f %12.*f\n", name, decimals, b[key].get<double>(), decimals,
+                a[key].get<double>());
+  };
+  row("mean makespan (h)", "mean_makespan_hours", 2);
+  row("max makespan (h)", "max_makespan_hours", 2);
+  const auto& affected = c["affected_runs"];
+  std::printf(
+      "%-34s %12.2f %12.2f\n",
+      ("affected runs' makespan (h, " + std::to_string(affected["count"].get<int>()) + ")").c_str(),
+      affected["mean_makespan_before_seconds"].get<double>() / 3600,
+      affected["mean_makespan_after_seconds"].get<double>() / 3600);
+  row("GPU-pod pending time (s)", "gpu_pod_pending_seconds", 0);
+  row("GPU allocation in window (%)", "window_gpu_allocation_pct", 1);
+  row("GPU utilisation (%)", "gpu_utilisation_pct", 1);
+  row("GPU allocation (%)", "gpu_allocation_pct", 1);
+  row("mean task queueing (s)", "mean_queue_seconds", 0);
+  row("preemptions", "preemptions", 0);
+  std::printf("%-34s %9d/%-2d %9d/%-2d\n", "runs finished", b["runs_finished"].get<int>(),
+              b["runs"].get<int>(), a["runs_finished"].get<int>(), a["runs"].get<int>());
+  if (o.values.count("out") && !writeJson(o.values.at("out"), c)) {
+    std::cerr << "dagadvisor-sim: cannot write " << o.values.at("out") << "\n";
+    return 1;
+  }
   return 0;
+}
+
+int run(const Options& o, Scenario& s, const Advice& advice) {
+  if (o.command == "generate") {
+    return generate(o, s, advice);
+  }
+  if (o.command == "compare") {
+    return compare(o, s, advice);
+  }
+  const std::string histograms =
+      o.values.count("histograms") ? o.values.at("histograms") : "classic";
+  if (histograms != "classic" && histograms != "native") {
+    std::cerr << "dagadvisor-sim: --histograms must be classic or native\n";
+    return 2;
+  }
+  return serve(s, advice, o.values.count("listen") ? o.values.at("listen") : "127.0.0.1:9105",
+               o.speed, histograms == "native");
 }
 
 }  // namespace
@@ -177,22 +281,20 @@ int main(int argc, char** argv) {
   if (!applyOverrides(o, s, policy)) {
     return 2;
   }
-  if (o.command == "generate") {
-    return generate(o, s, policy);
+  if (o.command != "generate" && o.command != "compare" && o.command != "serve") {
+    std::cerr << kUsage;
+    return 2;
   }
-  if (o.command == "compare") {
-    return compare(s);
+  // compare without --apply judges the built-in remedies.
+  auto advice = chosenAdvice(o, s, o.command == "compare" ? Policy::kRemedied : policy);
+  if (!advice) {
+    return 2;
   }
-  if (o.command == "serve") {
-    const std::string histograms =
-        o.values.count("histograms") ? o.values.at("histograms") : "classic";
-    if (histograms != "classic" && histograms != "native") {
-      std::cerr << "dagadvisor-sim: --histograms must be classic or native\n";
-      return 2;
-    }
-    return serve(s, policy, o.values.count("listen") ? o.values.at("listen") : "127.0.0.1:9105",
-                 o.speed, histograms == "native");
+  printNotes(*advice);
+  try {
+    return run(o, s, *advice);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "dagadvisor-sim: a patched object is not valid: " << e.what() << "\n";
+    return 1;
   }
-  std::cerr << kUsage;
-  return 2;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "exposition.h"
 #include "scheduler.h"
@@ -134,7 +135,8 @@ json runDocument(const History& h, const Run& r) {
                     {"deleted", optionalTime(h, p->deleted)},
                     {"attempts", p->attempts},
                     {"transfer_seconds", p->transferSeconds},
-                    {"priority_class", p->priorityClass}});
+                    {"priority_class", p->priorityClass},
+                    {"priority", p->priority}});
       for (const auto& parentId : w.tasks[i].parents) {
         const Pod* parent = taskPod(h, r, static_cast<std::size_t>(taskIndex(w, parentId)));
         if (parent == nullptr || node == nullptr || parent->node < 0 || parent->node == p->node) {
@@ -227,6 +229,28 @@ json latencyDocument(const History& h) {
                           {"extra_seconds", sp.extraSeconds}});
   }
   return json{{"window", quantiles(all)}, {"during_spikes", quantiles(spike)}, {"spikes", spikes}};
+}
+
+// GPU-pod pending time (every workflow's GPU task pods, pending until bound or the end) and
+// the share of the window's GPU-seconds that pods of any kind held.
+void gpuFigures(const History& h, double gpus, Figures& f) {
+  const OutputSpec& o = h.scenario->output;
+  const double from = o.windowStart;
+  const double to = o.windowEnd < 0 ? h.end : std::min(o.windowEnd, h.end);
+  double held = 0;
+  for (const auto& p : h.pods) {
+    if (p.request.gpu > 0 && p.kind == PodKind::kTask) {
+      f.gpuPodPendingSeconds += std::min(p.scheduled, h.end) - p.created;
+      ++f.gpuPods;
+    }
+    const double bound = std::max(p.scheduled, from);
+    const double freed = std::min({p.finished, p.deleted, to});
+    if (p.request.gpu > 0 && freed > bound) {
+      held += p.request.gpu * (freed - bound);
+    }
+  }
+  const double available = gpus * std::max(0.0, to - from);
+  f.windowGpuAllocationPct = available > 0 ? 100 * held / available : 0;
 }
 
 }  // namespace
@@ -398,7 +422,59 @@ Figures computeFigures(const History& h) {
   f.gpuUtilisationPct = capacity > 0 ? 100 * busy / capacity : 0;
   f.gpuAllocationPct = capacity > 0 ? 100 * held / capacity : 0;
   f.meanQueueSeconds = tasks > 0 ? queue / tasks : 0;
+  gpuFigures(h, gpus, f);
+  f.preemptions = h.preemptions;
   return f;
+}
+
+json comparison(const History& before, const History& after) {
+  auto figures = [](const Figures& f) {
+    return json{{"mean_makespan_hours", f.meanMakespanHours},
+                {"max_makespan_hours", f.maxMakespanHours},
+                {"gpu_utilisation_pct", f.gpuUtilisationPct},
+                {"gpu_allocation_pct", f.gpuAllocationPct},
+                {"window_gpu_allocation_pct", f.windowGpuAllocationPct},
+                {"gpu_pod_pending_seconds", f.gpuPodPendingSeconds},
+                {"gpu_pods", f.gpuPods},
+                {"mean_queue_seconds", f.meanQueueSeconds},
+                {"runs_finished", f.runsFinished},
+                {"runs", f.runs},
+                {"preemptions", f.preemptions}};
+  };
+  // Runs are matched by name: the same seeds give the same runs on both sides.
+  std::map<std::string, double> beforeMakespan;
+  for (const auto& r : before.runs) {
+    beforeMakespan[r.name] = std::min(r.finished, before.end) - r.arrival;
+  }
+  json runs = json::array();
+  double sumBefore = 0;
+  double sumAfter = 0;
+  for (const auto& r : after.runs) {
+    auto it = beforeMakespan.find(r.name);
+    const double makespan = std::min(r.finished, after.end) - r.arrival;
+    if (it == beforeMakespan.end() || std::abs(it->second - makespan) < 1) {
+      continue;
+    }
+    sumBefore += it->second;
+    sumAfter += makespan;
+    runs.push_back(json{{"run", r.name},
+                        {"dag", workflowOf(after, r).name},
+                        {"before_seconds", it->second},
+                        {"after_seconds", makespan},
+                        {"finished_after", r.finished != kNever}});
+  }
+  const double n = static_cast<double>(runs.size());
+  return json{{"scenario", before.scenario->name},
+              {"seed", before.scenario->seed},
+              {"changes", after.changes},
+              {"before", figures(computeFigures(before))},
+              {"after", figures(computeFigures(after))},
+              {"affected_runs",
+               {{"count", runs.size()},
+                {"mean_makespan_before_seconds", n > 0 ? sumBefore / n : 0},
+                {"mean_makespan_after_seconds", n > 0 ? sumAfter / n : 0},
+                {"runs", runs}}},
+              {"applied", after.applied}};
 }
 
 namespace {
@@ -442,8 +518,11 @@ json summary(const History& h) {
     runs.push_back(runSummary(h, r, gpus));
   }
   return json{{"scenario", h.scenario->name},
-              {"policy", policyName(h.policy)},
+              {"policy", h.changes},
               {"seed", h.scenario->seed},
+              {"gpu_pod_pending_seconds", f.gpuPodPendingSeconds},
+              {"window_gpu_allocation_pct", f.windowGpuAllocationPct},
+              {"preemptions", f.preemptions},
               {"runs_finished", f.runsFinished},
               {"runs", f.runs},
               {"mean_makespan_hours", f.meanMakespanHours},
@@ -474,7 +553,8 @@ json groundTruth(const History& h) {
               {"description", s.description},
               {"planted_problem", s.plantedProblem},
               {"seed", s.seed},
-              {"policy", policyName(h.policy)},
+              {"policy", h.changes},
+              {"applied_patches", h.applied},
               {"window", json{{"start", unixAt(h, s.output.windowStart)},
                               {"end", unixAt(h, end)},
                               {"step", s.output.step},

@@ -16,9 +16,17 @@ struct Figures {
   double meanQueueSeconds = 0;   // created -> scheduled of task pods
   int runsFinished = 0;
   int runs = 0;
+  double gpuPodPendingSeconds = 0;  // created -> scheduled (or the end), summed over GPU task pods
+  int gpuPods = 0;                  // GPU-requesting task pods
+  double windowGpuAllocationPct = 0;  // GPU-seconds bound to pods / GPU-seconds in the window
+  int preemptions = 0;
 };
 
 Figures computeFigures(const History& history);
+
+/// The same seeds before and after a change: figures of both, the runs whose makespan changed
+/// (the affected runs, matched by run name) and their mean makespans, and what was applied.
+nlohmann::json comparison(const History& before, const History& after);
 
 /// The ground truth document (see config/scenarios/README.md for the format).
 nlohmann::json groundTruth(const History& history);

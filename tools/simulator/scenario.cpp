@@ -113,6 +113,80 @@ std::vector<T> list(const YAML::Node& node, const std::string& field, F parseOne
   return out;
 }
 
+// YAML to JSON for the Kubernetes-shaped fields: plain scalars that read as integers or booleans
+// become numbers and booleans, quoted ones stay strings.
+nlohmann::json toJson(const YAML::Node& node) {
+  if (node.IsMap()) {
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& kv : node) {
+      out[kv.first.as<std::string>()] = toJson(kv.second);
+    }
+    return out;
+  }
+  if (node.IsSequence()) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& item : node) {
+      out.push_back(toJson(item));
+    }
+    return out;
+  }
+  if (!node.IsScalar()) {
+    return nullptr;
+  }
+  const std::string value = node.as<std::string>();
+  if (node.Tag() == "?") {
+    if (value == "true" || value == "false") {
+      return value == "true";
+    }
+    if (value == "null" || value == "~") {
+      return nullptr;
+    }
+    char* end = nullptr;
+    long long integer = std::strtoll(value.c_str(), &end, 10);
+    if (!value.empty() && *end == '\0') {
+      return integer;
+    }
+  }
+  return value;
+}
+
+// tolerations, node_selector, affinity and priority_class of a workload, as Pod spec fields;
+// checked here so a scenario with a misshapen field fails to load, naming it.
+PodSpecFields scheduling(const YAML::Node& node, const std::string& field) {
+  PodSpecFields out = nlohmann::json::object();
+  const std::pair<const char*, const char*> kFields[] = {{"tolerations", "tolerations"},
+                                                         {"node_selector", "nodeSelector"},
+                                                         {"affinity", "affinity"},
+                                                         {"priority_class", "priorityClassName"}};
+  for (const auto& [yamlKey, specKey] : kFields) {
+    if (node[yamlKey]) {
+      out[specKey] = toJson(node[yamlKey]);
+    }
+  }
+  try {
+    (void)schedulingSpecOf(out);
+  } catch (const std::exception& e) {
+    fail(field, e.what());
+  }
+  return out;
+}
+
+PriorityClassSpec priorityClass(const YAML::Node& node, const std::string& field) {
+  PriorityClassSpec p;
+  p.name = text(node["name"], field + ".name", "");
+  p.value = static_cast<int>(number(node["value"], field + ".value", 0));
+  p.preemptionPolicy =
+      text(node["preemption_policy"], field + ".preemption_policy", p.preemptionPolicy);
+  p.globalDefault = flag(node["global_default"], field + ".global_default", false);
+  if (p.name.empty()) {
+    fail(field + ".name", "must not be empty");
+  }
+  if (p.preemptionPolicy != "PreemptLowerPriority" && p.preemptionPolicy != "Never") {
+    fail(field + ".preemption_policy", "expected PreemptLowerPriority or Never");
+  }
+  return p;
+}
+
 Taint taint(const YAML::Node& node, const std::string& field) {
   Taint t{text(node["key"], field + ".key", ""), text(node["value"], field + ".value", ""),
           text(node["effect"], field + ".effect", "NoSchedule")};
@@ -145,7 +219,8 @@ NodePool nodePool(const YAML::Node& node, const std::string& field) {
 DaemonSetSpec daemonSet(const YAML::Node& node, const std::string& field) {
   DaemonSetSpec d{text(node["name"], field + ".name", ""),
                   text(node["namespace"], field + ".namespace", "kube-system"),
-                  resources(node, field), number(node["cpu_util"], field + ".cpu_util", 0.3)};
+                  resources(node, field), number(node["cpu_util"], field + ".cpu_util", 0.3),
+                  scheduling(node, field)};
   if (d.name.empty()) {
     fail(field + ".name", "must not be empty");
   }
@@ -160,6 +235,7 @@ DeploymentSpec deployment(const YAML::Node& node, const std::string& field) {
   d.request = resources(node, field);
   d.cpuUtil = number(node["cpu_util"], field + ".cpu_util", 0.3);
   d.nodeType = text(node["node_type"], field + ".node_type", "");
+  d.scheduling = scheduling(node, field);
   if (d.name.empty() || d.replicas < 0) {
     fail(field, "needs a name and replicas >= 0");
   }
@@ -177,6 +253,7 @@ TaskSpec task(const YAML::Node& node, const std::string& field) {
   t.gpuUtil = number(node["gpu_util"], field + ".gpu_util", 0.9);
   t.nodeType = text(node["node_type"], field + ".node_type", "");
   t.outputGb = number(node["output_gb"], field + ".output_gb", 1);
+  t.scheduling = scheduling(node, field);
   if (t.id.empty() || t.runtime.median <= 0) {
     fail(field, "needs an id and a positive runtime");
   }
@@ -286,6 +363,8 @@ void readSections(const YAML::Node& root, Scenario& s) {
     s.workflows.push_back(
         workflow(workflows[i], "workflows[" + std::to_string(i) + "]", s.workflows));
   }
+  s.priorityClasses =
+      list<PriorityClassSpec>(root["priority_classes"], "priority_classes", priorityClass);
   const YAML::Node n = section(root, "network");
   s.network.sameZoneSecondsPerGb =
       number(n["same_zone_seconds_per_gb"], "network.same_zone_seconds_per_gb", 20);
@@ -312,6 +391,8 @@ void readSections(const YAML::Node& root, Scenario& s) {
   s.output.windowEnd = number(o["window_end"], "output.window_end", -1);
   s.output.usage = flag(o["usage"], "output.usage", true);
   s.output.usageStep = number(o["usage_step"], "output.usage_step", 0);
+  s.output.nodeSelectorsMetric =
+      flag(o["ksm_pod_nodeselectors"], "output.ksm_pod_nodeselectors", false);
 }
 
 void validate(const Scenario& s) {

@@ -3,9 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "kube.h"
 
 namespace dagadvisor::sim {
 
@@ -15,12 +18,6 @@ struct Resources {
   double memory = 0;
   int gpu = 0;
   int pods = 0;
-};
-
-struct Taint {
-  std::string key;
-  std::string value;
-  std::string effect;  // NoSchedule | PreferNoSchedule | NoExecute
 };
 
 /// A group of identical nodes; nodes are spread round-robin over the scenario's zones.
@@ -36,12 +33,19 @@ struct NodePool {
   std::vector<Taint> taints;           // present under every policy
 };
 
-/// A pod on every node (tolerates every taint), e.g. a log collector.
+/// The scheduling fields of a pod template as the scenario sets them: `tolerations`,
+/// `node_selector`, `affinity` and `priority_class`, in the shape of a Pod spec's
+/// tolerations, nodeSelector, affinity and priorityClassName (an empty object: none).
+using PodSpecFields = nlohmann::json;
+
+/// A pod on every node whose taints it tolerates and whose selector it matches, e.g. a log
+/// collector. It tolerates only what `scheduling` says.
 struct DaemonSetSpec {
   std::string name;
   std::string ns;
   Resources request;
   double cpuUtil = 0.3;  // usage / request
+  PodSpecFields scheduling = nlohmann::json::object();
 };
 
 /// A long-running online service.
@@ -51,7 +55,8 @@ struct DeploymentSpec {
   int replicas = 0;
   Resources request;
   double cpuUtil = 0.3;
-  std::string nodeType;  // required node-type under the node-pools remedy (empty: any)
+  std::string nodeType;  // node-type the built-in node-pools remedy selects (empty: any)
+  PodSpecFields scheduling = nlohmann::json::object();
 };
 
 /// Run-time distribution: log-normal with the given median (seconds) and sigma.
@@ -67,8 +72,17 @@ struct TaskSpec {
   Duration runtime;
   double cpuUtil = 0.8;
   double gpuUtil = 0.9;
-  std::string nodeType;  // required node-type under the node-pools remedy (empty: any)
+  std::string nodeType;  // node-type the built-in node-pools remedy selects (empty: any)
   double outputGb = 1;   // data handed to each child; drives the transfer delay
+  PodSpecFields scheduling = nlohmann::json::object();
+};
+
+/// A scheduling.k8s.io/v1 PriorityClass.
+struct PriorityClassSpec {
+  std::string name;
+  int value = 0;
+  std::string preemptionPolicy = "PreemptLowerPriority";  // or Never
+  bool globalDefault = false;
 };
 
 enum class Engine { kSeed, kArgo, kAirflow, kTekton };
@@ -111,21 +125,23 @@ struct SchedulerSpec {
   bool legacyDurationMetric = false;  // also emit scheduler_pod_scheduling_duration_seconds
 };
 
-/// The seed's remedies; each applies only under the `remedied` policy.
+/// The seed's remedies, applied under the `remedied` policy as a built-in list of patches in
+/// the daemon's format (remedies.cpp); each is a change a user can make in Kubernetes.
 struct Remedies {
-  bool gpuTaints = true;             // taint GPU nodes, only GPU pods tolerate
-  bool nodePools = true;             // required node affinity on `node-type`
-  bool criticalPathPriority = true;  // queue order by upward rank on the DAG
-  bool parentAffinity = true;        // prefer the parent's node, then its zone
+  bool gpuTaints = true;             // taint GPU nodes; the GPU workloads' pods tolerate it
+  bool nodePools = true;             // nodeSelector on `node-type`
+  bool criticalPathPriority = true;  // a PriorityClass for the critical path's tasks
+  bool parentAffinity = true;        // preferred zone affinity to the DAG's running pods
 };
 
 struct OutputSpec {
   double step = 30;
-  double refresh = 0;      // re-emit an unchanged series only this often (0: every step)
-  double windowStart = 0;  // seconds after `start`
-  double windowEnd = -1;   // -1: until the simulation ends
-  bool usage = true;       // cAdvisor and DCGM series
-  double usageStep = 0;    // scrape interval of cAdvisor and DCGM (0: same as step)
+  double refresh = 0;                // re-emit an unchanged series only this often (0: every step)
+  double windowStart = 0;            // seconds after `start`
+  double windowEnd = -1;             // -1: until the simulation ends
+  bool usage = true;                 // cAdvisor and DCGM series
+  double usageStep = 0;              // scrape interval of cAdvisor and DCGM (0: same as step)
+  bool nodeSelectorsMetric = false;  // kube-state-metrics' opt-in kube_pod_nodeselectors
 };
 
 enum class Policy { kBaseline, kRemedied };
@@ -144,6 +160,7 @@ struct Scenario {
   std::vector<DaemonSetSpec> daemonSets;
   std::vector<DeploymentSpec> deployments;
   std::vector<WorkflowSpec> workflows;
+  std::vector<PriorityClassSpec> priorityClasses;  // besides the two system-* classes
   Network network;
   SchedulerSpec scheduler;
   Remedies remedies;

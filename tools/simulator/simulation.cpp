@@ -8,6 +8,7 @@
 #include <set>
 
 #include "builders.h"
+#include "patches.h"
 #include "rng.h"
 #include "scheduler.h"
 
@@ -21,6 +22,9 @@ constexpr double kMaxBackoffSeconds = 10;
 constexpr double kEngineReactionSeconds[] = {2, 1, 5, 1};  // seed, argo, airflow, tekton
 // How long finished pods stay, by engine, unless the scenario says otherwise.
 constexpr double kPodGcSeconds[] = {1800, 600, 3, 3600};
+// An evicted pod stays (phase Failed) this long; its controller's replacement comes this soon.
+constexpr double kEvictedGcSeconds = 600;
+constexpr double kControllerReactionSeconds = 1;
 
 enum class EventType { kRunArrival, kTryPod, kStart, kFinish, kDelete, kRetry };
 
@@ -35,19 +39,18 @@ struct Event {
 
 class Simulation {
  public:
-  Simulation(const Scenario& s, Policy policy)
+  Simulation(const Scenario& s, Policy policy, const Advice& advice)
       : s_(s),
         policy_(policy),
-        nodes_(buildNodes(s, policy)),
-        scheduler_(nodes_, policy == Policy::kRemedied && s.remedies.parentAffinity, s.seed) {
-    for (const auto& w : s.workflows) {
-      ranks_.push_back(upwardRanks(w));
-      critical_.push_back(staticCriticalPath(w, ranks_.back()));
-    }
+        advice_(advice),
+        classes_(clusterPriorityClasses(s)),
+        nodes_(buildNodes(s, advice_)),
+        scheduler_(nodes_, pods_, s.seed) {
+    advice_.createPriorityClasses(classes_);
   }
 
-  History run() {
-    for (auto& p : buildLongRunningPods(s_, policy_, nodes_)) {
+  History run(const std::string& changes) {
+    for (auto& p : buildLongRunningPods(s_, advice_, classes_, nodes_)) {
       addPod(std::move(p));
     }
     scheduleArrivals();
@@ -59,6 +62,10 @@ class Simulation {
     History h;
     h.scenario = &s_;
     h.policy = policy_;
+    h.changes = changes;
+    h.applied = advice_.report();
+    h.priorityClasses = classes_;
+    h.preemptions = preemptions_;
     h.end = s_.duration;
     h.nodes = std::move(nodes_);
     h.pods = std::move(pods_);
@@ -123,10 +130,14 @@ class Simulation {
         }
         break;
       case EventType::kStart:
-        pods_[static_cast<std::size_t>(e.target)].started = e.time;
+        if (!pods_[static_cast<std::size_t>(e.target)].evicted) {
+          pods_[static_cast<std::size_t>(e.target)].started = e.time;
+        }
         break;
       case EventType::kFinish:
-        finish(e.target, e.time);
+        if (!pods_[static_cast<std::size_t>(e.target)].evicted) {
+          finish(e.target, e.time);
+        }
         break;
       case EventType::kDelete:
         remove(e.target, e.time);
@@ -148,8 +159,7 @@ class Simulation {
 
   void createTask(int runIndex, int task, double t) {
     const Run& r = runs_[static_cast<std::size_t>(runIndex)];
-    Pod p = makeTaskPod(s_, policy_, r, task, t, ranks_[static_cast<std::size_t>(r.workflow)],
-                        critical_[static_cast<std::size_t>(r.workflow)]);
+    Pod p = makeTaskPod(s_, r, task, t, advice_, classes_);
     p.run = runIndex;
     p.task = task;
     runs_[static_cast<std::size_t>(runIndex)].taskPods[static_cast<std::size_t>(task)] =
@@ -181,16 +191,13 @@ class Simulation {
   }
 
   void tryPod(int id, double t) {
-    Pod& p = pods_[static_cast<std::size_t>(id)];
-    if (p.scheduled != kNever || p.deleted != kNever) {
+    const Pod& candidate = pods_[static_cast<std::size_t>(id)];
+    if (candidate.scheduled != kNever || candidate.deleted != kNever) {
       return;
     }
-    std::vector<int> parentNodes;
-    for (int parent : parentPods(p)) {
-      parentNodes.push_back(pods_[static_cast<std::size_t>(parent)].node);
-    }
-    double took = attemptSeconds(p);
-    int node = p.pinnedNode.empty() ? scheduler_.place(p, parentNodes) : pinnedNode(p);
+    const double took = attemptSeconds(candidate);
+    const int node = chooseNode(id, t);
+    Pod& p = pods_[static_cast<std::size_t>(id)];  // after chooseNode: pods_ may have grown
     p.attempts++;
     p.lastAttempt = t;
     attempts_.push_back(Attempt{t + took, node >= 0, took});
@@ -216,10 +223,49 @@ class Simulation {
   int pinnedNode(const Pod& p) const {
     for (std::size_t i = 0; i < nodes_.size(); ++i) {
       if (nodes_[i].name == p.pinnedNode) {
-        return scheduler_.fits(p, nodes_[i]) ? static_cast<int>(i) : -1;
+        return podFits(p, nodes_[i]) ? static_cast<int>(i) : -1;
       }
     }
     return -1;
+  }
+
+  // Filter and score, else preempt. Preemption creates the victims' replacements, so pods_ may
+  // grow here: no reference into it may be held across this call.
+  int chooseNode(int id, double t) {
+    const Pod& p = pods_[static_cast<std::size_t>(id)];
+    const int node = p.pinnedNode.empty() ? scheduler_.place(p) : pinnedNode(p);
+    return node >= 0 ? node : preempt(id, t);
+  }
+
+  // DefaultPreemption: the victims are evicted at once and the preemptor takes their room in
+  // the same attempt (their termination grace period is not modelled). Returns the node, or -1.
+  int preempt(int id, double t) {
+    Preemption pre = scheduler_.preemption(pods_[static_cast<std::size_t>(id)]);
+    for (int victim : pre.victims) {
+      evict(victim, t);
+    }
+    return pre.node;
+  }
+
+  // The victim fails; its controller (DaemonSet, ReplicaSet) or its workflow engine (a retry of
+  // the task, run again from the start) creates a replacement with the same spec.
+  void evict(int id, double t) {
+    Pod& v = pods_[static_cast<std::size_t>(id)];
+    scheduler_.release(v);
+    v.evicted = true;
+    v.finished = t;
+    v.deleted = t + kEvictedGcSeconds;
+    ++preemptions_;
+    const double reaction = v.kind == PodKind::kTask
+                                ? kEngineReactionSeconds[static_cast<int>(
+                                      runs_[static_cast<std::size_t>(v.run)].engine)]
+                                : kControllerReactionSeconds;
+    Pod replacement = replacementOf(v, ++generation_, t + reaction);
+    if (replacement.kind == PodKind::kTask) {
+      runs_[static_cast<std::size_t>(replacement.run)]
+          .taskPods[static_cast<std::size_t>(replacement.task)] = static_cast<int>(pods_.size());
+    }
+    addPod(std::move(replacement));
   }
 
   double startupSeconds(const Pod& p) const {
@@ -318,14 +364,16 @@ class Simulation {
 
   const Scenario& s_;
   Policy policy_;
+  AdviceApplier advice_;
+  std::vector<PriorityClassSpec> classes_;
   std::vector<Node> nodes_;
-  Scheduler scheduler_;
   std::vector<Pod> pods_;
+  Scheduler scheduler_;
   std::vector<Run> runs_;
   std::vector<Attempt> attempts_;
   std::vector<SliObservation> sli_;
-  std::vector<std::vector<double>> ranks_;
-  std::vector<std::vector<bool>> critical_;
+  int preemptions_ = 0;
+  int generation_ = 0;
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
   std::set<std::tuple<int, double, int>> pending_;
   std::uint64_t seq_ = 0;
@@ -335,7 +383,14 @@ class Simulation {
 }  // namespace
 
 History simulate(const Scenario& scenario, Policy policy) {
-  return Simulation(scenario, policy).run();
+  if (policy == Policy::kBaseline) {
+    return Simulation(scenario, policy, Advice{"baseline", {}, {}}).run("baseline");
+  }
+  return Simulation(scenario, policy, remediesAdvice(scenario)).run("remedied");
+}
+
+History simulate(const Scenario& scenario, const Advice& advice) {
+  return Simulation(scenario, Policy::kBaseline, advice).run(advice.source);
 }
 
 std::string sanitizeLabelKey(const std::string& key) {

@@ -4,17 +4,17 @@
 #pragma once
 
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "kube.h"
 #include "scenario.h"
 
 namespace dagadvisor::sim {
 
 constexpr double kNever = std::numeric_limits<double>::infinity();
-
-using KeyValues = std::vector<std::pair<std::string, std::string>>;
 
 struct Node {
   std::string name;
@@ -24,6 +24,7 @@ struct Node {
   std::string zone;
   std::string ip;
   std::string gpuModel;
+  KeyValues labels;  // hostname, node-type, zone, accelerator, and what the advice added
   Resources capacity;
   Resources allocatable;
   std::vector<Taint> taints;
@@ -45,17 +46,16 @@ struct Pod {
   std::string ownerKind;  // empty: a bare pod (Airflow)
   std::string ownerName;
   std::string priorityClass;
-  int priority = 0;
+  int priority = 0;                                       // the PriorityClass' value
+  std::string preemptionPolicy = "PreemptLowerPriority";  // the PriorityClass' policy
   KeyValues labels;
   KeyValues annotations;
   Resources request;
-  bool toleratesEverything = false;  // DaemonSet pods
-  bool toleratesGpuTaint = false;
-  std::string requiredNodeType;  // node affinity on `node-type`
-  std::string pinnedNode;        // DaemonSet pods are bound to their node directly
+  SchedulingSpec scheduling;  // tolerations, selectors, affinity, from the (patched) spec
+  std::string pinnedNode;     // DaemonSet pods: node affinity on metadata.name
+  int workload = -1;          // index of the DaemonSet or Deployment in the scenario
   double cpuUtil = 0.5;
   double gpuUtil = 0;
-  double rank = 0;  // upward rank on its DAG (seconds), used by the priority remedy
   int run = -1;
   int task = -1;
   // Timeline.
@@ -65,6 +65,7 @@ struct Pod {
   double finished = kNever;
   double deleted = kNever;
   double unschedulableSince = kNever;  // first failed attempt
+  bool evicted = false;                // preempted: terminated (Failed) at `finished`
   std::string unschedulablePlugin;     // the filter that rejected it last (empty: none)
   double lastAttempt = -kNever;
   int attempts = 0;
@@ -105,6 +106,10 @@ struct SliObservation {
 struct History {
   const Scenario* scenario = nullptr;
   Policy policy = Policy::kBaseline;
+  std::string changes = "baseline";  // what was applied: baseline, remedied or the advice file
+  nlohmann::json applied = nlohmann::json::array();  // AdviceApplier::report()
+  std::vector<PriorityClassSpec> priorityClasses;    // the system ones, the scenario's, created
+  int preemptions = 0;                               // pods evicted by preemption
   double end = 0;  // seconds after start at which the simulation stopped
   std::vector<Node> nodes;
   std::vector<Pod> pods;
@@ -113,8 +118,14 @@ struct History {
   std::vector<SliObservation> sli;
 };
 
-/// Runs the scenario under a policy. Deterministic for a given scenario and seed.
+struct Advice;
+
+/// Runs the scenario under a policy (remedied: the built-in remedies as patches).
+/// Deterministic for a given scenario and seed.
 History simulate(const Scenario& scenario, Policy policy);
+
+/// Runs the scenario with the advice's patches applied to its objects.
+History simulate(const Scenario& scenario, const Advice& advice);
 
 /// Kubernetes-style label-key sanitisation as kube-state-metrics does it
 /// (`dag-id` -> `dag_id`, `tekton.dev/pipelineRun` -> `tekton_dev_pipeline_run`).

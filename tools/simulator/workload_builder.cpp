@@ -154,8 +154,8 @@ Run makeRun(const Scenario& s, int workflow, int index, double arrival) {
   return r;
 }
 
-Pod makeTaskPod(const Scenario& s, Policy policy, const Run& run, int task, double created,
-                const std::vector<double>& ranks, const std::vector<bool>& onCriticalPath) {
+Pod makeTaskPod(const Scenario& s, const Run& run, int task, double created, AdviceApplier& advice,
+                const std::vector<PriorityClassSpec>& classes) {
   const WorkflowSpec& w = s.workflows[static_cast<std::size_t>(run.workflow)];
   const TaskSpec& t = w.tasks[static_cast<std::size_t>(task)];
   Pod p;
@@ -168,17 +168,7 @@ Pod makeTaskPod(const Scenario& s, Policy policy, const Run& run, int task, doub
   p.request.pods = 1;
   p.cpuUtil = t.cpuUtil;
   p.gpuUtil = t.request.gpu > 0 ? t.gpuUtil : 0;
-  p.toleratesGpuTaint = t.request.gpu > 0;
   p.created = created;
-  p.rank = ranks[static_cast<std::size_t>(task)];
-  if (policy == Policy::kRemedied && s.remedies.nodePools) {
-    p.requiredNodeType = t.nodeType;
-  }
-  if (policy == Policy::kRemedied && s.remedies.criticalPathPriority) {
-    bool critical = onCriticalPath[static_cast<std::size_t>(task)];
-    p.priorityClass = critical ? "dag-critical-path" : "dag-batch";
-    p.priority = critical ? 1000000 : static_cast<int>(p.rank);
-  }
   std::uint64_t key = hashText(p.uid);
   switch (w.engine) {
     case Engine::kSeed:
@@ -194,6 +184,12 @@ Pod makeTaskPod(const Scenario& s, Policy policy, const Run& run, int task, doub
       tektonLabels(p, run, w, t, s);
       break;
   }
+  // The engine creates the pod from the task's spec; the advice that selects it changes it as
+  // it is created; then admission adds its default tolerations.
+  nlohmann::json object = podObject(p, t.scheduling);
+  advice.patchTaskPod(object);
+  admitPodSpec(object["spec"], false);
+  readPodObject(object, classes, p);
   return p;
 }
 

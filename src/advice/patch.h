@@ -68,4 +68,10 @@ struct Patch {
   std::string engine_note;
 };
 
+/// `patches` with the JSON patches that make the same change to objects of one kind in one
+/// namespace (the same ops, pods chosen by name) joined into one naming them all, its commands
+/// one a line and its purpose `what` followed by how many it names: a change to the 200 GPU
+/// workloads of a cluster is one patch, not 200. The others are kept as they are, in order.
+std::vector<Patch> mergeAlike(std::vector<Patch> patches, const std::string& what);
+
 }  // namespace dagadvisor::advice

@@ -134,9 +134,21 @@ std::string commentLines(const std::string& comment) {
 
 // How to apply one document of `patch`: its command; for Nodes, the JSON patch on each node or
 // the kubectl taint/label commands (both listed with the first variant only).
+std::string indentedLines(const std::string& lines) {
+  std::string text = "  ";
+  for (const char c : lines) {
+    text += c == '\n' ? std::string("\n  ") : std::string(1, c);
+  }
+  return text;
+}
+
 std::string applyText(const Patch& patch, bool first) {
-  if (patch.object.kind != "Node") {
+  if (patch.object.kind != "Node" && patch.object.names.size() <= 1) {
     return patch.command;
+  }
+  if (patch.object.kind != "Node") {
+    return first ? "one kubectl patch each:\n" + indentedLines(patch.command)
+                 : "kubectl patch each of them as above";
   }
   if (!first) {
     return "kubectl patch each node as above, or run the kubectl commands above";
@@ -147,11 +159,7 @@ std::string applyText(const Patch& patch, bool first) {
   for (const std::string& node : patch.object.names) {
     text += "\n  kubectl patch node " + node + " --type=json --patch-file <this document>";
   }
-  text += "\nor run:\n  ";
-  for (const char c : patch.command) {
-    text += c == '\n' ? std::string("\n  ") : std::string(1, c);
-  }
-  return text;
+  return text + "\nor run:\n" + indentedLines(patch.command);
 }
 
 }  // namespace

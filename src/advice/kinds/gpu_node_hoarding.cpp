@@ -200,12 +200,13 @@ std::vector<Patch> patches(const std::vector<std::string>& nodes, const Totals& 
   if (gpu.empty()) {
     gpu = pendingGpuPods(totals);
   }
+  const std::string what = "before any node is tainted, tolerate " + taint_key;
   std::vector<Patch> out;
   for (GpuWorkload& workload : gpu) {
-    out.push_back(podChangePatch(workload.owner, PodField::kTolerations,
-                                 "before any node is tainted, tolerate " + taint_key, tolerate,
+    out.push_back(podChangePatch(workload.owner, PodField::kTolerations, what, tolerate,
                                  std::move(workload.pods), 1));
   }
+  out = mergeAlike(std::move(out), what);
   for (const auto& [ns, name] : totals.daemonset_refs) {
     const PodOwner owner{"", ns, "DaemonSet", name};
     out.push_back(podChangePatch(owner, PodField::kTolerations,

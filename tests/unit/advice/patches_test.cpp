@@ -194,3 +194,31 @@ TEST_CASE("gpu-node-hoarding's first step names the objects that define the GPU 
   CHECK(taint.object.names == std::vector<std::string>{"gpu-1"});
   CHECK_FALSE(taint.pods.has_value());
 }
+
+TEST_CASE("gpu-node-hoarding names the GPU workloads of one kind and namespace in one patch",
+          "[advice][patches]") {
+  testing::RunFixture fx = hoardingScenario();
+  for (const char* job : {"train-b", "train-c"}) {
+    fx.pods.push_back(makePod("ml", std::string(job) + "-1", "", 2, 4, 1, ownedBy("Job", job)));
+  }
+  fx.pods.push_back(makePod("research", "probe-1", "", 2, 4, 1, ownedBy("Job", "probe")));
+  const auto findings = fx.detect(analysis::GpuNodeHoarding());
+  const auto recs = advice::recommend(findings, config::Config{}, *fx.cluster);
+  REQUIRE(recs.size() == 1);
+  std::vector<const advice::Patch*> step1;
+  for (const advice::Patch& patch : recs[0].patches) {
+    if (patch.step == 1) {
+      step1.push_back(&patch);
+    }
+  }
+  REQUIRE(step1.size() == 2);  // ml's three Jobs, research's one
+  const advice::Patch& ml = *step1[0];
+  CHECK(ml.object.kind == "Job");
+  CHECK(ml.object.namespace_ == "ml");
+  CHECK(ml.object.names == std::vector<std::string>{"train", "train-b", "train-c"});
+  REQUIRE(ml.pods.has_value());
+  CHECK(ml.pods->names == std::vector<std::string>{"train-1", "train-b-1", "train-c-1"});
+  CHECK_THAT(ml.purpose, Catch::Contains("the 3 Jobs of namespace ml (train, train-b, train-c)"));
+  CHECK(step1[1]->object.names == std::vector<std::string>{"probe"});
+  CHECK_THAT(recs[0].patch_yaml, Catch::Contains("(train, train-b, train-c)"));
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The advice judged by the simulator (issue 17): a measurement for people, not a test.
+# Per scenario: dagadvisor-sim generates the window, a real Prometheus holds it, `dagadvisor
+# analyze --at` advises and predicts (the replayable recommendations together), and
+# `dagadvisor-sim compare --apply` re-simulates the same seeds with the daemon's own patches.
+# Prints, per scenario, what the replay predicted next to what the simulator realised:
+# the mean makespan of the affected runs, the mean wait of the GPU pods, the GPU allocation in
+# the window, and every patch that did not apply. Both sides are modelled (docs/whatif.md).
+# Usage: scripts/closed-loop.sh [BUILD_DIR] SCENARIO.yaml...   (BUILD_DIR default: build)
+set -euo pipefail
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=build
+if [ $# -gt 0 ] && [ -d "$1" ]; then BUILD=$1; shift; fi
+DAGADVISOR=$BUILD/src/dagadvisor
+SIM=$BUILD/tools/simulator/dagadvisor-sim
+[ -x "$DAGADVISOR" ] && [ -x "$SIM" ] || { echo "build first: $DAGADVISOR, $SIM" >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: $0 [BUILD_DIR] SCENARIO.yaml..." >&2; exit 2; }
+source "$REPO/tests/integration/prometheus_harness.sh"
+
+for scenario in "$@"; do
+  name=$(basename "$scenario" .yaml)
+  out="$WORK_DIR/$name"
+  "$SIM" generate --scenario "$scenario" --out "$out" >/dev/null 2>&1 || fail "$name: generate"
+  start_prometheus_with_openmetrics "$out/metrics.om"
+  at=$(jq -r .suggested_analysis_time "$out/ground_truth.json")
+  "$DAGADVISOR" analyze --prometheus "$PROM_URL" --at "$at" --output json >"$out/report.json" \
+    2>/dev/null || fail "$name: analyze exited $?"
+  # The simulator applies what the prediction applied (the recommendations replayed together),
+  # or, when none was replayed, every recommendation: what following all the advice does.
+  ids=$(jq -r '.prediction.together.recommendations // [] | join(",")' "$out/report.json")
+  "$SIM" compare --scenario "$scenario" --apply "$out/report.json" ${ids:+--apply-ids "$ids"} \
+    --out "$out/compare.json" >/dev/null 2>"$out/compare.err" || fail "$name: compare exited $?"
+  echo "== $name: applied together: $(jq -r '.prediction.together.recommendations | join(", ")' \
+    "$out/report.json")"
+  jq -r --slurpfile c "$out/compare.json" '
+    .prediction.together.predicted as $p | $c[0] as $c |
+    def pair(a; b): "\(a | . * 10 | round / 10)  →  \(b | . * 10 | round / 10)";
+    def mean(s; n): if n > 0 then s / n else 0 end;
+    "  affected runs, mean makespan s   predicted \(if $p.replayed then "\($p.affected_runs) runs: " + pair($p.makespan_seconds.before; $p.makespan_seconds.after) else "not replayed" end)",
+    "                                   realised  \($c.affected_runs.count) runs: \(pair($c.affected_runs.mean_makespan_before_seconds; $c.affected_runs.mean_makespan_after_seconds))",
+    "  GPU pods, mean wait s            predicted \(if $p.replayed then pair($p.gpu_pod_pending_seconds.before; $p.gpu_pod_pending_seconds.after) else "-" end)",
+    "                                   realised  \(pair(mean($c.before.gpu_pod_pending_seconds; $c.before.gpu_pods); mean($c.after.gpu_pod_pending_seconds; $c.after.gpu_pods))) (\($c.before.gpu_pods) → \($c.after.gpu_pods) GPU pods)",
+    "  GPU allocation in the window %   predicted \(if $p.replayed then pair($p.gpu_allocation.before * 100; $p.gpu_allocation.after * 100) else "-" end)",
+    "                                   realised  \(pair($c.before.window_gpu_allocation_pct; $c.after.window_gpu_allocation_pct))"
+  ' "$out/report.json"
+  grep -v ": applied" "$out/compare.err" | sed 's/^dagadvisor-sim: /  not applied: /' || true
+  kill "$PROM_PID"
+  wait "$PROM_PID" 2>/dev/null || true
+  PROM_PID=""
+  rm -rf "$WORK_DIR/data"
+done

@@ -220,13 +220,28 @@ std::vector<Patch> patches(const std::vector<std::string>& nodes, const Totals& 
 }
 
 // The same three steps in the replay's terms, and the restart the action asks for.
+// The GPU pods tolerate it exactly where step 1's patches put it (the pods they select), not
+// every pod requesting GPUs: a GPU pod the patches miss is locked out by the taint, and the
+// prediction must show that as the simulator applying the same patches does.
+replay::PodMatch replayMatchOf(const PodSelection& pods) {
+  replay::PodMatch match;
+  match.namespace_ = pods.namespace_;
+  match.labels = replay::LabelSelector::equals(pods.match_labels);
+  for (const std::string& name : pods.names) {
+    match.names.push_back(pods.namespace_ + "/" + name);
+  }
+  return match;
+}
+
 replay::ChangeSet replayChanges(const std::vector<std::string>& nodes, const Totals& totals,
-                                const std::string& taint_key) {
+                                const std::string& taint_key, const std::vector<Patch>& patches) {
   const replay::Toleration toleration{taint_key, replay::TolerationOp::kExists, "", "NoSchedule"};
   replay::ChangeSet set;
-  replay::PodMatch gpu_pods;
-  gpu_pods.requesting_gpus = true;
-  set.changes.push_back(replay::AddToleration{gpu_pods, toleration});
+  for (const Patch& patch : patches) {
+    if (patch.step == 1 && patch.pods) {
+      set.changes.push_back(replay::AddToleration{replayMatchOf(*patch.pods), toleration});
+    }
+  }
   for (const auto& [ns, name] : totals.daemonset_refs) {
     set.changes.push_back(replay::AddToleration{{ns, {}, "DaemonSet", name}, toleration});
   }
@@ -271,7 +286,7 @@ std::vector<Recommendation> adviseGpuNodeHoarding(
                pendingCausesText(totals.diagnosis, analysis::PendingCause::kHoarding, config);
   if (!node_names.empty()) {
     rec.patches = patches(node_names, totals, taint_key, cluster);
-    rec.changes = replayChanges(node_names, totals, taint_key);
+    rec.changes = replayChanges(node_names, totals, taint_key, rec.patches);
     rec.watched_pods.assign(totals.blocked_pods.begin(), totals.blocked_pods.end());
   }
   rec.impact_score = static_cast<double>(totals.gpus_unblocked);

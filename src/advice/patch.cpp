@@ -6,18 +6,6 @@
 namespace dagadvisor::advice {
 namespace {
 
-nlohmann::ordered_json variantsJson(const JsonPatchVariants& variants) {
-  nlohmann::ordered_json out = nlohmann::ordered_json::array();
-  for (const JsonPatchOps& ops : variants) {
-    nlohmann::ordered_json list = nlohmann::ordered_json::array();
-    for (const JsonPatchOp& op : ops) {
-      list.push_back({op.op, op.path, op.value});
-    }
-    out.push_back(std::move(list));
-  }
-  return out;
-}
-
 bool joinable(const Patch& p) {
   return p.type == PatchType::kJson && p.needs_value.empty() && p.pods &&
          p.pods->match_labels.empty();
@@ -59,6 +47,22 @@ std::string someNames(const std::vector<std::string>& names) {
 }
 
 }  // namespace
+
+nlohmann::ordered_json opsJson(const JsonPatchOps& ops) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const JsonPatchOp& op : ops) {
+    list.push_back({{"op", op.op}, {"path", op.path}, {"value", op.value}});
+  }
+  return list;
+}
+
+nlohmann::ordered_json variantsJson(const JsonPatchVariants& variants) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const JsonPatchOps& ops : variants) {
+    out.push_back(opsJson(ops));
+  }
+  return out;
+}
 
 std::string_view patchTypeName(PatchType type) {
   switch (type) {

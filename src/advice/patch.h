@@ -44,6 +44,11 @@ enum class PatchType {
   kCreate,          // `document` is the full manifest (kubectl apply -f)
 };
 
+/// RFC 6902 as JSON: the ops of one variant ([{"op", "path", "value"}, …]), and the variants of a
+/// patch as a list of those; what patch_yaml, the API and the comparison of patches all read.
+nlohmann::ordered_json opsJson(const JsonPatchOps& ops);
+nlohmann::ordered_json variantsJson(const JsonPatchVariants& variants);
+
 /// "json", "strategic-merge", "create": the type as the API names it.
 std::string_view patchTypeName(PatchType type);
 

@@ -279,11 +279,7 @@ ojson requestsPatch(const RequestsPatchSpec& spec) {
 }
 
 std::string yamlOfOps(const JsonPatchOps& ops) {
-  ojson list = ojson::array();
-  for (const JsonPatchOp& op : ops) {
-    list.push_back({{"op", op.op}, {"path", op.path}, {"value", op.value}});
-  }
-  return yamlOf(list);
+  return yamlOf(opsJson(ops));
 }
 
 std::string renderPatchYaml(const std::vector<Patch>& patches) {

@@ -132,18 +132,6 @@ bool matches(const advice::Recommendation& rec, const RecommendationFilter& filt
   return filter.dag.empty() || scopeMatches(rec, &Scope::dag, filter.dag, "dag", "dags");
 }
 
-json variantsJson(const advice::JsonPatchVariants& variants) {
-  json out = json::array();
-  for (const advice::JsonPatchOps& ops : variants) {
-    json list = json::array();
-    for (const advice::JsonPatchOp& op : ops) {
-      list.push_back({{"op", op.op}, {"path", op.path}, {"value", json(op.value)}});
-    }
-    out.push_back(std::move(list));
-  }
-  return out;
-}
-
 json podsJson(const advice::PodSelection& pods) {
   json labels = json::object();
   for (const auto& [key, value] : pods.match_labels) {
@@ -167,7 +155,7 @@ json patchJson(const advice::Patch& patch) {
            {"type", advice::patchTypeName(patch.type)}};
   const bool typed_json = patch.type == advice::PatchType::kJson;
   if (typed_json) {
-    out["variants"] = variantsJson(patch.variants);
+    out["variants"] = json(advice::variantsJson(patch.variants));
   } else {
     out["document"] = json(patch.document);
   }
@@ -175,7 +163,7 @@ json patchJson(const advice::Patch& patch) {
   if (patch.pods) {
     out["pods"] = podsJson(*patch.pods);
     if (typed_json) {
-      out["pod_variants"] = variantsJson(patch.pod_variants);
+      out["pod_variants"] = json(advice::variantsJson(patch.pod_variants));
     } else if (patch.type == advice::PatchType::kStrategicMerge) {
       out["pod_document"] = json(patch.pod_document);
     }

@@ -80,6 +80,7 @@ class Engine {
         eligibility_(in, groups_, group_of_),
         group_changed_(groups_.size()),
         eligible_(in.pods.size()),
+        looked_up_(in.pods.size()),
         failed_at_(in.pods.size(), kNeverFailed),
         failed_resolvable_(in.pods.size()) {
     out_.pods.resize(in.pods.size());
@@ -246,8 +247,9 @@ class Engine {
   // The node groups pod `id` may use; null for a pod whose placement names single nodes (its
   // nodes are filtered one by one).
   const EligibleGroups* eligibleFor(ReplayPodId id) {
-    if (eligible_[id] == nullptr && !readsHostname(in_.pods[id])) {
-      eligible_[id] = &eligibility_.of(in_.pods[id]);
+    if (looked_up_[id] == 0) {
+      looked_up_[id] = 1;
+      eligible_[id] = readsHostname(in_.pods[id]) ? nullptr : &eligibility_.of(in_.pods[id]);
     }
     return eligible_[id];
   }
@@ -416,7 +418,9 @@ class Engine {
   PodEligibility eligibility_;
   std::vector<std::uint64_t> group_changed_;
   std::uint64_t change_clock_ = 0;
-  std::vector<const EligibleGroups*> eligible_;  // null until needed, or naming nodes
+  std::vector<const EligibleGroups*>
+      eligible_;  // by pod, once looked up: null for one naming nodes
+  std::vector<std::uint8_t> looked_up_;
   std::vector<std::uint64_t> failed_at_;
   std::vector<std::uint8_t> failed_resolvable_;
   ReplayResult out_;

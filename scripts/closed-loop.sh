@@ -32,16 +32,18 @@ for scenario in "$@"; do
     --out "$out/compare.json" >/dev/null 2>"$out/compare.err" || fail "$name: compare exited $?"
   echo "== $name: applied together: $(jq -r '.prediction.together.recommendations | join(", ")' \
     "$out/report.json")"
+  # Realised over what the replay replays (compare's replayed_window: the runs with a task
+  # created in the window, those tasks, the GPU pods created in it), then over the whole run.
   jq -r --slurpfile c "$out/compare.json" '
-    .prediction.together.predicted as $p | $c[0] as $c |
+    .prediction.together.predicted as $p | $c[0] as $c | $c.replayed_window as $w |
     def pair(a; b): "\(a | . * 10 | round / 10)  →  \(b | . * 10 | round / 10)";
     def mean(s; n): if n > 0 then s / n else 0 end;
     "  affected runs, mean makespan s   predicted \(if $p.replayed then "\($p.affected_runs) runs: " + pair($p.makespan_seconds.before; $p.makespan_seconds.after) else "not replayed" end)",
-    "                                   realised  \($c.affected_runs.count) runs: \(pair($c.affected_runs.mean_makespan_before_seconds; $c.affected_runs.mean_makespan_after_seconds))",
+    "                                   realised  \($w.affected_runs.count) runs: \(pair($w.affected_runs.mean_makespan_before_seconds; $w.affected_runs.mean_makespan_after_seconds)) (window), \($c.affected_runs.count) runs: \(pair($c.affected_runs.mean_makespan_before_seconds; $c.affected_runs.mean_makespan_after_seconds)) (whole runs)",
     "  GPU pods, mean wait s            predicted \(if $p.replayed then pair($p.gpu_pod_pending_seconds.before; $p.gpu_pod_pending_seconds.after) else "-" end)",
-    "                                   realised  \(pair(mean($c.before.gpu_pod_pending_seconds; $c.before.gpu_pods); mean($c.after.gpu_pod_pending_seconds; $c.after.gpu_pods))) (\($c.before.gpu_pods) → \($c.after.gpu_pods) GPU pods)",
+    "                                   realised  \(pair($w.gpu_pod_mean_wait_seconds.before; $w.gpu_pod_mean_wait_seconds.after)) (\($w.gpu_pods) GPU pods of the window), \(pair(mean($c.before.gpu_pod_pending_seconds; $c.before.gpu_pods); mean($c.after.gpu_pod_pending_seconds; $c.after.gpu_pods))) (all \($c.before.gpu_pods))",
     "  GPU allocation in the window %   predicted \(if $p.replayed then pair($p.gpu_allocation.before * 100; $p.gpu_allocation.after * 100) else "-" end)",
-    "                                   realised  \(pair($c.before.window_gpu_allocation_pct; $c.after.window_gpu_allocation_pct))"
+    "                                   realised  \(pair($w.gpu_allocation_pct.before; $w.gpu_allocation_pct.after))"
   ' "$out/report.json"
   grep -v ": applied" "$out/compare.err" | sed 's/^dagadvisor-sim: /  not applied: /' || true
   kill "$PROM_PID"

@@ -15,6 +15,13 @@ bool live(const model::Pod& pod) {
   return pod.phase == model::PodPhase::kPending || pod.phase == model::PodPhase::kRunning;
 }
 
+bool labelsMatch(const model::Pod& pod,
+                 const std::vector<std::pair<std::string, std::string>>& selector) {
+  return !selector.empty() && std::all_of(selector.begin(), selector.end(), [&](const auto& label) {
+    return pod.labels.get(label.first) == std::optional<std::string_view>(label.second);
+  });
+}
+
 bool looksLikeHash(std::string_view suffix) {
   return !suffix.empty() && suffix.size() <= kMaxHashLength &&
          std::all_of(suffix.begin(), suffix.end(),
@@ -67,6 +74,16 @@ std::optional<PodSelection> podsOf(const model::ClusterSnapshot& cluster,
   return selection;
 }
 
+bool selects(const PodSelection& selection, const model::Pod& pod) {
+  if (pod.namespace_ != selection.namespace_) {
+    return false;
+  }
+  if (!selection.names.empty()) {
+    return std::binary_search(selection.names.begin(), selection.names.end(), pod.name);
+  }
+  return labelsMatch(pod, selection.match_labels);
+}
+
 std::optional<PodSelection> podsOfDag(
     const model::ClusterSnapshot& cluster, const std::string& namespace_,
     const std::vector<std::pair<std::string, std::string>>& dag_selector,
@@ -74,17 +91,11 @@ std::optional<PodSelection> podsOfDag(
   if (!dag_selector.empty()) {
     return PodSelection{namespace_, dag_selector, {}};
   }
-  const auto selects = [](const model::Pod& pod, const auto& selector) {
-    return !selector.empty() &&
-           std::all_of(selector.begin(), selector.end(), [&](const auto& label) {
-             return pod.labels.get(label.first) == std::optional<std::string_view>(label.second);
-           });
-  };
   PodSelection selection{namespace_, {}, {}};
   for (const model::Pod& pod : cluster.pods()) {
     if (pod.namespace_ == namespace_ &&
         std::any_of(run_selectors.begin(), run_selectors.end(),
-                    [&](const auto& selector) { return selects(pod, selector); })) {
+                    [&](const auto& selector) { return labelsMatch(pod, selector); })) {
       selection.names.push_back(pod.name);
     }
   }

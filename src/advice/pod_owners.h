@@ -34,6 +34,9 @@ std::optional<PodSelection> podsOfDag(
     const std::vector<std::pair<std::string, std::string>>& dag_selector,
     const std::vector<std::vector<std::pair<std::string, std::string>>>& run_selectors);
 
+/// Whether `selection` selects `pod`: its namespace, and its names or else its labels.
+bool selects(const PodSelection& selection, const model::Pod& pod);
+
 /// The objects that define the live pods requesting GPUs, in a stable order, each with those
 /// pods: one per owner, the pods without an owner one per namespace (kind "Pod").
 struct GpuWorkload {

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/result.h"
@@ -84,6 +85,10 @@ class PredictionContext {
   const replay::CalibrationReport& calibration() const { return calibration_; }
   const replay::SchedulerProfile& profile() const { return profile_; }
   std::size_t pods() const { return inputs_.front().pods.size(); }
+  /// The window replayed: the first task pod's creation to the snapshot time.
+  std::pair<UnixSeconds, UnixSeconds> window() const {
+    return {inputs_.front().window_start, inputs_.front().window_end};
+  }
 
   /// What `changes` would have done to the window; `watched` ("namespace/name") are the pods the
   /// recommendation is about. A set that matches nothing of the replay is not replayed, and says

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <tuple>
 
 #include "common/cancellation.h"
 
@@ -70,6 +71,7 @@ RecommendationPredictions predictRecommendations(
   }
   out.calibration = context->calibration();
   out.replayed_pods = context->pods();
+  std::tie(out.window_start, out.window_end) = context->window();
   replay::ChangeSet together;
   std::vector<std::string> watched_together;
   std::size_t replayed = 0;

@@ -15,6 +15,8 @@ struct RecommendationPredictions {
   std::string unavailable;  // why the window could not be replayed ("" when it was)
   replay::CalibrationReport calibration;
   std::size_t replayed_pods = 0;
+  UnixSeconds window_start = 0;  // the window replayed (PredictionContext::window)
+  UnixSeconds window_end = 0;
   std::unordered_map<std::string, Prediction> by_id;  // recommendations with changes only
   /// The recommendations with changes, in rank order, applied together (up to `together_limit`).
   std::vector<std::string> together_ids;

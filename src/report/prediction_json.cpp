@@ -68,18 +68,21 @@ json predictionSummaryJson(const AnalysisReport& report) {
     return notReplayed(p.unavailable);
   }
   const replay::CalibrationReport& c = p.calibration;
-  return json{{"replayed", true},
-              {"pods", p.replayed_pods},
-              {"seconds", p.seconds},
-              {"calibration",
-               {{"finished_runs", c.finished_runs},
-                {"median_error", c.median_error},
-                {"p90_error", c.p90_error},
-                {"max_error", c.max_error}}},
-              {"together",
-               {{"recommendations", p.together_ids},
-                {"predicted", p.together_ids.empty() ? notReplayed("no recommendation with changes")
-                                                     : predictionJson(p.together)}}}};
+  return json{
+      {"replayed", true},
+      {"pods", p.replayed_pods},
+      {"window",
+       {{"start", formatTimestamp(p.window_start)}, {"end", formatTimestamp(p.window_end)}}},
+      {"seconds", p.seconds},
+      {"calibration",
+       {{"finished_runs", c.finished_runs},
+        {"median_error", c.median_error},
+        {"p90_error", c.p90_error},
+        {"max_error", c.max_error}}},
+      {"together",
+       {{"recommendations", p.together_ids},
+        {"predicted", p.together_ids.empty() ? notReplayed("no recommendation with changes")
+                                             : predictionJson(p.together)}}}};
 }
 
 json whatIfJson(const AnalysisReport& report) {

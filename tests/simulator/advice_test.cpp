@@ -68,8 +68,8 @@ TEST_CASE("tainting the GPU nodes and tolerating in the GPU tasks cuts GPU-pod p
                                      [](const Taint& t) { return t.key == "nvidia.com/gpu"; });
     CHECK(tainted == (n.capacity.gpu > 0));
   }
-  // The training pods carry the toleration (the first variant failed nowhere: admission had
-  // already given every pod a toleration list).
+  // The training pods carry the toleration: the WorkflowTemplate's workflow-wide one (its
+  // second variant, as the template had no list), set by the controller on every step's pod.
   for (const auto& p : after.pods) {
     if (p.kind == PodKind::kTask) {
       CHECK(std::any_of(p.scheduling.tolerations.begin(), p.scheduling.tolerations.end(),
@@ -79,10 +79,9 @@ TEST_CASE("tainting the GPU nodes and tolerating in the GPU tasks cuts GPU-pod p
   const json* pods = entryFor(after, "tolerate");
   REQUIRE(pods != nullptr);
   CHECK((*pods)["status"] == "applied");
-  CHECK((*pods)["applied_to"].get<std::size_t>() ==
-        static_cast<std::size_t>(
-            std::count_if(after.pods.begin(), after.pods.end(),
-                          [](const Pod& p) { return p.kind == PodKind::kTask; })));
+  // Patched once, the WorkflowTemplate; every run submitted from it carries the toleration.
+  CHECK((*pods)["applied_to"] == 1);
+  CHECK((*pods)["applied_to_names"] == json::array({"ml/train-models"}));
   const json* taint = entryFor(after, "taint the GPU nodes");
   REQUIRE(taint != nullptr);
   CHECK((*taint)["applied_to"] == 3);
@@ -162,4 +161,32 @@ TEST_CASE("the built-in remedies are patches in the same format", "[simulator][a
     INFO(e.dump());
     CHECK(e["status"] == "applied");
   }
+}
+
+TEST_CASE("an Argo step's own tolerations replace the workflow-wide ones on its pods only",
+          "[simulator][advice]") {
+  const Scenario s = loadShipped("gpu-hoarding");
+  Advice advice = loadFixture({"rec-gpu-taint"});
+  const json step{{"key", "only-first-step"}, {"operator", "Exists"}};
+  json first = advice.patches.front();  // the WorkflowTemplate's patch, as a step's template
+  first["variants"] = json::array({json::array(
+      {{{"op", "add"}, {"path", "/spec/templates/0/tolerations"}, {"value", {step}}}})});
+  advice.patches.insert(advice.patches.begin() + 1, first);
+  const History h = simulate(s, advice);
+  const WorkflowSpec& w = s.workflows.front();
+  const auto tolerates = [](const Pod& p, const std::string& key) {
+    return std::any_of(p.scheduling.tolerations.begin(), p.scheduling.tolerations.end(),
+                       [&](const Toleration& t) { return t.key == key; });
+  };
+  std::size_t first_step_pods = 0;
+  for (const auto& p : h.pods) {
+    if (p.kind != PodKind::kTask || p.ns != w.ns) {
+      continue;
+    }
+    const bool is_first = p.name.find("-" + w.tasks.front().id + "-") != std::string::npos;
+    first_step_pods += is_first ? 1 : 0;
+    CHECK(tolerates(p, "only-first-step") == is_first);
+    CHECK(tolerates(p, "nvidia.com/gpu") != is_first);  // the step's list replaced it
+  }
+  CHECK(first_step_pods > 1);  // in every run, not only the first
 }

@@ -204,6 +204,11 @@ int compare(const Options& o, const Scenario& s, const Advice& advice) {
   printApplied(after);
   nlohmann::json c = comparison(before, after);
   c["notes"] = advice.notes;
+  if (advice.window) {  // the daemon's replayed window, measured again
+    c["replayed_window"] =
+        windowComparison(before, after, static_cast<double>(advice.window->first - s.start),
+                         static_cast<double>(advice.window->second - s.start));
+  }
   const auto& b = c["before"];
   const auto& a = c["after"];
   const std::string label = advice.source == "remedied" ? "remedied" : "applied";

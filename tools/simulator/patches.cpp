@@ -1,6 +1,8 @@
 #include "patches.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <set>
 
@@ -15,8 +17,13 @@ std::string kindOf(const json& patch) {
   return patch.value("/object/kind"_json_pointer, std::string());
 }
 
+bool isArgoObject(const std::string& kind) {
+  return kind == "WorkflowTemplate" || kind == "Workflow";
+}
+
 bool holdsObject(const std::string& kind) {
-  return kind == "Node" || kind == "PriorityClass" || kind == "DaemonSet" || kind == "Deployment";
+  return kind == "Node" || kind == "PriorityClass" || kind == "DaemonSet" || kind == "Deployment" ||
+         isArgoObject(kind);
 }
 
 bool named(const json& patch, const std::string& name) {
@@ -107,6 +114,32 @@ std::string objectText(const json& patch) {
   return text;
 }
 
+// "YYYY-MM-DDTHH:MM:SSZ", as the daemon writes its times.
+std::optional<std::int64_t> unixOf(const json& text) {
+  std::tm tm{};
+  if (!text.is_string() ||
+      std::sscanf(text.get<std::string>().c_str(), "%4d-%2d-%2dT%2d:%2d:%2dZ", &tm.tm_year,
+                  &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec) != 6) {
+    return std::nullopt;
+  }
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  return static_cast<std::int64_t>(timegm(&tm));
+}
+
+std::optional<std::pair<std::int64_t, std::int64_t>> replayedWindow(const json& document) {
+  const json window = document.value("/prediction/window"_json_pointer, json());
+  if (!window.is_object()) {
+    return std::nullopt;
+  }
+  const auto start = unixOf(window.value("start", json()));
+  const auto end = unixOf(window.value("end", json()));
+  if (!start || !end) {
+    return std::nullopt;
+  }
+  return std::make_pair(*start, *end);
+}
+
 }  // namespace
 
 std::optional<Advice> adviceFrom(const json& document, const std::vector<std::string>& ids,
@@ -117,6 +150,7 @@ std::optional<Advice> adviceFrom(const json& document, const std::vector<std::st
     return std::nullopt;
   }
   Advice advice;
+  advice.window = replayedWindow(document);
   const std::set<std::string> wanted(ids.begin(), ids.end());
   std::set<std::string> missing = wanted;
   for (const auto& rec : document["recommendations"]) {
@@ -254,12 +288,74 @@ void AdviceApplier::patchWorkload(json& object) {
   }
 }
 
+const json& AdviceApplier::argoObject(const std::string& kind, const std::string& ns,
+                                      const std::string& name, const json& from) {
+  const std::string key = kind + " " + ns + "/" + name;
+  auto it = argoObjects_.find(key);
+  if (it == argoObjects_.end()) {
+    json object = from;
+    object["apiVersion"] = "argoproj.io/v1alpha1";
+    object["kind"] = kind;
+    object["metadata"] = json{{"name", name}, {"namespace", ns}};
+    patchWorkload(object);
+    it = argoObjects_.emplace(key, std::move(object)).first;
+  }
+  return it->second;
+}
+
+namespace {
+
+// The workflow-wide field `wide` of the Workflow's spec, unless the step's template sets its own.
+void setFromWorkflow(json& podSpec, const json& spec, const json& step, const std::string& field,
+                     const std::string& wide) {
+  if (step.contains(field)) {
+    podSpec[field] = step[field];
+  } else if (spec.contains(wide)) {
+    podSpec[field] = spec[wide];
+  }
+}
+
+json workflowTemplateOf(const std::vector<std::string>& steps) {
+  json templates = json::array();
+  for (const std::string& step : steps) {
+    templates.push_back(json{{"name", step}, {"container", json{{"name", "main"}}}});
+  }
+  return json{{"spec", json{{"templates", templates}}}};
+}
+
+}  // namespace
+
+void AdviceApplier::applyArgoWorkflow(json& pod, const std::string& ns,
+                                      const std::string& workflowTemplate,
+                                      const std::string& workflow,
+                                      const std::vector<std::string>& steps,
+                                      const std::string& step) {
+  const json& made =
+      argoObject("WorkflowTemplate", ns, workflowTemplate, workflowTemplateOf(steps));
+  const json spec = argoObject("Workflow", ns, workflow, made).value("spec", json::object());
+  json stepTemplate = json::object();
+  for (const auto& t : spec.value("templates", json::array())) {
+    if (t.value("name", "") == step) {
+      stepTemplate = t;
+    }
+  }
+  json& podSpec = pod["spec"];
+  setFromWorkflow(podSpec, spec, stepTemplate, "tolerations", "tolerations");
+  setFromWorkflow(podSpec, spec, stepTemplate, "affinity", "affinity");
+  setFromWorkflow(podSpec, spec, stepTemplate, "priorityClassName", "podPriorityClassName");
+  json selector = spec.value("nodeSelector", json::object());
+  selector.update(stepTemplate.value("nodeSelector", json::object()));
+  if (!selector.empty()) {
+    podSpec["nodeSelector"].update(selector);
+  }
+}
+
 void AdviceApplier::patchTaskPod(json& pod) {
   const std::string name = pod["metadata"]["name"];
   for (std::size_t i = 0; i < patches_.size(); ++i) {
     const json& p = patches_[i];
     if (outcomes_[i].skipped.empty() && !holdsObject(kindOf(p)) && p.contains("pods") &&
-        podSelected(p["pods"], pod)) {
+        podSelected(p["pods"], pod)) {  // Argo objects reach their pods in applyArgoWorkflow
       applyTo(i, pod, "pod_variants", "pod_document", name);
     }
   }

@@ -4,9 +4,12 @@
 // advice had been applied (and the workloads rolled) before the runs arrived.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "scenario.h"
@@ -18,6 +21,9 @@ struct Advice {
   std::string source;  // "baseline", "remedied" or the file the patches came from
   std::vector<nlohmann::json> patches;
   std::vector<std::string> notes;  // the recommendations' `notes`: what could not be expressed
+  /// The window the daemon replayed (the report's prediction.window), in unix seconds: what the
+  /// comparison measures again to set the realised gain beside the predicted one.
+  std::optional<std::pair<std::int64_t, std::int64_t>> window{};
 };
 
 /// The patches of a recommendations document (`{"recommendations": [{"id", "patches"}]}`),
@@ -47,8 +53,19 @@ class AdviceApplier {
   void createPriorityClasses(std::vector<PriorityClassSpec>& classes);
   /// DaemonSet and Deployment patches (by kind, namespace and name) on an apps/v1 object.
   void patchWorkload(nlohmann::json& object);
-  /// `pod_variants` / `pod_document` of the patches whose `pods` select this task pod.
+  /// `pod_variants` / `pod_document` of the patches whose `pods` select this task pod, except
+  /// those of Argo objects, which reach their pods through applyArgoWorkflow.
   void patchTaskPod(nlohmann::json& pod);
+  /// Argo: the pod's Workflow `workflow`, submitted from the WorkflowTemplate `workflowTemplate`
+  /// of namespace `ns` (both as patched, each patched once; its spec.templates are `steps`, one
+  /// per task, in order), sets the pod fields of its step `step` on the pod as the controller
+  /// does when it creates the pod: the step's tolerations, affinity and priorityClassName, else
+  /// the workflow-wide ones (spec.tolerations, spec.affinity, spec.podPriorityClassName), and
+  /// the step's nodeSelector over the workflow-wide one. Fields the workflow does not set keep
+  /// the pod's.
+  void applyArgoWorkflow(nlohmann::json& pod, const std::string& ns,
+                         const std::string& workflowTemplate, const std::string& workflow,
+                         const std::vector<std::string>& steps, const std::string& step);
 
   /// One entry per patch: recommendation, step, object, status and targets.
   nlohmann::json report() const;
@@ -62,8 +79,12 @@ class AdviceApplier {
   bool applyTo(std::size_t index, nlohmann::json& object, const char* variantsKey,
                const char* documentKey, const std::string& name);
 
+  const nlohmann::json& argoObject(const std::string& kind, const std::string& ns,
+                                   const std::string& name, const nlohmann::json& from);
+
   std::vector<nlohmann::json> patches_;
   std::vector<Outcome> outcomes_;
+  std::map<std::string, nlohmann::json> argoObjects_;  // "kind ns/name" → the patched object
 };
 
 /// A human-readable line per report entry, for the command line.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "exposition.h"
 #include "scheduler.h"
@@ -425,6 +426,105 @@ Figures computeFigures(const History& h) {
   gpuFigures(h, gpus, f);
   f.preemptions = h.preemptions;
   return f;
+}
+
+namespace {
+
+// The figures the daemon's replay predicts, over what it replays: the runs with a task pod
+// created in the window [from, to] (as the base run created them), measured on those tasks only
+// (later tasks of a run in flight do not exist in the analysed window), the mean wait of the GPU
+// pods created in it, and the GPUs held within it.
+struct WindowSide {
+  double gpuWait = 0;
+  double gpuAllocationPct = 0;
+};
+
+double windowMakespan(const History& h, const Run& r, const std::vector<std::size_t>& tasks) {
+  double last = r.arrival;
+  for (std::size_t i : tasks) {
+    const Pod* p = taskPod(h, r, i);
+    last = std::max(last, p == nullptr ? h.end : std::min(p->finished, h.end));
+  }
+  return last - r.arrival;
+}
+
+WindowSide windowSide(const History& h, const std::set<std::string>& gpuPods, double from,
+                      double to) {
+  WindowSide side;
+  double held = 0;
+  double gpus = 0;
+  for (const auto& n : h.nodes) {
+    gpus += n.allocatable.gpu;
+  }
+  for (const auto& p : h.pods) {
+    if (p.request.gpu <= 0) {
+      continue;
+    }
+    if (gpuPods.count(p.name)) {
+      side.gpuWait += std::min(p.scheduled, h.end) - p.created;
+    }
+    const double bound = std::max(p.scheduled, from);
+    const double freed = std::min({p.finished, p.deleted, to, h.end});
+    held += freed > bound ? p.request.gpu * (freed - bound) : 0;
+  }
+  side.gpuWait /= std::max<double>(1, static_cast<double>(gpuPods.size()));
+  side.gpuAllocationPct = gpus > 0 && to > from ? 100 * held / (gpus * (to - from)) : 0;
+  return side;
+}
+
+}  // namespace
+
+json windowComparison(const History& before, const History& after, double from, double to) {
+  std::map<std::string, const Run*> afterRuns;
+  for (const auto& r : after.runs) {
+    afterRuns[r.name] = &r;
+  }
+  std::set<std::string> gpuPods;
+  for (const auto& p : before.pods) {
+    if (p.request.gpu > 0 && p.kind != PodKind::kDaemonSet && p.created >= from &&
+        p.created <= to) {
+      gpuPods.insert(p.name);
+    }
+  }
+  double sumBefore = 0;
+  double sumAfter = 0;
+  std::size_t affected = 0;
+  std::size_t runs = 0;
+  for (const auto& r : before.runs) {
+    std::vector<std::size_t> tasks;
+    for (std::size_t i = 0; i < r.taskPods.size(); ++i) {
+      const Pod* p = taskPod(before, r, i);
+      if (p != nullptr && p->created >= from && p->created <= to) {
+        tasks.push_back(i);
+      }
+    }
+    auto other = afterRuns.find(r.name);
+    if (tasks.empty() || other == afterRuns.end()) {
+      continue;
+    }
+    ++runs;
+    const double b = windowMakespan(before, r, tasks);
+    const double a = windowMakespan(after, *other->second, tasks);
+    if (std::abs(a - b) > 1) {
+      ++affected;
+      sumBefore += b;
+      sumAfter += a;
+    }
+  }
+  const WindowSide b = windowSide(before, gpuPods, from, to);
+  const WindowSide a = windowSide(after, gpuPods, from, to);
+  const double n = std::max<double>(1, static_cast<double>(affected));
+  return json{
+      {"start", unixAt(before, from)},
+      {"end", unixAt(before, to)},
+      {"runs", runs},
+      {"affected_runs",
+       {{"count", affected},
+        {"mean_makespan_before_seconds", sumBefore / n},
+        {"mean_makespan_after_seconds", sumAfter / n}}},
+      {"gpu_pods", gpuPods.size()},
+      {"gpu_pod_mean_wait_seconds", {{"before", b.gpuWait}, {"after", a.gpuWait}}},
+      {"gpu_allocation_pct", {{"before", b.gpuAllocationPct}, {"after", a.gpuAllocationPct}}}};
 }
 
 json comparison(const History& before, const History& after) {

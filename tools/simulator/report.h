@@ -28,6 +28,12 @@ Figures computeFigures(const History& history);
 /// (the affected runs, matched by run name) and their mean makespans, and what was applied.
 nlohmann::json comparison(const History& before, const History& after);
 
+/// What the daemon's replay of the window [from, to] (seconds after the start) measures, on both
+/// histories: the runs with a task created in it, their makespan over those tasks, the mean wait
+/// of the GPU pods created in it and the GPU allocation within it (docs/whatif.md).
+nlohmann::json windowComparison(const History& before, const History& after, double from,
+                                double to);
+
 /// The ground truth document (see config/scenarios/README.md for the format).
 nlohmann::json groundTruth(const History& history);
 

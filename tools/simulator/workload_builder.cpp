@@ -58,10 +58,19 @@ void seedLabels(Pod& p, const Run& run, const WorkflowSpec& w, const TaskSpec& t
   p.annotations = {{"workflow.dependencies", dependencies(t)}};
 }
 
+// Argo names (a WorkflowTemplate, a step's template) cannot hold '_'.
+std::string argoTemplateName(std::string name) {
+  std::replace(name.begin(), name.end(), '_', '-');
+  return name;
+}
+
+std::string argoTemplateName(const TaskSpec& t) {
+  return argoTemplateName(t.id);
+}
+
 void argoLabels(Pod& p, const Run& run, const TaskSpec& t, std::uint64_t key) {
   std::string nodeId = run.name + "-" + std::to_string(1000000000 + key % 3000000000ULL);
-  std::string templ = t.id;
-  std::replace(templ.begin(), templ.end(), '_', '-');
+  const std::string templ = argoTemplateName(t);
   p.name = run.name + "-" + templ + "-" + std::to_string(1000000000 + key % 3000000000ULL);
   p.container = "main";
   p.ownerKind = "Workflow";
@@ -187,6 +196,14 @@ Pod makeTaskPod(const Scenario& s, const Run& run, int task, double created, Adv
   // The engine creates the pod from the task's spec; the advice that selects it changes it as
   // it is created; then admission adds its default tolerations.
   nlohmann::json object = podObject(p, t.scheduling);
+  if (w.engine == Engine::kArgo) {  // submitted from a WorkflowTemplate named after the DAG
+    std::vector<std::string> steps;
+    for (const TaskSpec& step : w.tasks) {
+      steps.push_back(argoTemplateName(step));
+    }
+    advice.applyArgoWorkflow(object, w.ns, argoTemplateName(w.name), run.name, steps,
+                             argoTemplateName(t));
+  }
   advice.patchTaskPod(object);
   admitPodSpec(object["spec"], false);
   readPodObject(object, classes, p);

@@ -1,6 +1,7 @@
 #include "advice/kinds/gpu_node_hoarding.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -16,6 +17,7 @@ namespace {
 
 using analysis::GpuNodeHoardingEvidence;
 using nlohmann::json;
+using TolerationBuild = std::function<JsonPatchVariants(const PodSpecSite&)>;
 
 struct Totals {
   std::size_t hoarded_nodes = 0;  // hold "movable": pods matched to them
@@ -32,7 +34,8 @@ struct Totals {
   std::vector<std::string> daemonset_nodes;  // hold "daemonsets": moving workloads frees nothing
   model::ResourceVector daemonset_excess;    // the most any of them must give back
   analysis::DiagnosisCounts diagnosis;
-  std::size_t pods_to_move = 0;  // cluster-wide, as every finding carries it
+  std::vector<analysis::GpuDag> gpu_dags;  // cluster-wide, as every finding carries them
+  std::size_t pods_to_move = 0;            // cluster-wide, as every finding carries it
   std::size_t pods_with_room = 0;
 };
 
@@ -45,6 +48,7 @@ bool hasNoScheduleTaint(const std::vector<model::Taint>& taints, const std::stri
 void accumulate(const GpuNodeHoardingEvidence& evidence, const std::string& taint_key,
                 Totals& totals) {
   totals.diagnosis = evidence.diagnosis;
+  totals.gpu_dags = evidence.gpu_dags;
   totals.pods_to_move = evidence.pods_to_move;
   totals.pods_with_room = evidence.pods_to_move_with_room;
   for (const analysis::NonGpuOwner& owner : evidence.non_gpu_owners) {
@@ -186,23 +190,75 @@ Patch nodeTaintPatch(const std::vector<std::string>& nodes, const std::string& t
   return patch;
 }
 
+// Step 1 for a DAG: where its engine defines the runs to come (Argo: its WorkflowTemplate), and,
+// for Argo, the Workflows of the runs in flight, which make their next pods from their own spec.
+// The pods listed are every pod of the DAG's runs seen; the toleration is DAG-wide, so the
+// DAG's CPU steps may land on GPU nodes too (the action says how to keep them off).
+std::vector<Patch> dagTolerationPatches(const analysis::GpuDag& dag, const std::string& what,
+                                        const TolerationBuild& tolerate,
+                                        const model::ClusterSnapshot& cluster) {
+  const analysis::RunScope& scope = dag.scope;
+  std::vector<Patch> out;
+  const PodOwner owner{scope.engine, scope.namespace_, "", scope.dag, dag.runs};
+  out.push_back(podChangePatch(
+      owner, PodField::kTolerations, what, tolerate,
+      podsOfDag(cluster, scope.namespace_, scope.dag_selector, dag.run_selectors), 1));
+  if (scope.engine == "argo" || scope.engine == "kubeflow") {
+    for (const std::string& run : dag.unfinished_runs) {
+      const PodOwner workflow{"", scope.namespace_, "Workflow", run};
+      out.push_back(podChangePatch(
+          workflow, PodField::kTolerations, what, tolerate,
+          podsOf(cluster, {"argoproj.io/v1alpha1", "Workflow", scope.namespace_, {run}}), 1));
+    }
+  }
+  return out;
+}
+
+// The objects defining live GPU pods that no GPU DAG's patch selects (Deployments, Jobs, bare
+// pods), with those pods; without the snapshot's pods, the pending ones the evidence names.
+std::vector<GpuWorkload> gpuPodsOutsideDags(const Totals& totals,
+                                            const std::vector<Patch>& dag_patches,
+                                            const model::ClusterSnapshot& cluster) {
+  std::vector<GpuWorkload> gpu = gpuWorkloads(cluster);
+  if (gpu.empty()) {
+    return pendingGpuPods(totals);
+  }
+  const auto inDag = [&](const std::string& ns, const std::string& name) {
+    const auto id = cluster.findPod(ns, name);
+    return id && std::any_of(dag_patches.begin(), dag_patches.end(), [&](const Patch& patch) {
+             return patch.pods && selects(*patch.pods, cluster.pod(*id));
+           });
+  };
+  std::vector<GpuWorkload> out;
+  for (GpuWorkload& workload : gpu) {
+    std::erase_if(workload.pods.names,
+                  [&](const std::string& name) { return inDag(workload.pods.namespace_, name); });
+    if (!workload.pods.names.empty()) {
+      out.push_back(std::move(workload));
+    }
+  }
+  return out;
+}
+
 // In the order they must be applied: a taint that lands before the GPU workloads tolerate it
-// locks the pending GPU pods out; DaemonSets that must run on GPU nodes need it too, or new and
-// replaced GPU nodes come up without them (NoSchedule does not evict the running ones). Step 1
-// names the objects that define the GPU pods (their Deployments, Jobs, Workflows, or the pods).
+// locks the GPU pods out, those pending now and those the DAGs make next; DaemonSets that must
+// run on GPU nodes need it too, or new and replaced GPU nodes come up without them (NoSchedule
+// does not evict the running ones). Step 1 names where the GPU pods are defined: each GPU DAG's
+// engine definition and runs in flight, and the owners of the other GPU pods.
 std::vector<Patch> patches(const std::vector<std::string>& nodes, const Totals& totals,
                            const std::string& taint_key, const model::ClusterSnapshot& cluster) {
   const TolerationSpec toleration{taint_key, "NoSchedule"};
-  const auto tolerate = [&](const PodSpecSite& site) {
+  const TolerationBuild tolerate = [&](const PodSpecSite& site) {
     return tolerationPatches(site.path, toleration);
   };
-  std::vector<GpuWorkload> gpu = gpuWorkloads(cluster);
-  if (gpu.empty()) {
-    gpu = pendingGpuPods(totals);
-  }
   const std::string what = "before any node is tainted, tolerate " + taint_key;
   std::vector<Patch> out;
-  for (GpuWorkload& workload : gpu) {
+  for (const analysis::GpuDag& dag : totals.gpu_dags) {
+    for (Patch& patch : dagTolerationPatches(dag, what, tolerate, cluster)) {
+      out.push_back(std::move(patch));
+    }
+  }
+  for (GpuWorkload& workload : gpuPodsOutsideDags(totals, out, cluster)) {
     out.push_back(podChangePatch(workload.owner, PodField::kTolerations, what, tolerate,
                                  std::move(workload.pods), 1));
   }

@@ -106,6 +106,16 @@ json taintsJson(const std::vector<model::Taint>& taints) {
   return out;
 }
 
+json gpuDagJson(const GpuDag& dag) {
+  json out = json::object();
+  dag.scope.writeJson(out);
+  out.erase("run");
+  out.erase("selector");
+  out["runs"] = dag.runs.size();
+  out["unfinished_runs"] = dag.unfinished_runs;
+  return out;
+}
+
 std::string summaryLine(const GpuNodeHoardingEvidence& e) {
   std::string line = formatText(
       "%s: %lld of %lld GPUs free while non-GPU pods request %.0f%% of its CPU and %.0f%% of "
@@ -163,7 +173,8 @@ json GpuNodeHoardingEvidence::toJson() const {
           {"pending_gpu_pods_total", pending_gpu_pods_total},
           {"diagnosis", diagnosis.toJson()},
           {"pods_to_move", pods_to_move},
-          {"pods_to_move_with_room", pods_to_move_with_room}};
+          {"pods_to_move_with_room", pods_to_move_with_room},
+          {"gpu_dags", jsonArrayOf(gpu_dags, gpuDagJson)}};
 }
 
 const DetectorInfo& GpuNodeHoarding::info() const {
@@ -264,6 +275,50 @@ std::pair<std::size_t, std::size_t> roomForMovedPods(const ClusterSnapshot& clus
   return {total, podsFittingTogether(std::move(pods), std::move(bins), scale)};
 }
 
+bool requestsGpus(const graph::RunGraph& rg, const ClusterSnapshot& cluster) {
+  return std::any_of(rg.run->tasks.begin(), rg.run->tasks.end(), [&](const model::Task& task) {
+    return task.pod < cluster.pods().size() && cluster.pod(task.pod).requests.gpus > 0;
+  });
+}
+
+bool inFlight(const graph::RunGraph& rg, const ClusterSnapshot& cluster) {
+  return std::any_of(rg.run->tasks.begin(), rg.run->tasks.end(), [&](const model::Task& task) {
+    if (task.pod >= cluster.pods().size()) {
+      return false;
+    }
+    const model::PodPhase phase = cluster.pod(task.pod).phase;
+    return phase == model::PodPhase::kPending || phase == model::PodPhase::kRunning;
+  });
+}
+
+// The DAGs whose runs request GPUs, each with every run seen and the scope of its latest.
+std::vector<GpuDag> gpuDags(const AnalysisInput& input) {
+  std::map<std::pair<std::string, std::string>, GpuDag> by_dag;
+  std::map<std::pair<std::string, std::string>, UnixSeconds> latest;
+  for (const graph::RunGraph& rg : input.runs) {
+    if (rg.run == nullptr || !requestsGpus(rg, input.cluster)) {
+      continue;
+    }
+    const model::WorkflowRun& run = *rg.run;
+    GpuDag& dag = by_dag[{run.namespace_, run.dag}];
+    auto [seen, first] = latest.try_emplace({run.namespace_, run.dag}, rg.first_created);
+    if (first || rg.first_created >= seen->second) {
+      seen->second = rg.first_created;
+      dag.scope = runScope(run);
+    }
+    dag.run_selectors.push_back(run.selector);
+    dag.runs.push_back(run.run);
+    if (inFlight(rg, input.cluster)) {
+      dag.unfinished_runs.push_back(run.run);
+    }
+  }
+  std::vector<GpuDag> out;
+  for (auto& [key, dag] : by_dag) {
+    out.push_back(std::move(dag));
+  }
+  return out;
+}
+
 }  // namespace
 
 void GpuNodeHoarding::analyze(const AnalysisInput& input, FindingSink& out) const {
@@ -276,11 +331,14 @@ void GpuNodeHoarding::analyze(const AnalysisInput& input, FindingSink& out) cons
   const DiagnosisCounts counts = diagnosis.summary();
   std::vector<bool> reported(cluster.nodes().size(), false);
   const auto [to_move, with_room] = roomForMovedPods(cluster, diagnosis);
+  const std::vector<GpuDag> dags =
+      diagnosis.gpu_nodes.empty() ? std::vector<GpuDag>{} : gpuDags(input);
   for (const GpuNodeDiagnosis& held : diagnosis.gpu_nodes) {
     reported[held.node] = true;
     GpuNodeHoardingEvidence evidence = evidenceOf(cluster, held, counts);
     evidence.pods_to_move = to_move;
     evidence.pods_to_move_with_room = with_room;
+    evidence.gpu_dags = dags;
     emit(std::move(evidence), out);
   }
   if (params.require_pending_gpu_pods) {

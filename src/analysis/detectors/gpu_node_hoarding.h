@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analysis/detector.h"
+#include "analysis/evidence.h"
 #include "analysis/pending_diagnosis.h"
 #include "config/field.h"
 #include "model/cluster.h"
@@ -28,6 +29,17 @@ struct BlockedGpuPod {
   std::string pod;
   model::ResourceVector requests;
   std::optional<double> waiting_seconds;  // since created, when known
+};
+
+/// A DAG whose runs have pods requesting GPUs (any run rebuilt in the lookback). Its runs to come
+/// are made where its engine defines it, so a toleration the GPU pods need goes there, and on
+/// the runs still in flight, not only on the pods live now: a taint that lands while the DAG's
+/// next GPU pods lack it locks them out.
+struct GpuDag {
+  RunScope scope;                         // the latest run seen
+  std::vector<LabelPairs> run_selectors;  // of every run seen
+  std::vector<std::string> runs;
+  std::vector<std::string> unfinished_runs;  // a pod of theirs pending or running
 };
 
 /// Evidence of one GPU node that holds pending GPU pods back (PendingDiagnosis::gpu_nodes).
@@ -62,6 +74,8 @@ struct GpuNodeHoardingEvidence {
   /// together. Those it does not take would pend once moved, or push out the CPU work there.
   std::size_t pods_to_move = 0;
   std::size_t pods_to_move_with_room = 0;
+  /// Cluster-wide too: the DAGs with GPU pods, in (namespace, DAG) order.
+  std::vector<GpuDag> gpu_dags;
 
   bool hoarded() const { return hold == "movable"; }
   nlohmann::json toJson() const;

@@ -222,3 +222,104 @@ TEST_CASE("gpu-node-hoarding names the GPU workloads of one kind and namespace i
   CHECK(step1[1]->object.names == std::vector<std::string>{"probe"});
   CHECK_THAT(recs[0].patch_yaml, Catch::Contains("(train, train-b, train-c)"));
 }
+
+namespace {
+
+// A DAG whose runs ask for GPUs: r-old finished, r-new in flight with its GPU task pending. Its
+// pods carry `engine`'s labels: seed labels for "labels", a Workflow owner and label for "argo".
+void addGpuDag(testing::RunFixture& fx, const std::string& engine) {
+  const std::vector<std::string> runs = {"nightly-old00", "nightly-new00"};
+  for (const std::string& run : runs) {
+    const bool finished = run == runs.front();
+    fx.addRun(
+        "ml", "nightly", run,
+        {{"prep", "gpu-1", 0, 10}, {"fit", finished ? "gpu-1" : "", 10, finished ? 20.0 : 0.0, 8}},
+        {{0, 1}});
+    model::WorkflowRun& r = fx.runs.back();
+    r.engine = engine;
+    if (engine == "argo") {
+      r.selector = {{"workflows.argoproj.io/workflow", run}};
+    } else {
+      r.selector = {{"dag-id", "nightly"}, {"dag-run", run}};
+      r.dag_selector = {{"dag-id", "nightly"}};
+    }
+    for (model::Pod* pod : {&fx.pods[fx.pods.size() - 2], &fx.pods.back()}) {
+      if (engine == "argo") {
+        pod->labels.set("workflows.argoproj.io/workflow", run);
+        ownedBy("Workflow", run)(*pod);
+      }
+    }
+    fx.pods.back().requests.gpus = 1;
+    fx.pods.back().phase = finished ? model::PodPhase::kSucceeded : model::PodPhase::kPending;
+  }
+}
+
+std::vector<const advice::Patch*> firstSteps(const advice::Recommendation& rec) {
+  std::vector<const advice::Patch*> out;
+  for (const advice::Patch& patch : rec.patches) {
+    if (patch.step == 1) {
+      out.push_back(&patch);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("gpu-node-hoarding tolerates the taint where a GPU DAG's runs to come are defined",
+          "[advice][patches]") {
+  testing::RunFixture fx = hoardingScenario();
+  addGpuDag(fx, "labels");
+  const auto findings = fx.detect(analysis::GpuNodeHoarding());
+  const auto recs = advice::recommend(findings, config::Config{}, *fx.cluster);
+  REQUIRE(recs.size() == 1);
+  const auto& dags = findings.at(0).evidenceAs<analysis::GpuNodeHoardingEvidence>().gpu_dags;
+  REQUIRE(dags.size() == 1);
+  CHECK(dags[0].runs == std::vector<std::string>{"nightly-old00", "nightly-new00"});
+  CHECK(dags[0].unfinished_runs == std::vector<std::string>{"nightly-new00"});
+  const auto step1 = firstSteps(recs[0]);
+  REQUIRE(step1.size() == 2);
+  // The DAG's pods by its label, so a run created later is selected too, and in no other
+  // patch; the Job's pod by its Job.
+  CHECK(step1[1]->object.kind == "Job");
+  REQUIRE(step1[1]->pods.has_value());
+  CHECK(step1[1]->pods->names == std::vector<std::string>{"train-1"});
+  CHECK(step1[0]->object.kind == "Pod");
+  REQUIRE(step1[0]->pods.has_value());
+  CHECK(step1[0]->pods->names.empty());
+  CHECK(step1[0]->pods->match_labels ==
+        std::vector<std::pair<std::string, std::string>>{{"dag-id", "nightly"}});
+  // The replay tolerates it on the same pods: the DAG's by label.
+  bool dag_tolerates = false;
+  for (const replay::Change& change : recs[0].changes.changes) {
+    if (const auto* add = std::get_if<replay::AddToleration>(&change)) {
+      dag_tolerates = dag_tolerates || !add->pods.labels.requirements.empty();
+    }
+  }
+  CHECK(dag_tolerates);
+}
+
+TEST_CASE(
+    "gpu-node-hoarding tolerates the taint in an Argo DAG's WorkflowTemplate and its runs in "
+    "flight",
+    "[advice][patches]") {
+  testing::RunFixture fx = hoardingScenario();
+  addGpuDag(fx, "argo");
+  const auto findings = fx.detect(analysis::GpuNodeHoarding());
+  const auto recs = advice::recommend(findings, config::Config{}, *fx.cluster);
+  REQUIRE(recs.size() == 1);
+  std::vector<std::string> objects;
+  for (const advice::Patch* patch : firstSteps(recs[0])) {
+    objects.push_back(patch->object.kind + " " + patch->object.namespace_ + "/" +
+                      patch->object.names.at(0) + " " + std::to_string(patch->object.names.size()));
+  }
+  // The finished run's Workflow makes no more pods; the template makes every run to come.
+  CHECK(objects == std::vector<std::string>{"WorkflowTemplate ml/nightly 1",
+                                            "Workflow ml/nightly-new00 1", "Job ml/train 1"});
+  const advice::Patch& workflow_template = *firstSteps(recs[0])[0];
+  CHECK(workflow_template.variants.at(0).at(0).path == "/spec/tolerations/-");
+  REQUIRE(workflow_template.pods.has_value());
+  CHECK(workflow_template.pods->names ==  // every pod of both runs, by name
+        std::vector<std::string>{"nightly-new00-fit", "nightly-new00-prep", "nightly-old00-fit",
+                                 "nightly-old00-prep"});
+}

@@ -6,11 +6,15 @@
 # Prints, per scenario, what the replay predicted next to what the simulator realised:
 # the mean makespan of the affected runs, the mean wait of the GPU pods, the GPU allocation in
 # the window, and every patch that did not apply. Both sides are modelled (docs/whatif.md).
-# Usage: scripts/closed-loop.sh [BUILD_DIR] SCENARIO.yaml...   (BUILD_DIR default: build)
+# Usage: scripts/closed-loop.sh [BUILD_DIR] [--json FILE] SCENARIO.yaml...  (BUILD_DIR: build)
+# --json FILE: one JSON object per scenario appended to FILE, the predicted and realised change
+# of each figure (the realised one over the replayed window), for tests/integration/closed_loop.sh.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=build
 if [ $# -gt 0 ] && [ -d "$1" ]; then BUILD=$1; shift; fi
+JSON_OUT=""
+if [ "${1:-}" = --json ]; then JSON_OUT=$2; shift 2; fi
 DAGADVISOR=$BUILD/src/dagadvisor
 SIM=$BUILD/tools/simulator/dagadvisor-sim
 [ -x "$DAGADVISOR" ] && [ -x "$SIM" ] || { echo "build first: $DAGADVISOR, $SIM" >&2; exit 2; }
@@ -45,6 +49,19 @@ for scenario in "$@"; do
     "  GPU allocation in the window %   predicted \(if $p.replayed then pair($p.gpu_allocation.before * 100; $p.gpu_allocation.after * 100) else "-" end)",
     "                                   realised  \(pair($w.gpu_allocation_pct.before; $w.gpu_allocation_pct.after))"
   ' "$out/report.json"
+  if [ -n "$JSON_OUT" ]; then
+    jq -c --arg name "$name" --slurpfile c "$out/compare.json" '
+      .prediction.together as $t | $t.predicted as $p | $c[0].replayed_window as $w |
+      def change(f): f.after - f.before;
+      {scenario: $name, applied: ($t.recommendations // []), replayed: ($p.replayed == true),
+       realised_affected_runs: $w.affected_runs.count,
+       makespan_seconds: {predicted: (if $p.replayed then change($p.makespan_seconds) else 0 end),
+         realised: ($w.affected_runs.mean_makespan_after_seconds - $w.affected_runs.mean_makespan_before_seconds)},
+       gpu_pod_wait_seconds: {predicted: (if $p.replayed then change($p.gpu_pod_pending_seconds) else 0 end),
+         realised: change($w.gpu_pod_mean_wait_seconds)},
+       gpu_allocation_points: {predicted: (if $p.replayed then change($p.gpu_allocation) * 100 else 0 end),
+         realised: change($w.gpu_allocation_pct)}}' "$out/report.json" >>"$JSON_OUT"
+  fi
   grep -v ": applied" "$out/compare.err" | sed 's/^dagadvisor-sim: /  not applied: /' || true
   kill "$PROM_PID"
   wait "$PROM_PID" 2>/dev/null || true

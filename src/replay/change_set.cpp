@@ -35,6 +35,17 @@ std::size_t apply(ReplayInput& in, const AddNodeTaint& c) {
   return n;
 }
 
+std::size_t apply(ReplayInput& in, const SetNodeLabel& c) {
+  std::size_t n = 0;
+  for (ReplayNode& node : in.nodes) {
+    if (c.nodes.matches(node)) {
+      node.labels.set(c.key, c.value);
+      ++n;
+    }
+  }
+  return n;
+}
+
 std::size_t apply(ReplayInput& in, const AddToleration& c) {
   return editPods(in, c.pods, [&](ReplayPod& p) { p.tolerations.push_back(c.toleration); });
 }

@@ -44,6 +44,13 @@ struct AddNodeTaint {
   model::Taint taint;
 };
 
+/// A label key = value set on nodes (`kubectl label node`, replacing the key's value).
+struct SetNodeLabel {
+  NodeMatch nodes;
+  std::string key;
+  std::string value;
+};
+
 struct AddToleration {
   PodMatch pods;
   Toleration toleration;
@@ -88,8 +95,8 @@ struct RecreatePods {
   PodMatch pods;
 };
 
-using Change = std::variant<AddNodeTaint, AddToleration, SetNodeSelector, AddRequiredNodeAffinity,
-                            SetPriority, SetRequests, RecreatePods>;
+using Change = std::variant<AddNodeTaint, SetNodeLabel, AddToleration, SetNodeSelector,
+                            AddRequiredNodeAffinity, SetPriority, SetRequests, RecreatePods>;
 
 /// The edits a recommendation makes to the replayed cluster, applied in order before replaying.
 struct ChangeSet {

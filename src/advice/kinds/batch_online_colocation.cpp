@@ -1,5 +1,6 @@
 #include "advice/kinds/batch_online_colocation.h"
 
+#include <algorithm>
 #include <set>
 #include <tuple>
 
@@ -16,34 +17,170 @@ using nlohmann::json;
 
 namespace {
 
-using ServiceRefs = std::set<std::tuple<std::string, std::string, std::string>>;
+using ServiceRefs = std::set<std::tuple<std::string, std::string, std::string>>;  // ns, kind, name
 
-// The DAGs' tasks to the batch pool (their pods by the DAG label), the services to the online
-// pool (their pods by name).
-std::vector<Patch> poolPatches(const std::string& label, const std::set<std::string>& dags,
-                               const ServiceRefs& services, const config::Config& config,
-                               const model::ClusterSnapshot& cluster) {
-  const auto pin = [&](const std::string& pool) {
-    return [&label, pool](const PodSpecSite& site) {
-      return nodeSelectorPatches(site.path, label, pool);
+bool ofService(const model::Pod& pod, const ServiceRefs& services) {
+  return services.count({pod.namespace_, pod.owner_kind, pod.owner_name}) > 0;
+}
+
+// The nodes the pools are made of: schedulable, without GPUs (GPU nodes are another pool).
+bool poolable(const model::Node& node) {
+  return !node.unschedulable && !node.hasGpus();
+}
+
+// The online pool: the fewest of the nodes the services run on now that hold all their pods,
+// first fit, largest pod first, onto the nodes carrying most service requests first, each pod
+// only onto a node its own service runs on now (where its selectors let it). The rest is batch.
+std::vector<bool> onlinePool(const model::ClusterSnapshot& cluster, const ServiceRefs& services) {
+  const std::size_t n = cluster.nodes().size();
+  std::vector<model::ResourceVector> room(n);
+  std::vector<std::int64_t> service_cpu(n, 0);
+  std::set<std::pair<std::tuple<std::string, std::string, std::string>, model::NodeId>> hosts;
+  std::vector<const model::Pod*> pods;
+  for (model::NodeId id = 0; id < n; ++id) {
+    room[id] = cluster.node(id).allocatable;
+    for (model::PodId pid : cluster.podsOn(id)) {
+      const model::Pod& pod = cluster.pod(pid);
+      if (!pod.holdsResources()) {
+        continue;
+      }
+      if (pod.owner_kind == "DaemonSet") {
+        room[id] -= pod.requests;  // it stays wherever the node goes
+      } else if (ofService(pod, services) && poolable(cluster.node(id))) {
+        service_cpu[id] += pod.requests.cpu_millis;
+        hosts.insert({{pod.namespace_, pod.owner_kind, pod.owner_name}, id});
+        pods.push_back(&pod);
+      }
+    }
+  }
+  std::vector<model::NodeId> order;
+  for (model::NodeId id = 0; id < n; ++id) {
+    if (service_cpu[id] > 0) {
+      order.push_back(id);
+    }
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](auto a, auto b) { return service_cpu[a] > service_cpu[b]; });
+  std::stable_sort(pods.begin(), pods.end(), [](const model::Pod* a, const model::Pod* b) {
+    return a->requests.cpu_millis > b->requests.cpu_millis;
+  });
+  std::vector<bool> online(n, false);
+  for (const model::Pod* pod : pods) {
+    const auto may = [&](model::NodeId id) {
+      return hosts.count({{pod->namespace_, pod->owner_kind, pod->owner_name}, id}) > 0 &&
+             room[id].fits(pod->requests);
     };
+    auto it = std::find_if(order.begin(), order.end(),
+                           [&](model::NodeId id) { return online[id] && may(id); });
+    if (it == order.end()) {
+      it = std::find_if(order.begin(), order.end(), may);
+    }
+    if (it != order.end()) {
+      online[*it] = true;
+      room[*it] -= pod->requests;
+    }
+  }
+  return online;
+}
+
+struct Pools {
+  std::vector<std::string> online;
+  std::vector<std::string> batch;
+};
+
+Pools poolsOf(const model::ClusterSnapshot& cluster, const ServiceRefs& services) {
+  const std::vector<bool> online = onlinePool(cluster, services);
+  Pools pools;
+  for (model::NodeId id = 0; id < cluster.nodes().size(); ++id) {
+    if (poolable(cluster.node(id))) {
+      (online[id] ? pools.online : pools.batch).push_back(cluster.node(id).name);
+    }
+  }
+  return pools;
+}
+
+Patch labelPatch(const std::vector<std::string>& nodes, const std::string& label,
+                 const std::string& pool) {
+  Patch patch;
+  patch.step = 1;
+  patch.purpose = "first, label the " + pool + " pool " + label + "=" + pool;
+  patch.object = {"v1", "Node", "", nodes};
+  patch.variants = nodeLabelPatches(label, pool);
+  for (const std::string& node : nodes) {
+    patch.command += (patch.command.empty() ? "" : "\n") + labelCommand(node, {{label, pool}});
+  }
+  return patch;
+}
+
+std::string pinPurpose(const std::string& label, const std::string& pool) {
+  return "then require " + label + "=" + pool;
+}
+
+const auto kPin = [](const std::string& label, const std::string& pool) {
+  return [label, pool](const PodSpecSite& site) {
+    return nodeSelectorPatches(site.path, label, pool);
   };
+};
+
+// Step 1 labels both pools, so that no selector of step 2 names a label no node has; step 2
+// pins each DAG's tasks where its engine defines them (their pods by the DAG's selector), and
+// each service through its workload.
+std::vector<Patch> poolPatches(const std::string& label, const Pools& pools,
+                               const std::vector<analysis::RunScope>& dags,
+                               const ServiceRefs& services, const model::ClusterSnapshot& cluster) {
   std::vector<Patch> out;
-  for (const std::string& key : dags) {  // "namespace/dag"
-    const auto slash = key.find('/');
-    const std::string ns = key.substr(0, slash);
-    const std::string dag = key.substr(slash + 1);
-    const PodSelection pods{ns, {{config.workflow_labels.dag_label, dag}}, {}};
-    out.push_back(podChangePatch({"labels", ns, "", dag}, PodField::kNodeSelector,
-                                 "require " + label + "=batch", pin("batch"), pods));
+  if (!pools.online.empty()) {
+    out.push_back(labelPatch(pools.online, label, "online"));
+  }
+  if (!pools.batch.empty()) {
+    out.push_back(labelPatch(pools.batch, label, "batch"));
+  }
+  for (const analysis::RunScope& dag : dags) {
+    out.push_back(
+        podChangePatch({dag.engine, dag.namespace_, "", dag.dag}, PodField::kNodeSelector,
+                       "then require " + label + "=batch", kPin(label, "batch"),
+                       podsOfDag(cluster, dag.namespace_, dag.dag_selector, {dag.selector}), 2));
   }
   for (const auto& [ns, kind, name] : services) {
     const PodOwner owner{"", ns, kind, name};
     const PodSpecSite site = podSpecSite(owner, PodField::kNodeSelector);
-    out.push_back(podChangePatch(owner, PodField::kNodeSelector, "require " + label + "=online",
-                                 pin("online"), podsOf(cluster, site.object)));
+    out.push_back(podChangePatch(owner, PodField::kNodeSelector, pinPurpose(label, "online"),
+                                 kPin(label, "online"), podsOf(cluster, site.object), 2));
   }
   return out;
+}
+
+replay::PodMatch matchOf(const PodSelection& pods) {
+  replay::PodMatch match;
+  match.namespace_ = pods.namespace_;
+  match.labels = replay::LabelSelector::equals(pods.match_labels);
+  for (const std::string& name : pods.names) {
+    match.names.push_back(pods.namespace_ + "/" + name);
+  }
+  return match;
+}
+
+// The same in the replay's terms: the labels, the selectors on the pods the patches select, and
+// the services' rollout (a new pod template replaces their pods).
+replay::ChangeSet poolChanges(const std::string& label, const Pools& pools,
+                              const std::vector<Patch>& patches, const ServiceRefs& services) {
+  replay::ChangeSet set;
+  for (const auto& [nodes, pool] : {std::pair{&pools.online, "online"}, {&pools.batch, "batch"}}) {
+    if (!nodes->empty()) {
+      set.changes.push_back(replay::SetNodeLabel{{*nodes, {}}, label, pool});
+    }
+  }
+  for (const Patch& patch : patches) {
+    if (patch.step == 2 && patch.pods) {
+      const bool batch = patch.purpose.rfind(pinPurpose(label, "batch"), 0) == 0;
+      set.changes.push_back(
+          replay::SetNodeSelector{matchOf(*patch.pods), label, batch ? "batch" : "online"});
+    }
+  }
+  for (const auto& [ns, kind, name] : services) {
+    set.changes.push_back(replay::RecreatePods{{ns, {}, kind, name}});
+  }
+  return set;
 }
 
 }  // namespace
@@ -63,6 +200,8 @@ std::vector<Recommendation> adviseBatchOnlineColocation(const FindingList& findi
   std::set<std::string> services;
   std::set<std::tuple<std::string, std::string, std::string>> service_refs;
   std::set<std::string> dags;
+  std::vector<analysis::RunScope> dag_scopes;
+  std::set<std::string> scoped;
   double shared_cores = 0;
   for (const analysis::Finding* f : findings) {
     shared_cores += f->impact;
@@ -72,22 +211,45 @@ std::vector<Recommendation> adviseBatchOnlineColocation(const FindingList& findi
       service_refs.emplace(s.namespace_, s.kind, s.name);
     }
     dags.insert(e.dags.begin(), e.dags.end());
+    for (const analysis::RunScope& scope : e.dag_scopes) {
+      if (scoped.insert(scope.namespace_ + "/" + scope.dag).second) {
+        dag_scopes.push_back(scope);
+      }
+    }
+  }
+  for (const std::string& key : dags) {  // no run rebuilt: the pods by the configured DAG label
+    if (scoped.insert(key).second) {
+      const auto slash = key.find('/');
+      const std::string dag = key.substr(slash + 1);
+      dag_scopes.push_back(
+          {key.substr(0, slash), dag, "", {}, {{config.workflow_labels.dag_label, dag}}, "labels"});
+    }
   }
   rec.title = std::to_string(findings.size()) + " busy node(s) shared by workflow tasks of " +
               std::to_string(dags.size()) + " DAG(s) and " + std::to_string(services.size()) +
               " long-running service(s)";
-  rec.action = "Split the nodes into two pools labelled " + label + "=batch and " + label +
-               "=online (kubectl label nodes), then pin workflow tasks to the batch pool and "
-               "services to the online pool with the nodeSelectors below; or, where one pool "
-               "must serve both, run the heavy DAGs in a time window when services are quiet "
-               "(a CronJob schedule).";
-  rec.patches = poolPatches(label, dags, service_refs, config, cluster);
+  const Pools pools = poolsOf(cluster, service_refs);
+  rec.action = "Split the nodes without GPUs into two pools: first label " +
+               std::to_string(pools.online.size()) + " node(s) " + label +
+               "=online (the fewest of those the services run on now that hold all their pods) "
+               "and the other " +
+               std::to_string(pools.batch.size()) + " " + label +
+               "=batch (step 1), then pin the workflow tasks to the batch pool and the services "
+               "to the online pool with the nodeSelectors of step 2 (selectors before labels "
+               "would leave the pods pending). The batch pool is smaller than the nodes the "
+               "tasks share now: the replayed prediction shows what that costs the runs. Where "
+               "one pool must serve both, run the heavy DAGs in a time window when services are "
+               "quiet (a CronJob schedule) instead.";
+  rec.patches = poolPatches(label, pools, dag_scopes, service_refs, cluster);
+  rec.changes = poolChanges(label, pools, rec.patches, service_refs);
   rec.impact_score = shared_cores;
   rec.impact = "about " + std::to_string(static_cast<long long>(shared_cores)) +
                " CPU core(s) of requests stop competing between batch and online work";
   rec.evidence = {{"nodes", nodes},
                   {"services", std::vector<std::string>(services.begin(), services.end())},
-                  {"dags", std::vector<std::string>(dags.begin(), dags.end())}};
+                  {"dags", std::vector<std::string>(dags.begin(), dags.end())},
+                  {"online_pool", pools.online},
+                  {"batch_pool", pools.batch}};
   return {std::move(rec)};
 }
 

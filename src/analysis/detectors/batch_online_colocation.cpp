@@ -56,6 +56,25 @@ std::vector<std::string> dagsOf(const Sharing& s) {
   return out;
 }
 
+// The latest rebuilt run of each "namespace/dag" of `dags`, where there is one.
+std::vector<RunScope> scopesOf(const std::vector<std::string>& dags,
+                               const std::vector<graph::RunGraph>& runs) {
+  std::vector<RunScope> out;
+  for (const std::string& key : dags) {
+    const graph::RunGraph* latest = nullptr;
+    for (const graph::RunGraph& rg : runs) {
+      if (rg.run != nullptr && rg.run->namespace_ + "/" + rg.run->dag == key &&
+          (latest == nullptr || rg.first_created >= latest->first_created)) {
+        latest = &rg;
+      }
+    }
+    if (latest != nullptr) {
+      out.push_back(runScope(*latest->run));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 json BatchOnlineColocationEvidence::toJson() const {
@@ -102,6 +121,7 @@ void BatchOnlineColocation::analyze(const AnalysisInput& input, FindingSink& out
     evidence.batch_pods = s.batch_pods;
     evidence.batch_cpu_millis = s.batch_cpu_millis;
     evidence.dags = dagsOf(s);
+    evidence.dag_scopes = scopesOf(evidence.dags, input.runs);
     evidence.service_cpu_millis = s.service_cpu_millis;
     evidence.services = servicesOf(s);
     Finding finding = findingOf(std::move(evidence));

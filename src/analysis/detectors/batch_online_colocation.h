@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analysis/detector.h"
+#include "analysis/evidence.h"
 #include "config/field.h"
 
 namespace dagadvisor::analysis {
@@ -26,6 +27,9 @@ struct BatchOnlineColocationEvidence {
   std::size_t batch_pods = 0;
   std::int64_t batch_cpu_millis = 0;
   std::vector<std::string> dags;  // "namespace/dag" of the task pods, in order
+  /// The latest run of each of `dags` that was rebuilt, in the same order: its engine and
+  /// selectors say where the advice pins the DAG's tasks.
+  std::vector<RunScope> dag_scopes;
   std::int64_t service_cpu_millis = 0;
   std::vector<ColocatedService> services;  // by namespace, kind, name
 

@@ -5,6 +5,7 @@
 
 #include "advice/kind_list.h"
 #include "advice/recommender.h"
+#include "analysis/detectors/batch_online_colocation.h"
 #include "analysis/detectors/gpu_node_hoarding.h"
 #include "unit/analysis/scenarios.h"
 
@@ -322,4 +323,40 @@ TEST_CASE(
   CHECK(workflow_template.pods->names ==  // every pod of both runs, by name
         std::vector<std::string>{"nightly-new00-fit", "nightly-new00-prep", "nightly-old00-fit",
                                  "nightly-old00-prep"});
+}
+
+TEST_CASE("batch-online-colocation labels both pools before any selector names them",
+          "[advice][patches][batch-online-colocation]") {
+  testing::RunFixture fx = testing::colocationScenario();
+  // A second service pod beside the first, and a node without services: the online pool is the
+  // one node that holds both service pods, the batch pool the other.
+  fx.nodes.push_back(makeNode("n2", 16, 64));
+  fx.pods.push_back(makePod("web", "web-2", "n1", 2, 8, 0, ownedBy("ReplicaSet", "web-5d8")));
+  fx.pods.push_back(makePod("etl", "daily-r1-b", "n2", 4, 8, 0,
+                            [](model::Pod& p) { p.labels.set("dag-id", "daily"); }));
+  const auto findings = fx.detect(analysis::BatchOnlineColocation());
+  const auto recs = advice::recommend(findings, config::Config{}, *fx.cluster);
+  REQUIRE(recs.size() == 1);
+  const advice::Recommendation& rec = recs[0];
+  CHECK(rec.evidence["online_pool"] == nlohmann::json::array({"n1"}));
+  CHECK(rec.evidence["batch_pool"] == nlohmann::json::array({"n2"}));
+  REQUIRE(rec.patches.size() == 4);
+  CHECK(rec.patches[0].object.kind == "Node");
+  CHECK(rec.patches[0].step == 1);
+  CHECK(rec.patches[1].object.names == std::vector<std::string>{"n2"});
+  for (std::size_t i = 2; i < rec.patches.size(); ++i) {
+    CHECK(rec.patches[i].step == 2);  // the selectors come after the labels they name
+  }
+  REQUIRE(rec.patches[2].pods.has_value());
+  CHECK(rec.patches[2].pods->match_labels ==
+        std::vector<std::pair<std::string, std::string>>{{"dag-id", "daily"}});
+  CHECK(rec.patches[3].object.kind == "Deployment");
+  // The replay gets the same: both labels, both selectors, the services' rollout.
+  REQUIRE(rec.changes.changes.size() == 5);
+  CHECK(std::holds_alternative<replay::SetNodeLabel>(rec.changes.changes[0]));
+  CHECK(std::holds_alternative<replay::SetNodeLabel>(rec.changes.changes[1]));
+  const auto& pin = std::get<replay::SetNodeSelector>(rec.changes.changes[2]);
+  CHECK(pin.value == "batch");
+  CHECK(std::get<replay::SetNodeSelector>(rec.changes.changes[3]).value == "online");
+  CHECK(std::holds_alternative<replay::RecreatePods>(rec.changes.changes[4]));
 }

@@ -88,6 +88,22 @@ TEST_CASE("SetNodeSelector pins the matching pods to the labelled nodes") {
   CHECK(r.pods[1].node == 0u);
 }
 
+TEST_CASE("SetNodeLabel gives nodes the label a selector names; without it the pods pend") {
+  replay::ReplayInput in = gpuAndCpu();
+  replay::ChangeSet pin;
+  pin.changes.push_back(replay::SetNodeSelector{app("web"), "workload-type", "online"});
+  replay::ReplayInput unlabelled = in;
+  REQUIRE(replay::applyChanges(unlabelled, pin).ok());
+  CHECK_FALSE(replayed(unlabelled).pods[0].node.has_value());  // no node has the label
+  replay::ChangeSet set;
+  set.changes.push_back(replay::SetNodeLabel{{{in.nodes[1].name}, {}}, "workload-type", "online"});
+  set.changes.push_back(pin.changes.front());
+  const auto report = replay::applyChanges(in, set);
+  REQUIRE(report.ok());
+  CHECK(report->matched.front() == 1);
+  CHECK(replayed(in).pods[0].node == 1u);
+}
+
 TEST_CASE("AddRequiredNodeAffinity is ANDed into the pods' existing terms") {
   replay::ReplayInput in = gpuAndCpu();
   replay::LabelSelector not_gpu;

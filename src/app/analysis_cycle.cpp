@@ -13,8 +13,6 @@
 #include "graph/cluster_whatif.h"
 #include "graph/run_graph.h"
 #include "model/adapters/object_edges.h"
-#include "model/cluster_fetch.h"
-#include "model/scrape_fetch.h"
 
 namespace dagadvisor::app {
 namespace {
@@ -143,33 +141,17 @@ std::vector<report::NodeRow> summarizeNodes(const model::ClusterSnapshot& cluste
   return rows;
 }
 
-// A direct scrape builds the snapshot straight from its local evaluation: the Prometheus JSON its
-// instantQuery() renders exists for `snapshot record`, whose SnapshotWriter wraps the source and
-// so still takes the query path. The only place the cycle knows a concrete source; a virtual on
-// MetricsSource could not return a ClusterSnapshot (sources/ sits below model/).
-Result<model::ClusterSnapshot> fetchCluster(sources::MetricsSource& source,
-                                            const config::Config& config, UnixSeconds at,
-                                            model::FetchStats& stats) {
-  if (auto* scrape = dynamic_cast<model::ScrapeMetricsSource*>(&source)) {
-    return scrape->fetchSnapshot(at, stats);
-  }
-  const config::PrometheusSource& prom = config.sources.prometheus;
-  return model::fetchClusterSnapshot(source, model::QueryCatalog(prom), at, stats,
-                                     static_cast<std::size_t>(prom.max_concurrent_queries),
-                                     static_cast<std::size_t>(prom.max_series_per_query));
-}
-
 }  // namespace
 
 Result<std::shared_ptr<const report::AnalysisReport>> runAnalysisCycle(
-    sources::MetricsSource& source, const config::Config& config, UnixSeconds at,
+    ingestion::ClusterReader& reader, const config::Config& config, UnixSeconds at,
     const Clock& clock, advice::RecommendationHistory* history,
     std::span<const model::ObjectSourcePtr> objects,
     const std::optional<prediction::RecommendationPredictionOptions>& predict) {
   const auto started = std::chrono::steady_clock::now();
   StageTimer timer;
-  model::FetchStats stats;
-  auto cluster = fetchCluster(source, config, at, stats);
+  ingestion::FetchStats stats;
+  auto cluster = reader.read(at, stats);
   if (!cluster.ok()) {
     return cluster.error();
   }
@@ -187,7 +169,7 @@ Result<std::shared_ptr<const report::AnalysisReport>> runAnalysisCycle(
 
   auto report = std::make_shared<report::AnalysisReport>();
   report->cluster = config.analysis.cluster;
-  report->source = source.describe();
+  report->source = reader.describe();
   report->data_time = at;
   report->queries = stats.queries;
   report->bytes_received = stats.bytes;

@@ -6,11 +6,11 @@
 #include <vector>
 
 #include "common/result.h"
+#include "ingestion/query_catalog.h"
 #include "model/cluster.h"
-#include "model/query_catalog.h"
 #include "sources/metrics_source.h"
 
-namespace dagadvisor::model {
+namespace dagadvisor::ingestion {
 
 /// What fetching cost and what the backend warned about.
 struct FetchStats {
@@ -25,8 +25,8 @@ struct FetchStats {
 /// pods looks idle). A failing optional query (scheduler, usage) only adds a warning. A query
 /// answering more than `max_series` series fails as soon as its decoder reaches the one past
 /// the cap, naming the query and sources.prometheus.max_series_per_query.
-Result<ClusterSnapshot> fetchClusterSnapshot(
+Result<model::ClusterSnapshot> fetchClusterSnapshot(
     sources::MetricsSource& source, const QueryCatalog& catalog, UnixSeconds at, FetchStats& stats,
     std::size_t concurrency = 1, std::size_t max_series = std::numeric_limits<std::size_t>::max());
 
-}  // namespace dagadvisor::model
+}  // namespace dagadvisor::ingestion

@@ -1,4 +1,4 @@
-#include "model/cluster_fetch.h"
+#include "ingestion/cluster_fetch.h"
 
 #include <algorithm>
 #include <array>
@@ -10,10 +10,10 @@
 #include <thread>
 
 #include "common/log.h"
-#include "model/cluster_builder.h"
+#include "ingestion/cluster_builder.h"
 #include "sources/prometheus/response_parser.h"
 
-namespace dagadvisor::model {
+namespace dagadvisor::ingestion {
 
 namespace {
 
@@ -130,10 +130,10 @@ class ParallelFetch {
 
 }  // namespace
 
-Result<ClusterSnapshot> fetchClusterSnapshot(sources::MetricsSource& source,
-                                             const QueryCatalog& catalog, UnixSeconds at,
-                                             FetchStats& stats, std::size_t concurrency,
-                                             std::size_t max_series) {
+Result<model::ClusterSnapshot> fetchClusterSnapshot(sources::MetricsSource& source,
+                                                    const QueryCatalog& catalog, UnixSeconds at,
+                                                    FetchStats& stats, std::size_t concurrency,
+                                                    std::size_t max_series) {
   ClusterBuilder builder(at);
   std::optional<ParallelFetch> parallel;
   if (source.concurrent() && concurrency > 1) {
@@ -157,7 +157,7 @@ Result<ClusterSnapshot> fetchClusterSnapshot(sources::MetricsSource& source,
     stats.warnings.push_back("optional data missing or cut short, analysis goes on without it: " +
                              status.error().describe());
   }
-  ClusterSnapshot snapshot = std::move(builder).build();
+  model::ClusterSnapshot snapshot = std::move(builder).build();
   if (snapshot.nodes().empty()) {
     // Every answer was empty or a scalar: publishing this as a fresh, empty analysis would
     // tell the operators that all is well.
@@ -169,4 +169,4 @@ Result<ClusterSnapshot> fetchClusterSnapshot(sources::MetricsSource& source,
   return snapshot;
 }
 
-}  // namespace dagadvisor::model
+}  // namespace dagadvisor::ingestion

@@ -8,10 +8,10 @@
 #include "common/duration.h"
 #include "common/log.h"
 #include "config/config_loader.h"
+#include "ingestion/airflow_api_objects.h"
+#include "ingestion/kubernetes_objects.h"
 #include "ingestion/promql_reader.h"
 #include "ingestion/scrape_reader.h"
-#include "model/adapters/airflow_api_objects.h"
-#include "model/adapters/kubernetes_objects.h"
 #include "sources/kubernetes/kubernetes_source.h"
 #include "sources/prometheus/prometheus_source.h"
 #include "sources/snapshot/snapshot_source.h"
@@ -235,10 +235,10 @@ std::vector<model::ObjectSourcePtr> objectSources(const config::Config& config,
   std::vector<model::ObjectSourcePtr> out;
   if (kubernetes != nullptr) {
     out.push_back(
-        std::make_unique<model::KubernetesObjects>(*kubernetes, config.sources.kubernetes));
+        std::make_unique<ingestion::KubernetesObjects>(*kubernetes, config.sources.kubernetes));
   }
   if (airflow != nullptr) {
-    out.push_back(std::make_unique<model::AirflowObjects>(*airflow));
+    out.push_back(std::make_unique<ingestion::AirflowObjects>(*airflow));
   }
   return out;
 }

@@ -109,6 +109,22 @@ report::RunSummary summarizeRun(const graph::RunGraph& g, const model::ClusterSn
   return s;
 }
 
+std::vector<report::QueryCostRow> queryCostRows(const std::vector<ingestion::QueryCost>& costs) {
+  std::vector<report::QueryCostRow> rows;
+  for (const ingestion::QueryCost& cost : costs) {
+    report::QueryCostRow& row = rows.emplace_back();
+    row.query = cost.query;
+    row.response_bytes = cost.bytes;
+    row.series = cost.series;
+    if (cost.backend) {
+      row.eval_seconds = cost.backend->eval_seconds;
+      row.exec_seconds = cost.backend->exec_seconds;
+      row.queryable_samples = cost.backend->queryable_samples;
+    }
+  }
+  return rows;
+}
+
 // The stranded-resources detector's rule, per node: the largest stranded free share.
 void markStranded(report::NodeRow& row, const analysis::NodeStranding& stranding) {
   if (!stranding.anyStranded()) {
@@ -173,6 +189,7 @@ Result<std::shared_ptr<const report::AnalysisReport>> runAnalysisCycle(
   report->data_time = at;
   report->queries = stats.queries;
   report->bytes_received = stats.bytes;
+  report->query_costs = queryCostRows(stats.costs);
   report->warnings = std::move(stats.warnings);
   report->warnings.insert(report->warnings.end(), object_warnings.begin(), object_warnings.end());
   report->summary = summarize(*cluster);

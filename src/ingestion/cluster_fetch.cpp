@@ -25,6 +25,31 @@ std::string millisSince(std::chrono::steady_clock::time_point start) {
   return std::to_string(ms.count());
 }
 
+std::string millis(double seconds) {
+  return std::to_string(seconds * 1000);
+}
+
+// Which query is large or slow to decode, or costly for the backend: the first thing to ask of a
+// slow cycle, or of a Prometheus that a cycle loads.
+void logCost(const QueryCost& cost, const std::string& decode_ms) {
+  if (!cost.backend) {
+    kLog.debug("query decoded", {{"query", cost.query},
+                                 {"bytes", std::to_string(cost.bytes)},
+                                 {"samples", std::to_string(cost.series)},
+                                 {"decode_ms", decode_ms}});
+    return;
+  }
+  kLog.debug("query decoded",
+             {{"query", cost.query},
+              {"bytes", std::to_string(cost.bytes)},
+              {"samples", std::to_string(cost.series)},
+              {"decode_ms", decode_ms},
+              {"backend_eval_ms", millis(cost.backend->eval_seconds)},
+              {"backend_exec_ms", millis(cost.backend->exec_seconds)},
+              {"backend_samples",
+               std::to_string(static_cast<long long>(cost.backend->queryable_samples))}});
+}
+
 // Decodes one body into the builder; the error names the query.
 Result<void> decodeInto(const sources::Query& query, QueryId id,
                         const Result<sources::QueryBody>& body, ClusterBuilder& builder,
@@ -38,11 +63,10 @@ Result<void> decodeInto(const sources::Query& query, QueryId id,
   const sources::DecodeLimits limits{max_series, "sources.prometheus.max_series_per_query"};
   auto decoded = sources::decodeInstantVector(
       *body, [&](const sources::SampleView& sample) { builder.add(id, sample); }, limits);
-  // Which query is large or slow to decode: the first thing to ask of a slow cycle.
-  kLog.debug("query decoded", {{"query", query.name},
-                               {"bytes", std::to_string(body->json.size())},
-                               {"samples", std::to_string(decoded.ok() ? decoded->samples : 0)},
-                               {"decode_ms", millisSince(started)}});
+  const std::size_t series = decoded.ok() ? decoded->samples : 0;
+  const QueryCost& cost = stats.costs.emplace_back(
+      QueryCost{query.name, body->json.size(), series, sources::parseQueryStats(body->json)});
+  logCost(cost, millisSince(started));
   if (!decoded.ok()) {
     return makeError("query " + query.name + ": " + decoded.error().describe(), query.name);
   }

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -9,14 +10,25 @@
 #include "ingestion/query_catalog.h"
 #include "model/cluster.h"
 #include "sources/metrics_source.h"
+#include "sources/prometheus/response_parser.h"
 
 namespace dagadvisor::ingestion {
+
+/// What one query cost: what the daemon received and, when the backend says so (Prometheus
+/// answering stats=all), what evaluating it cost the backend.
+struct QueryCost {
+  std::string query;  // the catalog name, e.g. "pod_info"
+  std::size_t bytes = 0;
+  std::size_t series = 0;  // samples of the instant vector: one per series
+  std::optional<sources::QueryStats> backend;
+};
 
 /// What fetching cost and what the backend warned about.
 struct FetchStats {
   std::size_t queries = 0;
   std::size_t bytes = 0;
   std::vector<std::string> warnings;  // "query pod_info: <backend warning>"
+  std::vector<QueryCost> costs;       // per query decoded, in catalog order
 };
 
 /// Runs every catalog query at `at` against `source` — up to `concurrency` at once when the source

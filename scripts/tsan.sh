@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ThreadSanitizer pass over the code that runs threads: builds (build dir build-tsan,
 # -DDAGADVISOR_SANITIZE=thread) the unit tests of common (cancellation), sources (HTTP client
-# and loopback servers), model (the parallel fetch), server (workers, read deadlines, the
+# and loopback servers), ingestion (the parallel fetch), server (workers, read deadlines, the
 # published-analysis store) and app (analysis cycles), plus the daemon, and runs those unit
 # tests and the e2e tests of the daemon loop (cycles, SIGTERM/reload cancellation, slow
 # clients). Any TSan report fails the pass; reports are kept in build-tsan/tsan-reports/.
@@ -13,7 +13,7 @@ cd "$ROOT"
 "$ROOT/scripts/setup.sh"
 JOBS=${1:-$(nproc)}
 BUILD=build-tsan
-UNITS=(unit_common unit_sources unit_model unit_server unit_app)
+UNITS=(unit_common unit_sources unit_ingestion unit_server unit_app)
 E2E='^e2e\.(daemon_default_scenario|daemon_operations|stop_deadline|slow_clients)$'
 
 start=$(date +%s)

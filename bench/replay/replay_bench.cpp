@@ -10,8 +10,8 @@
 #include "config/config.h"
 #include "graph/cluster_whatif.h"
 #include "graph/run_graph.h"
+#include "ingestion/cluster_fetch.h"
 #include "model/adapters/adapter_registry.h"
-#include "model/cluster_fetch.h"
 #include "replay/calibration.h"
 #include "replay/input_builder.h"
 #include "replay/replay.h"
@@ -39,9 +39,10 @@ const Window& defaultWindow() {
       std::abort();
     }
     config::Config config;
-    model::FetchStats stats;
-    auto cluster = model::fetchClusterSnapshot(
-        **source, model::QueryCatalog(config.sources.prometheus), (*source)->analysisTime(), stats);
+    ingestion::FetchStats stats;
+    auto cluster = ingestion::fetchClusterSnapshot(
+        **source, ingestion::QueryCatalog(config.sources.prometheus), (*source)->analysisTime(),
+        stats);
     if (!cluster.ok()) {
       std::abort();
     }

@@ -13,8 +13,6 @@
 #include "graph/cluster_whatif.h"
 #include "graph/run_graph.h"
 #include "model/adapters/object_edges.h"
-#include "model/cluster_fetch.h"
-#include "model/scrape_fetch.h"
 
 namespace dagadvisor::app {
 namespace {
@@ -111,6 +109,22 @@ report::RunSummary summarizeRun(const graph::RunGraph& g, const model::ClusterSn
   return s;
 }
 
+std::vector<report::QueryCostRow> queryCostRows(const std::vector<ingestion::QueryCost>& costs) {
+  std::vector<report::QueryCostRow> rows;
+  for (const ingestion::QueryCost& cost : costs) {
+    report::QueryCostRow& row = rows.emplace_back();
+    row.query = cost.query;
+    row.response_bytes = cost.bytes;
+    row.series = cost.series;
+    if (cost.backend) {
+      row.eval_seconds = cost.backend->eval_seconds;
+      row.exec_seconds = cost.backend->exec_seconds;
+      row.queryable_samples = cost.backend->queryable_samples;
+    }
+  }
+  return rows;
+}
+
 // The stranded-resources detector's rule, per node: the largest stranded free share.
 void markStranded(report::NodeRow& row, const analysis::NodeStranding& stranding) {
   if (!stranding.anyStranded()) {
@@ -143,33 +157,17 @@ std::vector<report::NodeRow> summarizeNodes(const model::ClusterSnapshot& cluste
   return rows;
 }
 
-// A direct scrape builds the snapshot straight from its local evaluation: the Prometheus JSON its
-// instantQuery() renders exists for `snapshot record`, whose SnapshotWriter wraps the source and
-// so still takes the query path. The only place the cycle knows a concrete source; a virtual on
-// MetricsSource could not return a ClusterSnapshot (sources/ sits below model/).
-Result<model::ClusterSnapshot> fetchCluster(sources::MetricsSource& source,
-                                            const config::Config& config, UnixSeconds at,
-                                            model::FetchStats& stats) {
-  if (auto* scrape = dynamic_cast<model::ScrapeMetricsSource*>(&source)) {
-    return scrape->fetchSnapshot(at, stats);
-  }
-  const config::PrometheusSource& prom = config.sources.prometheus;
-  return model::fetchClusterSnapshot(source, model::QueryCatalog(prom), at, stats,
-                                     static_cast<std::size_t>(prom.max_concurrent_queries),
-                                     static_cast<std::size_t>(prom.max_series_per_query));
-}
-
 }  // namespace
 
 Result<std::shared_ptr<const report::AnalysisReport>> runAnalysisCycle(
-    sources::MetricsSource& source, const config::Config& config, UnixSeconds at,
+    ingestion::ClusterReader& reader, const config::Config& config, UnixSeconds at,
     const Clock& clock, advice::RecommendationHistory* history,
     std::span<const model::ObjectSourcePtr> objects,
     const std::optional<prediction::RecommendationPredictionOptions>& predict) {
   const auto started = std::chrono::steady_clock::now();
   StageTimer timer;
-  model::FetchStats stats;
-  auto cluster = fetchCluster(source, config, at, stats);
+  ingestion::FetchStats stats;
+  auto cluster = reader.read(at, stats);
   if (!cluster.ok()) {
     return cluster.error();
   }
@@ -187,10 +185,11 @@ Result<std::shared_ptr<const report::AnalysisReport>> runAnalysisCycle(
 
   auto report = std::make_shared<report::AnalysisReport>();
   report->cluster = config.analysis.cluster;
-  report->source = source.describe();
+  report->source = reader.describe();
   report->data_time = at;
   report->queries = stats.queries;
   report->bytes_received = stats.bytes;
+  report->query_costs = queryCostRows(stats.costs);
   report->warnings = std::move(stats.warnings);
   report->warnings.insert(report->warnings.end(), object_warnings.begin(), object_warnings.end());
   report->summary = summarize(*cluster);

@@ -85,12 +85,15 @@ int recordSnapshot(const CliOptions& cli, config::Config config) {
   if (!at.ok()) {
     return fail(kExitUsage, at.error().describe());
   }
-  sources::SnapshotWriter writer(*setup->source, cli.out_dir, &clock);
+  // The reader's query answers are recorded, whatever the reader: a direct scrape's are its
+  // local evaluation rendered as Prometheus bodies, so one replay path reads every snapshot.
+  sources::SnapshotWriter writer(setup->reader->recordedAnswers(), cli.out_dir, &clock);
+  setup->reader->recordInto(writer);
   sources::KubeListSource* kubernetes =
       setup->kubernetes ? &writer.recordKubernetes(*setup->kubernetes) : nullptr;
   sources::AirflowApi* airflow = setup->airflow ? &writer.recordAirflow(*setup->airflow) : nullptr;
   const auto objects = objectSources(config, kubernetes, airflow);
-  auto report = runAnalysisCycle(writer, config, *at, clock, nullptr, objects);
+  auto report = runAnalysisCycle(*setup->reader, config, *at, clock, nullptr, objects);
   if (!report.ok()) {
     return fail(kExitFailure, report.error().describe());
   }

@@ -19,7 +19,7 @@ OneAnalysis runOneAnalysis(
     return {nullptr, kExitUsage, at.error().describe()};
   }
   const auto objects = objectSources(config, setup->kubernetes.get(), setup->airflow.get());
-  auto report = runAnalysisCycle(*setup->source, config, *at, clock, nullptr, objects, predict);
+  auto report = runAnalysisCycle(*setup->reader, config, *at, clock, nullptr, objects, predict);
   if (!report.ok()) {
     return {nullptr, kExitFailure, report.error().describe()};
   }

@@ -200,7 +200,7 @@ ReportResult analyse(Running& running, const CliOptions& cli, const Clock& clock
   }
   const auto objects =
       objectSources(running.config, running.setup.kubernetes.get(), running.setup.airflow.get());
-  return runAnalysisCycle(*running.setup.source, running.config, *at, clock, &history, objects);
+  return runAnalysisCycle(*running.setup.reader, running.config, *at, clock, &history, objects);
 }
 
 // The one boundary around a cycle: whatever it throws (bad_alloc under a memory limit, a

@@ -8,9 +8,10 @@
 #include "common/duration.h"
 #include "common/log.h"
 #include "config/config_loader.h"
-#include "model/adapters/airflow_api_objects.h"
-#include "model/adapters/kubernetes_objects.h"
-#include "model/scrape_fetch.h"
+#include "ingestion/airflow_api_objects.h"
+#include "ingestion/kubernetes_objects.h"
+#include "ingestion/promql_reader.h"
+#include "ingestion/scrape_reader.h"
 #include "sources/kubernetes/kubernetes_source.h"
 #include "sources/prometheus/prometheus_source.h"
 #include "sources/snapshot/snapshot_source.h"
@@ -97,7 +98,18 @@ Result<std::unique_ptr<sources::AirflowSource>> openAirflow(const config::Airflo
   return std::move(source).value();
 }
 
-Result<sources::MetricsSourcePtr> openPrometheus(const config::PrometheusSource& prom) {
+ingestion::ClusterReaderPtr promqlReader(sources::MetricsSource& source,
+                                         const config::Config& config) {
+  return std::make_unique<ingestion::PromqlClusterReader>(source, config.sources.prometheus);
+}
+
+// What a live source opens: the source the reader asks (null for a direct scrape) and the reader.
+struct OpenedReader {
+  sources::MetricsSourcePtr source;
+  ingestion::ClusterReaderPtr reader;
+};
+
+Result<sources::MetricsSourcePtr> openPrometheusSource(const config::PrometheusSource& prom) {
   sources::PrometheusOptions options;
   options.url = prom.url;
   options.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(prom.timeout);
@@ -117,7 +129,7 @@ Result<sources::MetricsSourcePtr> openPrometheus(const config::PrometheusSource&
 }
 
 // Direct scrape of /metrics endpoints or exposition files: no Prometheus at all.
-Result<sources::MetricsSourcePtr> openScrape(const config::Sources& settings) {
+Result<OpenedReader> openScrape(const config::Sources& settings) {
   const config::ScrapeSource& scrape = settings.scrape;
   sources::scrape::ScraperOptions options;
   options.targets = scrape.targets;
@@ -127,8 +139,18 @@ Result<sources::MetricsSourcePtr> openScrape(const config::Sources& settings) {
   if (!scraper.ok()) {
     return makeError(scraper.error().message, "sources.scrape." + scraper.error().field);
   }
-  return sources::MetricsSourcePtr(
-      std::make_unique<model::ScrapeMetricsSource>(std::move(scraper).value(), settings));
+  return OpenedReader{nullptr, std::make_unique<ingestion::ScrapeClusterReader>(
+                                   std::move(scraper).value(), settings)};
+}
+
+Result<OpenedReader> openPrometheus(const config::Config& config) {
+  auto source = openPrometheusSource(config.sources.prometheus);
+  if (!source.ok()) {
+    return source.error();
+  }
+  OpenedReader opened{std::move(source).value(), nullptr};
+  opened.reader = promqlReader(*opened.source, config);
+  return opened;
 }
 
 }  // namespace
@@ -174,8 +196,10 @@ Result<SourceSetup> openSource(const config::Config& config) {
     if (!airflow.ok()) {
       return airflow.error();
     }
-    return SourceSetup{std::move(snapshot).value(), at, std::move(kubernetes),
-                       std::move(airflow).value()};
+    SourceSetup setup{std::move(snapshot).value(), nullptr, at, std::move(kubernetes),
+                      std::move(airflow).value()};
+    setup.reader = promqlReader(*setup.source, config);
+    return setup;
   }
   const config::PrometheusSource& prom = config.sources.prometheus;
   if (prom.url.empty() && config.sources.scrape.targets.empty()) {
@@ -183,11 +207,11 @@ Result<SourceSetup> openSource(const config::Config& config) {
         "no data source: give --prometheus URL or --snapshot DIR (or set sources.prometheus.url, "
         "sources.scrape.targets or sources.snapshot_dir in the config)");
   }
-  auto source = prom.url.empty() ? openScrape(config.sources) : openPrometheus(prom);
-  if (!source.ok()) {
-    return source.error();
+  auto opened = prom.url.empty() ? openScrape(config.sources) : openPrometheus(config);
+  if (!opened.ok()) {
+    return opened.error();
   }
-  SourceSetup setup{std::move(source).value(), std::nullopt, nullptr};
+  SourceSetup setup{std::move(opened->source), std::move(opened->reader), std::nullopt, nullptr};
   if (config.sources.kubernetes.enabled) {
     auto kubernetes = openKubernetes(config.sources.kubernetes);
     if (!kubernetes.ok()) {
@@ -211,10 +235,10 @@ std::vector<model::ObjectSourcePtr> objectSources(const config::Config& config,
   std::vector<model::ObjectSourcePtr> out;
   if (kubernetes != nullptr) {
     out.push_back(
-        std::make_unique<model::KubernetesObjects>(*kubernetes, config.sources.kubernetes));
+        std::make_unique<ingestion::KubernetesObjects>(*kubernetes, config.sources.kubernetes));
   }
   if (airflow != nullptr) {
-    out.push_back(std::make_unique<model::AirflowObjects>(*airflow));
+    out.push_back(std::make_unique<ingestion::AirflowObjects>(*airflow));
   }
   return out;
 }

@@ -9,6 +9,7 @@
 #include "common/clock.h"
 #include "common/result.h"
 #include "config/config.h"
+#include "ingestion/cluster_reader.h"
 #include "model/adapters/object_source.h"
 #include "sources/airflow/airflow_source.h"
 #include "sources/kubernetes/kube_list_source.h"
@@ -23,13 +24,16 @@ Result<config::Config> loadEffectiveConfig(const CliOptions& cli);
 /// Applies the config's logging settings.
 void configureLogging(const config::Config& config);
 
-/// The data source the config names, and the time a snapshot was recorded for (the default
-/// analysis time when replaying).
+/// The data source the config names, the reader that builds each cycle's cluster from it, and the
+/// time a snapshot was recorded for (the default analysis time when replaying). `source` is the
+/// Prometheus-API source the reader asks (a server or a snapshot); null for a direct scrape,
+/// whose reader owns its scraper.
 /// `kubernetes` is the API server when sources.kubernetes is enabled, the recorded LISTs when
 /// replaying a snapshot that has them, else null. `airflow` is the Airflow REST API when
 /// sources.airflow is enabled (never while replaying: snapshots do not record it), else null.
 struct SourceSetup {
   sources::MetricsSourcePtr source;
+  ingestion::ClusterReaderPtr reader;  // declared after `source`, which it may read
   std::optional<UnixSeconds> recorded_at;
   sources::KubeListSourcePtr kubernetes;
   std::unique_ptr<sources::AirflowApi> airflow{};

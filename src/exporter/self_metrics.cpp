@@ -45,6 +45,12 @@ SelfMetrics::SelfMetrics(std::shared_ptr<prometheus::Registry> registry, std::st
       source_up_(build(prometheus::BuildGauge(), *registry_, MetricId::kSourceUp)),
       source_queries_(build(prometheus::BuildCounter(), *registry_, MetricId::kSourceQueries)),
       source_bytes_(build(prometheus::BuildCounter(), *registry_, MetricId::kSourceResponseBytes)),
+      query_bytes_(
+          build(prometheus::BuildGauge(), *registry_, MetricId::kSourceQueryResponseBytes)),
+      query_series_(build(prometheus::BuildGauge(), *registry_, MetricId::kSourceQuerySeries)),
+      query_eval_(build(prometheus::BuildGauge(), *registry_, MetricId::kSourceQueryEvalSeconds)),
+      query_exec_(build(prometheus::BuildGauge(), *registry_, MetricId::kSourceQueryExecSeconds)),
+      query_samples_(build(prometheus::BuildGauge(), *registry_, MetricId::kSourceQuerySamples)),
       detector_duration_(build(prometheus::BuildGauge(), *registry_, MetricId::kDetectorDuration)),
       detector_success_(build(prometheus::BuildGauge(), *registry_, MetricId::kDetectorSuccess)),
       reload_ok_(
@@ -70,11 +76,31 @@ void SelfMetrics::recordCycle(const report::AnalysisReport& report) {
       .Increment(static_cast<double>(report.queries));
   source_bytes_.Add(labels(MetricId::kSourceResponseBytes, {cluster_, report.source}))
       .Increment(static_cast<double>(report.bytes_received));
+  recordQueryCosts(report.query_costs);
   for (const auto& detector : report.detectors) {
     detector_duration_.Add(labels(MetricId::kDetectorDuration, {cluster_, detector.name}))
         .Set(detector.seconds);
     detector_success_.Add(labels(MetricId::kDetectorSuccess, {cluster_, detector.name}))
         .Set(detector.ok ? 1 : 0);
+  }
+}
+
+void SelfMetrics::recordQueryCosts(const std::vector<report::QueryCostRow>& costs) {
+  const auto set = [&](prometheus::Family<prometheus::Gauge>& family, MetricId id,
+                       const std::string& query, double value) {
+    family.Add(labels(id, {cluster_, query})).Set(value);
+  };
+  for (const report::QueryCostRow& cost : costs) {
+    set(query_bytes_, MetricId::kSourceQueryResponseBytes, cost.query,
+        static_cast<double>(cost.response_bytes));
+    set(query_series_, MetricId::kSourceQuerySeries, cost.query, static_cast<double>(cost.series));
+    if (cost.eval_seconds) {
+      set(query_eval_, MetricId::kSourceQueryEvalSeconds, cost.query, *cost.eval_seconds);
+      set(query_exec_, MetricId::kSourceQueryExecSeconds, cost.query,
+          cost.exec_seconds.value_or(0));
+      set(query_samples_, MetricId::kSourceQuerySamples, cost.query,
+          cost.queryable_samples.value_or(0));
+    }
   }
 }
 

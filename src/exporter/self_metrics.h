@@ -3,6 +3,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "report/analysis_report.h"
 
@@ -42,6 +43,9 @@ class SelfMetrics {
   const std::shared_ptr<prometheus::Registry>& registry() const { return registry_; }
 
  private:
+  // Per query of the catalog: bytes and series always, the backend's figures when it gave them.
+  void recordQueryCosts(const std::vector<report::QueryCostRow>& costs);
+
   std::shared_ptr<prometheus::Registry> registry_;
   std::string cluster_;
   prometheus::Family<prometheus::Gauge>& build_info_;
@@ -53,6 +57,11 @@ class SelfMetrics {
   prometheus::Family<prometheus::Gauge>& source_up_;
   prometheus::Family<prometheus::Counter>& source_queries_;
   prometheus::Family<prometheus::Counter>& source_bytes_;
+  prometheus::Family<prometheus::Gauge>& query_bytes_;
+  prometheus::Family<prometheus::Gauge>& query_series_;
+  prometheus::Family<prometheus::Gauge>& query_eval_;
+  prometheus::Family<prometheus::Gauge>& query_exec_;
+  prometheus::Family<prometheus::Gauge>& query_samples_;
   prometheus::Family<prometheus::Gauge>& detector_duration_;
   prometheus::Family<prometheus::Gauge>& detector_success_;
   prometheus::Family<prometheus::Gauge>& reload_ok_;

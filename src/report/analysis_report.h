@@ -100,17 +100,29 @@ struct ClusterSummary {
 /// How one detector fared in a cycle (defined with the runner that measures it).
 using DetectorRun = analysis::DetectorRun;
 
+/// What one query of the cycle cost; the backend's figures when it reports them (Prometheus
+/// answering stats=all). A direct scrape sends no query and has none.
+struct QueryCostRow {
+  std::string query;  // the catalog name, e.g. "pod_info"
+  std::size_t response_bytes = 0;
+  std::size_t series = 0;
+  std::optional<double> eval_seconds;       // Prometheus' evalTotalTime
+  std::optional<double> exec_seconds;       // Prometheus' execTotalTime (queueing included)
+  std::optional<double> queryable_samples;  // Prometheus' totalQueryableSamples
+};
+
 /// Everything one analysis cycle produced. Immutable once published; servers share it by
 /// shared_ptr<const AnalysisReport> and never copy it.
 struct AnalysisReport {
   std::string cluster = "default";
-  std::string source;                 // MetricsSource::describe()
-  UnixSeconds data_time = 0;          // the instant the data describes (`--at`, or now)
-  UnixSeconds generated_at = 0;       // when this analysis finished
-  double analysis_seconds = 0;        // wall time of the cycle
-  std::size_t queries = 0;            // PromQL queries issued
-  std::size_t bytes_received = 0;     // response bytes decoded
-  std::vector<std::string> warnings;  // data-quality warnings (backend warnings, gaps)
+  std::string source;                     // MetricsSource::describe()
+  UnixSeconds data_time = 0;              // the instant the data describes (`--at`, or now)
+  UnixSeconds generated_at = 0;           // when this analysis finished
+  double analysis_seconds = 0;            // wall time of the cycle
+  std::size_t queries = 0;                // PromQL queries issued
+  std::size_t bytes_received = 0;         // response bytes decoded
+  std::vector<std::string> warnings;      // data-quality warnings (backend warnings, gaps)
+  std::vector<QueryCostRow> query_costs;  // per query, in catalog order (not rendered: metrics)
   ClusterSummary summary;
   std::vector<RunSummary> runs;
   std::vector<NodeRow> nodes;       // sorted by name

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/adapters/airflow_api_objects.h"
+#include "ingestion/airflow_api_objects.h"
 #include "sources/airflow/airflow_source.h"
 #include "workflow_object_check.h"
 
@@ -22,7 +22,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (auto page = sources::parseAirflowTaskInstances(body)) {
     run.task_instances = std::move(page->task_instances);
   }
-  const auto objects = model::airflowRunObjects(fetch);
+  const auto objects = ingestion::airflowRunObjects(fetch);
   fuzz::check(objects.size() == 1, "one object per run of a fetched DAG");
   fuzz::checkWorkflowObject(objects.front());
   fuzz::check(objects.front().name == "dag/run", "the object is named dag/run");

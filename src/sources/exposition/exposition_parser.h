@@ -3,7 +3,7 @@
 // Parser of the metrics text exposition formats: Prometheus text 0.0.4 and OpenMetrics 1.0.
 //
 // Samples reach the caller as the same `sources::SampleView` that the Prometheus JSON decoder
-// (sources/prometheus/response_parser.h) produces, so a consumer such as model::ClusterBuilder
+// (sources/prometheus/response_parser.h) produces, so a consumer such as ingestion::ClusterBuilder
 // takes scraped kube-state-metrics samples exactly as it takes query results:
 //   * the metric name is the FIRST label, `__name__`, as in a Prometheus response to a bare
 //     selector (`kube_pod_info` → `{"__name__":"kube_pod_info", ...}`); `labels[0]` is always
@@ -18,9 +18,9 @@
 // A direct-scrape source (not written yet) would GET a kube-state-metrics or scheduler /metrics
 // endpoint with `Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4`,
 // pick the format with formatFromContentType(), call parseExposition() with the scrape time as
-// default_timestamp, and map each sample's `__name__` to the model::QueryId that the same metric
-// has in the query catalog before handing it to ClusterBuilder::add(). A file source does the
-// same with the file's bytes (the extension ".om" or a final "# EOF" tells the format).
+// default_timestamp, and map each sample's `__name__` to the ingestion::QueryId that the same
+// metric has in the query catalog before handing it to ClusterBuilder::add(). A file source does
+// the same with the file's bytes (the extension ".om" or a final "# EOF" tells the format).
 //
 // Not supported: the UTF-8 quoted metric-name syntax (`{"my.metric",a="b"}`) and native
 // histograms, which only exist in the protobuf format.

@@ -172,7 +172,9 @@ Result<QueryBody> PrometheusSource::instantQuery(const Query& query, UnixSeconds
 PrometheusSource::Attempt PrometheusSource::attempt(HttpClient& client, const Query& query,
                                                     const std::string& time, milliseconds budget) {
   ++requests_;
-  auto response = client.post(endpoint_, {{"query", query.promql}, {"time", time}}, budget);
+  // stats=all: Prometheus then says in the body what the query cost it (parseQueryStats).
+  auto response =
+      client.post(endpoint_, {{"query", query.promql}, {"time", time}, {"stats", "all"}}, budget);
   Attempt out;
   if (!response) {
     out.error = makeError(prefix(query) + response.error().message);

@@ -158,4 +158,36 @@ Result<DecodeSummary> decodeInstantVector(const QueryBody& body, const SampleVis
   return decode(json, json.capacity() >= json.size() + simdjson::SIMDJSON_PADDING, visit, limits);
 }
 
+std::optional<QueryStats> parseQueryStats(std::string_view body) {
+  // A label value cannot hold this unescaped: the last match is data.stats itself. Its members
+  // are numbers, so the first closing brace at depth 0 ends it.
+  constexpr std::string_view kKey = "\"stats\":{";
+  const std::size_t key = body.rfind(kKey);
+  if (key == std::string_view::npos) {
+    return std::nullopt;
+  }
+  const std::size_t open = key + kKey.size() - 1;
+  std::size_t close = open;
+  for (int depth = 0; close < body.size(); ++close) {
+    depth += body[close] == '{' ? 1 : body[close] == '}' ? -1 : 0;
+    if (depth == 0) {
+      break;
+    }
+  }
+  if (close == body.size()) {
+    return std::nullopt;
+  }
+  simdjson::dom::parser parser;
+  simdjson::dom::element stats;
+  if (parser.parse(simdjson::padded_string(body.substr(open, close - open + 1))).get(stats)) {
+    return std::nullopt;
+  }
+  const auto number = [&](const char* path) {
+    double value = 0;
+    return stats.at_pointer(path).get(value) ? 0.0 : value;
+  };
+  return QueryStats{number("/timings/evalTotalTime"), number("/timings/execTotalTime"),
+                    number("/samples/totalQueryableSamples"), number("/samples/peakSamples")};
+}
+
 }  // namespace dagadvisor::sources

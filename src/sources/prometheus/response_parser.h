@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -40,6 +41,19 @@ struct DecodeSummary {
   std::size_t samples = 0;
   std::vector<std::string> warnings;  // the response's "warnings" (e.g. Thanos partial data)
 };
+
+/// What Prometheus says one instant query cost it: the `data.stats` that a request with
+/// `stats=all` gets (Prometheus 2.x; other backends may leave it out).
+struct QueryStats {
+  double eval_seconds = 0;       // timings.evalTotalTime: evaluating the expression
+  double exec_seconds = 0;       // timings.execTotalTime: queueing, preparation and evaluation
+  double queryable_samples = 0;  // samples.totalQueryableSamples: samples the query read
+  double peak_samples = 0;       // samples.peakSamples: most samples held at once
+};
+
+/// The stats at the end of an instant-query body, or nullopt when it carries none (or they do
+/// not parse). Reads only the body's tail: Prometheus writes `stats` after `result`.
+std::optional<QueryStats> parseQueryStats(std::string_view body);
 
 using SampleVisitor = std::function<void(const SampleView&)>;
 

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 #include <set>
 
-#include "model/scrape_eval.h"
+#include "ingestion/scrape_eval.h"
 #include "support/builders.h"
 #include "support/test_support.h"
 
@@ -323,7 +323,7 @@ namespace {
 // through the direct-scrape evaluation: the snapshot the daemon builds from it.
 model::ClusterSnapshot kindCluster(const std::vector<std::string>& extra) {
   const UnixSeconds at = 1.7824694e9;
-  model::ScrapeEvaluator evaluator(config::MetricNames{}, config::Seconds(6 * 3600.0));
+  ingestion::ScrapeEvaluator evaluator(config::MetricNames{}, config::Seconds(6 * 3600.0));
   evaluator.beginCycle(at);
   std::vector<std::string> files = {"exposition/nri-kubernetes-1_35-ksm.metrics.txt"};
   files.insert(files.end(), extra.begin(), extra.end());
@@ -333,7 +333,7 @@ model::ClusterSnapshot kindCluster(const std::vector<std::string>& extra) {
     REQUIRE(evaluator.addBody({path, body, sources::exposition::Format::kPrometheusText, at}).ok());
   }
   evaluator.endCycle();
-  return model::buildScrapedSnapshot(evaluator, at);
+  return ingestion::buildScrapedSnapshot(evaluator, at);
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 #include <fstream>
 
 #include "app/setup.h"
-#include "model/adapters/airflow_api_objects.h"
+#include "ingestion/airflow_api_objects.h"
 #include "sources/snapshot/snapshot_source.h"
 #include "sources/snapshot/snapshot_writer.h"
 #include "support/test_support.h"
@@ -179,7 +179,7 @@ TEST_CASE("an Airflow API that refuses the credentials is a warning, not a faile
         return Reply{401, "application/json", R"({"title":"Unauthorized"})", {}};
       });
   auto airflow = airflowAt(prefix);
-  model::AirflowObjects source(*airflow);
+  ingestion::AirflowObjects source(*airflow);
   const model::ObjectFetch fetched = source.fetch({run("airflow", "etl_daily", kRun)});
   CHECK(fetched.objects.empty());
   REQUIRE(fetched.warnings.size() == 1);

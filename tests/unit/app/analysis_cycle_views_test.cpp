@@ -30,7 +30,7 @@ std::shared_ptr<const dagadvisor::report::AnalysisReport> analyseDefaultScenario
   REQUIRE(setup.ok());
   REQUIRE(setup->recorded_at.has_value());
   dagadvisor::ManualClock clock(*setup->recorded_at);
-  auto report = app::runAnalysisCycle(*setup->source, config, *setup->recorded_at, clock, nullptr);
+  auto report = app::runAnalysisCycle(*setup->reader, config, *setup->recorded_at, clock, nullptr);
   REQUIRE(report.ok());
   return *report;
 }

@@ -96,7 +96,7 @@ TEST_CASE("a snapshot with a Kubernetes part replays exact Argo edges through th
   dagadvisor::ManualClock clock(at);
 
   // Without objects, the run's dependencies are guessed from timing.
-  auto plain = app::runAnalysisCycle(*scenario->source, config, at, clock, nullptr);
+  auto plain = app::runAnalysisCycle(*scenario->reader, config, at, clock, nullptr);
   REQUIRE(plain.ok());
   CHECK_FALSE(edges(runOf(**plain, kRunId), true).empty());
   CHECK(edges(runOf(**plain, kRunId), false).empty());
@@ -104,9 +104,10 @@ TEST_CASE("a snapshot with a Kubernetes part replays exact Argo edges through th
   // Record: the scenario's Prometheus part plus the cluster's LISTs.
   config.sources.kubernetes.enabled = true;
   ArgoOnlyCluster cluster;
-  sources::SnapshotWriter writer(*scenario->source, snap, &clock);
+  sources::SnapshotWriter writer(scenario->reader->recordedAnswers(), snap, &clock);
+  scenario->reader->recordInto(writer);
   const auto recording = app::objectSources(config, &writer.recordKubernetes(cluster));
-  auto recorded = app::runAnalysisCycle(writer, config, at, clock, nullptr, recording);
+  auto recorded = app::runAnalysisCycle(*scenario->reader, config, at, clock, nullptr, recording);
   REQUIRE(recorded.ok());
   REQUIRE(writer.finish(at).ok());
 
@@ -117,7 +118,7 @@ TEST_CASE("a snapshot with a Kubernetes part replays exact Argo edges through th
   REQUIRE(replay.ok());
   REQUIRE(replay->kubernetes != nullptr);
   const auto objects = app::objectSources(replay_config, replay->kubernetes.get());
-  auto report = app::runAnalysisCycle(*replay->source, replay_config, at, clock, nullptr, objects);
+  auto report = app::runAnalysisCycle(*replay->reader, replay_config, at, clock, nullptr, objects);
   REQUIRE(report.ok());
 
   const auto& run = runOf(**report, kRunId);

@@ -2,27 +2,12 @@
 
 #include "app/analysis_cycle.h"
 #include "app/setup.h"
+#include "sources/snapshot/snapshot_writer.h"
 #include "support/test_support.h"
+#include "unit/sources/temp_dir.h"
 
 namespace dagadvisor::app {
 namespace {
-
-// Hides the concrete source, as the SnapshotWriter of `snapshot record` does: the cycle then
-// asks it the catalog's queries and decodes their JSON bodies.
-class QueriesOnly final : public sources::MetricsSource {
- public:
-  explicit QueriesOnly(sources::MetricsSource& inner) : inner_(inner) {}
-  Result<sources::QueryBody> instantQuery(const sources::Query& query, UnixSeconds at) override {
-    ++queries_;
-    return inner_.instantQuery(query, at);
-  }
-  std::string describe() const override { return inner_.describe(); }
-  std::size_t queries() const { return queries_; }
-
- private:
-  sources::MetricsSource& inner_;
-  std::size_t queries_ = 0;
-};
 
 config::Config scrapeConfig() {
   config::Config config;
@@ -34,33 +19,42 @@ config::Config scrapeConfig() {
 
 }  // namespace
 
-TEST_CASE("a direct scrape's cycle skips the JSON bodies and reports what the JSON path does",
+TEST_CASE("a direct scrape's cycle reports what the replay of its recording reports",
           "[app][scrape]") {
   const config::Config config = scrapeConfig();
   const UnixSeconds at = 1.7824694e9;  // after the fixture scheduler's start
   ManualClock clock(at);
-  auto direct_setup = openSource(config);
-  auto json_setup = openSource(config);
-  REQUIRE(direct_setup.ok());
-  REQUIRE(json_setup.ok());
-  QueriesOnly through_json(*json_setup->source);
+  dagadvisor::testing::TempDir dir;
+  const std::string snap = dir / "snap";
 
-  auto direct = runAnalysisCycle(*direct_setup->source, config, at, clock, nullptr);
-  auto expected = runAnalysisCycle(through_json, config, at, clock, nullptr);
+  // As `snapshot record` does: the direct cycle, its query answers recorded on the way.
+  auto setup = openSource(config);
+  REQUIRE(setup.ok());
+  REQUIRE(setup->source == nullptr);  // the reader owns its scraper
+  sources::SnapshotWriter writer(setup->reader->recordedAnswers(), snap, &clock);
+  setup->reader->recordInto(writer);
+  auto direct = runAnalysisCycle(*setup->reader, config, at, clock, nullptr);
   REQUIRE(direct.ok());
+  REQUIRE(writer.finish(at).ok());
+
+  config::Config replay_config;
+  replay_config.sources.snapshot_dir = snap;
+  auto replay = openSource(replay_config);
+  REQUIRE(replay.ok());
+  auto expected = runAnalysisCycle(*replay->reader, replay_config, at, clock, nullptr);
   REQUIRE(expected.ok());
 
-  // The direct path: one query per target, the exposition bytes; the other asked 14 queries.
+  // The direct path: one query per target, the exposition bytes; the replay asked 15 queries.
   CHECK((*direct)->queries == config.sources.scrape.targets.size());
   CHECK((*direct)->bytes_received ==
         testing::readFile(config.sources.scrape.targets[0]).size() +
             testing::readFile(config.sources.scrape.targets[1]).size());
-  CHECK(through_json.queries() == (*expected)->queries);
+  CHECK(writer.recordedCount() == (*expected)->queries);
   CHECK((*expected)->queries > config.sources.scrape.targets.size());
 
   const report::AnalysisReport& a = **direct;
   const report::AnalysisReport& b = **expected;
-  CHECK(a.source == b.source);
+  CHECK(b.source == "snapshot " + snap + " (recorded from " + a.source + ")");
   CHECK(a.warnings == b.warnings);
   CHECK(a.summary.nodes == b.summary.nodes);
   CHECK(a.summary.pods == b.summary.pods);
@@ -76,10 +70,11 @@ TEST_CASE("a direct scrape's cycle skips the JSON bodies and reports what the JS
   CHECK(a.scheduler.present);
   CHECK(a.scheduler.latency_metric == b.scheduler.latency_metric);
   CHECK(a.scheduler.pending_by_queue == b.scheduler.pending_by_queue);
-  // Rates divide by the time since the scheduler started, up to each scrape's (real) time.
+  // The recording holds the rates of the same evaluation, as decimal text.
   REQUIRE(a.scheduler.attempts_per_second.size() == b.scheduler.attempts_per_second.size());
+  CHECK_FALSE(a.scheduler.attempts_per_second.empty());
   for (const auto& [result, rate] : a.scheduler.attempts_per_second) {
-    CHECK(rate == Approx(b.scheduler.attempts_per_second.at(result)).epsilon(1e-3));
+    CHECK(rate == Approx(b.scheduler.attempts_per_second.at(result)).epsilon(1e-12));
   }
   CHECK(a.findings.size() == b.findings.size());
   CHECK(a.recommendations.size() == b.recommendations.size());

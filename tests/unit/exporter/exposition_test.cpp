@@ -161,6 +161,28 @@ TEST_CASE("a failed cycle counts a failure and marks the source down") {
   CHECK(text.find("dagadvisor_cluster_nodes") == std::string::npos);
 }
 
+TEST_CASE("each query's cost is a gauge; the backend's figures only when it reported them") {
+  Exporter e;
+  auto report = std::make_shared<dagadvisor::report::AnalysisReport>();
+  dagadvisor::report::QueryCostRow measured{"pod_info", 2048, 9, 0.0002, 0.0003, 123};
+  dagadvisor::report::QueryCostRow unmeasured{"pod_usage", 64, 0, {}, {}, {}};
+  report->query_costs = {measured, unmeasured};
+  e.self.recordCycle(*report);
+  const std::string text = e.render();
+  const auto of = [&](const std::string& metric, const std::string& query) {
+    return sample(text, metric + R"({cluster="prod-eu",query=")" + query + R"("})");
+  };
+  CHECK(of("dagadvisor_source_query_response_bytes", "pod_info") == 2048);
+  CHECK(of("dagadvisor_source_query_series", "pod_info") == 9);
+  CHECK(of("dagadvisor_source_query_eval_seconds", "pod_info") == 0.0002);
+  CHECK(of("dagadvisor_source_query_exec_seconds", "pod_info") == 0.0003);
+  CHECK(of("dagadvisor_source_query_samples", "pod_info") == 123);
+  CHECK(of("dagadvisor_source_query_response_bytes", "pod_usage") == 64);
+  CHECK(of("dagadvisor_source_query_series", "pod_usage") == 0);
+  CHECK_FALSE(of("dagadvisor_source_query_eval_seconds", "pod_usage"));
+  CHECK_FALSE(of("dagadvisor_source_query_samples", "pod_usage"));
+}
+
 TEST_CASE("per-run series are bounded to the top runs by makespan") {
   Exporter e(2);
   e.reports = {t::sampleReport()};

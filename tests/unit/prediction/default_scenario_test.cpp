@@ -7,8 +7,8 @@
 #include "advice/recommender.h"
 #include "analysis/detector_runner.h"
 #include "graph/cluster_whatif.h"
+#include "ingestion/cluster_fetch.h"
 #include "model/adapters/adapter_registry.h"
-#include "model/cluster_fetch.h"
 #include "prediction/recommendation_predictions.h"
 #include "sources/snapshot/snapshot_source.h"
 
@@ -36,9 +36,10 @@ Predicted predictDefaultScenario(const prediction::RecommendationPredictionOptio
                                               "/config/scenarios/default");
   REQUIRE(source.ok());
   const config::Config config = advice::defaultConfig();
-  model::FetchStats stats;
-  auto cluster = model::fetchClusterSnapshot(
-      **source, model::QueryCatalog(config.sources.prometheus), (*source)->analysisTime(), stats);
+  ingestion::FetchStats stats;
+  auto cluster =
+      ingestion::fetchClusterSnapshot(**source, ingestion::QueryCatalog(config.sources.prometheus),
+                                      (*source)->analysisTime(), stats);
   REQUIRE(cluster.ok());
   const auto runs = model::buildRuns(*cluster, config.workflow_labels);
   const auto graphs =

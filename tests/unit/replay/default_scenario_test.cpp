@@ -6,8 +6,8 @@
 #include "config/config.h"
 #include "graph/cluster_whatif.h"
 #include "graph/run_graph.h"
+#include "ingestion/cluster_fetch.h"
 #include "model/adapters/adapter_registry.h"
-#include "model/cluster_fetch.h"
 #include "replay/calibration.h"
 #include "replay/input_builder.h"
 #include "replay/scheduler_latency.h"
@@ -28,9 +28,10 @@ DefaultWindow loadDefaultScenario() {
   auto source = sources::SnapshotSource::open(dir);
   REQUIRE(source.ok());
   config::Config config;
-  model::FetchStats stats;
-  auto cluster = model::fetchClusterSnapshot(
-      **source, model::QueryCatalog(config.sources.prometheus), (*source)->analysisTime(), stats);
+  ingestion::FetchStats stats;
+  auto cluster =
+      ingestion::fetchClusterSnapshot(**source, ingestion::QueryCatalog(config.sources.prometheus),
+                                      (*source)->analysisTime(), stats);
   REQUIRE(cluster.ok());
   DefaultWindow w;
   w.cluster = std::make_unique<model::ClusterSnapshot>(std::move(*cluster));

@@ -56,7 +56,7 @@ TEST_CASE("a 200 response is returned verbatim and counted", "[prometheus]") {
   const auto seen = server.seen("/prom/ok/api/v1/query");
   REQUIRE(seen.size() == 1);
   CHECK(seen[0].method == "POST");
-  CHECK(seen[0].body == "query=kube_pod_info&time=1795856400.500");
+  CHECK(seen[0].body == "query=kube_pod_info&time=1795856400.500&stats=all");
   CHECK(source->queryCount() == 1);
   CHECK(source->requestCount() == 1);
   CHECK(source->failedQueryCount() == 0);

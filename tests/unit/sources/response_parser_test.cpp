@@ -482,3 +482,29 @@ TEST_CASE("the decoder uses a kernel this CPU runs, and every kernel decodes ali
 
 }  // namespace
 }  // namespace dagadvisor::sources
+
+namespace dagadvisor::sources {
+
+TEST_CASE("the stats a stats=all query gets are read from the body's tail", "[parser]") {
+  // As Prometheus 2.42 (Debian 12) answers `sum by (job) (up)` with stats=all.
+  const std::string body =
+      R"({"status":"success","data":{"resultType":"vector","result":[{"metric":{"job":"self",)"
+      R"("note":"\"stats\":{"},"value":[1796166095.101,"1"]}],"stats":{"timings":)"
+      R"({"evalTotalTime":0.000210092,"resultSortTime":0,"queryPreparationTime":0.000087591,)"
+      R"("innerEvalTime":0.000113199,"execQueueTime":0.000109563,"execTotalTime":0.000331143},)"
+      R"("samples":{"totalQueryableSamples":1,"peakSamples":3}}}})";
+  const auto stats = parseQueryStats(body);
+  REQUIRE(stats);
+  CHECK(stats->eval_seconds == 0.000210092);
+  CHECK(stats->exec_seconds == 0.000331143);
+  CHECK(stats->queryable_samples == 1);
+  CHECK(stats->peak_samples == 3);
+  std::size_t samples = 0;
+  REQUIRE(decodeInstantVector(body, [&](const SampleView&) { ++samples; }).ok());
+  CHECK(samples == 1);  // the decoder skips the stats
+
+  CHECK_FALSE(parseQueryStats(prometheusFixture("vector_labels.json")));
+  CHECK_FALSE(parseQueryStats(R"({"data":{"stats":{"timings":{)"));  // cut short
+}
+
+}  // namespace dagadvisor::sources

@@ -1,11 +1,11 @@
-#include "model/scrape_eval.h"
+#include "ingestion/scrape_eval.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <string>
 
-namespace dagadvisor::model {
+namespace dagadvisor::ingestion {
 namespace {
 
 using sources::exposition::Format;
@@ -48,7 +48,7 @@ Result<void> feed(ScrapeEvaluator& e, const std::string& body, UnixSeconds at,
   return e.addBody(sources::scrape::ScrapedBody{target, body, format, at});
 }
 
-ClusterSnapshot cycle(ScrapeEvaluator& e, const std::string& body, UnixSeconds at) {
+model::ClusterSnapshot cycle(ScrapeEvaluator& e, const std::string& body, UnixSeconds at) {
   e.beginCycle(at);
   REQUIRE(feed(e, body, at).ok());
   e.endCycle();
@@ -62,11 +62,11 @@ ScrapeEvaluator makeEvaluator(double lookback = 3600) {
 }  // namespace
 
 TEST_CASE("kube-state-metrics samples become the nodes and pods the queries would give",
-          "[model][scrape]") {
+          "[ingestion][scrape]") {
   ScrapeEvaluator e = makeEvaluator();
-  const ClusterSnapshot cluster = cycle(e, kKsm, 2000);
+  const model::ClusterSnapshot cluster = cycle(e, kKsm, 2000);
   REQUIRE(cluster.nodes().size() == 1);
-  const Node& node = cluster.nodes()[0];
+  const model::Node& node = cluster.nodes()[0];
   CHECK(node.name == "gpu-1");
   CHECK(node.allocatable.cpu_millis == 8000);
   CHECK(node.allocatable.memory_bytes == 32000000000);
@@ -77,9 +77,9 @@ TEST_CASE("kube-state-metrics samples become the nodes and pods the queries woul
   CHECK(node.taints[0].effect == "NoSchedule");
 
   REQUIRE(cluster.pods().size() == 1);
-  const Pod& pod = cluster.pods()[0];
+  const model::Pod& pod = cluster.pods()[0];
   CHECK(pod.node_name == "gpu-1");
-  CHECK(pod.phase == PodPhase::kRunning);
+  CHECK(pod.phase == model::PodPhase::kRunning);
   CHECK(pod.priority_class == "high");
   CHECK(pod.owner_kind == "Job");
   // cpu: app 0.5 + 0.25 < init 1 → 1 core; memory: app 100 + 200 > init 150 → 300 bytes.
@@ -95,13 +95,13 @@ TEST_CASE("kube-state-metrics samples become the nodes and pods the queries woul
   CHECK(cluster.requestedOn(0).gpus == 2);
 }
 
-TEST_CASE("series repeated by a second replica are merged, not summed", "[model][scrape]") {
+TEST_CASE("series repeated by a second replica are merged, not summed", "[ingestion][scrape]") {
   ScrapeEvaluator e = makeEvaluator();
   e.beginCycle(2000);
   REQUIRE(feed(e, kKsm, 2000, "ksm-a").ok());
   REQUIRE(feed(e, kKsm, 2000, "ksm-b").ok());
   e.endCycle();
-  const ClusterSnapshot cluster = buildScrapedSnapshot(e, 2000);
+  const model::ClusterSnapshot cluster = buildScrapedSnapshot(e, 2000);
   REQUIRE(cluster.pods().size() == 1);
   CHECK(cluster.pods()[0].requests.cpu_millis == 1000);
   CHECK(cluster.pods()[0].requests.memory_bytes == 300);
@@ -110,12 +110,12 @@ TEST_CASE("series repeated by a second replica are merged, not summed", "[model]
 }
 
 TEST_CASE("a pod gone from the scrape stays for the lookback, then is forgotten",
-          "[model][scrape]") {
+          "[ingestion][scrape]") {
   ScrapeEvaluator e = makeEvaluator(600);
   CHECK(cycle(e, std::string(kKsm) + kSecondPod, 2000).pods().size() == 2);
 
   // prep-1 was deleted: still in its run, no longer holding its node.
-  const ClusterSnapshot later = cycle(e, kKsm, 2300);
+  const model::ClusterSnapshot later = cycle(e, kKsm, 2300);
   REQUIRE(later.pods().size() == 2);
   const auto prep = later.findPod("ml", "prep-1");
   REQUIRE(prep.has_value());
@@ -124,12 +124,12 @@ TEST_CASE("a pod gone from the scrape stays for the lookback, then is forgotten"
   CHECK(later.pod(*later.findPod("ml", "train-1")).holdsResources());
 
   // Last seen at 2000; at 2700 that is more than 600 s ago.
-  const ClusterSnapshot much_later = cycle(e, kKsm, 2700);
+  const model::ClusterSnapshot much_later = cycle(e, kKsm, 2700);
   CHECK(much_later.pods().size() == 1);
   CHECK(e.podCount() == 1);
 }
 
-TEST_CASE("a scrape replaces what an earlier one said about a pod", "[model][scrape]") {
+TEST_CASE("a scrape replaces what an earlier one said about a pod", "[ingestion][scrape]") {
   ScrapeEvaluator e = makeEvaluator();
   cycle(e, kKsm, 2000);
   std::string finished = kKsm;
@@ -138,14 +138,14 @@ kube_pod_status_phase{namespace="ml",pod="train-1",uid="u1",phase="Succeeded"} 1
 )";
   const std::size_t running = finished.find(R"(phase="Running"} 1)");
   finished.replace(running, std::string(R"(phase="Running"} 1)").size(), R"(phase="Running"} 0)");
-  const ClusterSnapshot cluster = cycle(e, finished, 2060);
+  const model::ClusterSnapshot cluster = cycle(e, finished, 2060);
   REQUIRE(cluster.pods().size() == 1);
-  CHECK(cluster.pods()[0].phase == PodPhase::kSucceeded);
+  CHECK(cluster.pods()[0].phase == model::PodPhase::kSucceeded);
   CHECK(cluster.pods()[0].finished == std::optional<UnixSeconds>(1500));
   CHECK(cluster.pods()[0].requests.cpu_millis == 1000);  // not doubled by the second scrape
 }
 
-TEST_CASE("histogram_quantile follows Prometheus' rules", "[model][scrape]") {
+TEST_CASE("histogram_quantile follows Prometheus' rules", "[ingestion][scrape]") {
   const ScrapeEvaluator::Histogram h = {
       {0.1, 50}, {0.25, 80}, {0.5, 90}, {1, 100}, {INFINITY, 100}};
   // The TOOLCHAIN notes' backfill test: Prometheus answered 0.75 for this histogram's p95.
@@ -160,7 +160,7 @@ TEST_CASE("histogram_quantile follows Prometheus' rules", "[model][scrape]") {
 }
 
 TEST_CASE("scheduler quantiles and rates come from the interval between two scrapes",
-          "[model][scrape]") {
+          "[ingestion][scrape]") {
   auto scheduler = [](int fast, int slow) {
     const int total = fast + slow;
     return "process_start_time_seconds 900\n"
@@ -182,8 +182,8 @@ TEST_CASE("scheduler quantiles and rates come from the interval between two scra
   };
   ScrapeEvaluator e = makeEvaluator();
   // First scrape: since process start (t=900), 100 fast observations in 100 s.
-  const ClusterSnapshot first = cycle(e, kKsm + scheduler(100, 0), 1000);
-  const SchedulerStats& s1 = first.scheduler();
+  const model::ClusterSnapshot first = cycle(e, kKsm + scheduler(100, 0), 1000);
+  const model::SchedulerStats& s1 = first.scheduler();
   REQUIRE(s1.latency.size() == 1);
   CHECK(s1.latency_metric == "scheduler_pod_scheduling_sli_duration_seconds");
   CHECK(s1.latency[0].profile == "p");
@@ -194,15 +194,15 @@ TEST_CASE("scheduler quantiles and rates come from the interval between two scra
 
   // Second scrape 60 s later: 60 slow observations only. Over the interval p95 sits in the
   // (0.1, 1] bucket at rank 57 of 60; the cumulative counts would have said rank 152 of 160.
-  const ClusterSnapshot second = cycle(e, kKsm + scheduler(100, 60), 1060);
-  const SchedulerStats& s2 = second.scheduler();
+  const model::ClusterSnapshot second = cycle(e, kKsm + scheduler(100, 60), 1060);
+  const model::SchedulerStats& s2 = second.scheduler();
   REQUIRE(s2.latency.size() == 1);
   CHECK(*s2.latency[0].p95 == Approx(0.1 + 0.9 * 57.0 / 60.0));
   CHECK(s2.latency[0].pods_per_second == Approx(1.0));
   CHECK(s2.attempts_per_second.at("scheduled") == Approx(1.0));
 }
 
-TEST_CASE("OpenMetrics bodies and usage series are read", "[model][scrape]") {
+TEST_CASE("OpenMetrics bodies and usage series are read", "[ingestion][scrape]") {
   const std::string om = std::string(kKsm) +
                          "# TYPE container_memory_working_set_bytes gauge\n"
                          "container_memory_working_set_bytes{namespace=\"ml\",pod=\"train-1\","
@@ -218,7 +218,7 @@ TEST_CASE("OpenMetrics bodies and usage series are read", "[model][scrape]") {
   e.beginCycle(2000);
   REQUIRE(feed(e, om, 2000, "file.om", Format::kOpenMetrics).ok());
   e.endCycle();
-  const ClusterSnapshot cluster = buildScrapedSnapshot(e, 2000);
+  const model::ClusterSnapshot cluster = buildScrapedSnapshot(e, 2000);
   REQUIRE(cluster.pods().size() == 1);
   REQUIRE(cluster.pods()[0].usage.has_value());
   CHECK(cluster.pods()[0].usage->memory_bytes == 1000);  // the pod cgroup (container="") is not
@@ -226,7 +226,7 @@ TEST_CASE("OpenMetrics bodies and usage series are read", "[model][scrape]") {
   CHECK(cluster.pods()[0].usage->samples == 0);  // one scrape gives no CPU rate
 }
 
-TEST_CASE("a syntax error names the target and the line", "[model][scrape]") {
+TEST_CASE("a syntax error names the target and the line", "[ingestion][scrape]") {
   ScrapeEvaluator e = makeEvaluator();
   e.beginCycle(2000);
   auto bad = feed(e, "kube_pod_info{namespace=\"a\" 1\n", 2000, "http://ksm:8080/metrics");
@@ -235,11 +235,11 @@ TEST_CASE("a syntax error names the target and the line", "[model][scrape]") {
   CHECK(bad.error().describe().find("line 1") != std::string::npos);
 }
 
-}  // namespace dagadvisor::model
+}  // namespace dagadvisor::ingestion
 
-namespace dagadvisor::model {
+namespace dagadvisor::ingestion {
 
-TEST_CASE("each query gets the samples its PromQL would return", "[model][scrape]") {
+TEST_CASE("each query gets the samples its PromQL would return", "[ingestion][scrape]") {
   ScrapeEvaluator e(config::MetricNames{}, config::Seconds(3600));
   e.beginCycle(100);
   REQUIRE(e.addBody({"ksm",
@@ -281,4 +281,4 @@ kube_pod_init_container_resource_requests{namespace="a",pod="p",uid="u",containe
             "namespace=a pod=p uid=u spec=container container=app resource=cpu "});
 }
 
-}  // namespace dagadvisor::model
+}  // namespace dagadvisor::ingestion

@@ -1,10 +1,10 @@
-#include "model/adapters/airflow_api_objects.h"
+#include "ingestion/airflow_api_objects.h"
 
 #include <catch2/catch.hpp>
 
 #include "support/test_support.h"
 
-namespace dagadvisor::model {
+namespace dagadvisor::ingestion {
 namespace {
 
 std::string fixture(const std::string& name) {
@@ -42,26 +42,26 @@ TEST_CASE("airflow v1 run: edges, timings, retries as attempts, mapped task coll
           "[airflow]") {
   const auto objects = airflowRunObjects(v1Fetch());
   REQUIRE(objects.size() == 1);
-  const WorkflowObject& run = objects[0];
+  const model::WorkflowObject& run = objects[0];
   CHECK(run.engine == "airflow");
   CHECK(run.name == "etl_daily/scheduled__2024-05-01T00:00:00+00:00");
   CHECK(run.problems.empty());
   // extract >> [transform, validate] >> load; the three map indexes are one task.
   REQUIRE(run.tasks.size() == 4);
   CHECK(run.edgeCount() == 4);
-  const ObjectTask* load = run.find("load");
+  const model::ObjectTask* load = run.find("load");
   REQUIRE(load != nullptr);
   CHECK(load->parents == std::vector<std::string>{"transform", "validate"});
   CHECK(load->started == Approx(may1(9, 0)));
   CHECK(load->finished == Approx(may1(10, 30.5)));
-  const ObjectTask* transform = run.find("transform");
+  const model::ObjectTask* transform = run.find("transform");
   REQUIRE(transform != nullptr);
   CHECK(transform->parents == std::vector<std::string>{"extract"});
   CHECK(transform->attempts == 4);                    // map indexes 0 and 2 once, map index 1 twice
   CHECK(transform->started == Approx(may1(1, 20)));   // the earliest map index
   CHECK(transform->finished == Approx(may1(8, 40)));  // the latest
   CHECK(transform->phase == "success");
-  const ObjectTask* validate = run.find("validate");
+  const model::ObjectTask* validate = run.find("validate");
   REQUIRE(validate != nullptr);
   CHECK(validate->attempts == 3);
   CHECK(validate->node.empty());  // hostname is a pod, not a node
@@ -78,17 +78,17 @@ TEST_CASE("airflow v2 run: a running task has no finish, an unstarted one no att
                         instances({"v2/ml_train_task_instances.json"})});
   const auto objects = airflowRunObjects(fetch);
   REQUIRE(objects.size() == 1);
-  const WorkflowObject& run = objects[0];
+  const model::WorkflowObject& run = objects[0];
   CHECK(run.name == "ml_train/manual__2025-06-01T02:00:00.123456+00:00");
   CHECK(run.edgeCount() == 4);
   CHECK(run.find("train")->parents == std::vector<std::string>{"features", "prepare"});
   CHECK(run.find("evaluate")->parents == std::vector<std::string>{"train"});
-  const ObjectTask* train = run.find("train");
+  const model::ObjectTask* train = run.find("train");
   CHECK(train->phase == "running");
   CHECK(train->attempts == 3);
   CHECK(train->started == Approx(1748743590.0));  // 2025-06-01T02:06:30Z
   CHECK_FALSE(train->finished.has_value());
-  const ObjectTask* evaluate = run.find("evaluate");
+  const model::ObjectTask* evaluate = run.find("evaluate");
   CHECK(evaluate->attempts == 0);
   CHECK(evaluate->phase.empty());
   CHECK_FALSE(evaluate->started.has_value());
@@ -111,7 +111,7 @@ TEST_CASE("airflow: mapped instances in mixed states, unknown tasks, runs of eac
   fetch.runs.push_back({"etl_daily", "manual__2", {}});
   const auto objects = airflowRunObjects(fetch);
   REQUIRE(objects.size() == 2);
-  const ObjectTask* transform = objects[0].find("transform");
+  const model::ObjectTask* transform = objects[0].find("transform");
   CHECK(transform->phase == "running");  // running outranks failed and success
   CHECK_FALSE(transform->finished.has_value());
   REQUIRE(objects[0].find("dropped_task") != nullptr);
@@ -125,4 +125,4 @@ TEST_CASE("airflow: mapped instances in mixed states, unknown tasks, runs of eac
 }
 
 }  // namespace
-}  // namespace dagadvisor::model
+}  // namespace dagadvisor::ingestion

@@ -1,4 +1,4 @@
-#include "model/cluster_fetch.h"
+#include "ingestion/cluster_fetch.h"
 
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -6,7 +6,7 @@
 #include <mutex>
 #include <set>
 
-namespace dagadvisor::model {
+namespace dagadvisor::ingestion {
 namespace {
 
 constexpr const char* kEmptyVector =
@@ -62,7 +62,7 @@ class FakeSource final : public sources::MetricsSource {
   bool met_ = true;
 };
 
-TEST_CASE("queries run concurrently up to the limit, results in catalog order", "[model]") {
+TEST_CASE("queries run concurrently up to the limit, results in catalog order", "[ingestion]") {
   FakeSource source(3, {});
   FetchStats stats;
   auto cluster = fetchClusterSnapshot(source, QueryCatalog({}), 1000, stats, 3);
@@ -74,7 +74,7 @@ TEST_CASE("queries run concurrently up to the limit, results in catalog order", 
 }
 
 TEST_CASE("a failed optional query is a warning, a failed required one fails the fetch",
-          "[model]") {
+          "[ingestion]") {
   FetchStats stats;
   FakeSource optional(0, {"pod_usage", "scheduling_latency"});
   auto cluster = fetchClusterSnapshot(optional, QueryCatalog({}), 1000, stats, 4);
@@ -89,7 +89,7 @@ TEST_CASE("a failed optional query is a warning, a failed required one fails the
 }
 
 TEST_CASE("a query answering more series than the cap fails the fetch, naming query and key",
-          "[model]") {
+          "[ingestion]") {
   struct ManyPods final : sources::MetricsSource {
     Result<sources::QueryBody> instantQuery(const sources::Query& query, UnixSeconds) override {
       if (query.name != "pod_info") {
@@ -115,7 +115,7 @@ TEST_CASE("a query answering more series than the cap fails the fetch, naming qu
   CHECK(fetchClusterSnapshot(source, QueryCatalog({}), 1000, stats, 1, 4).ok());
 }
 
-TEST_CASE("a source that is not thread-safe is asked one query at a time", "[model]") {
+TEST_CASE("a source that is not thread-safe is asked one query at a time", "[ingestion]") {
   struct Sequential final : sources::MetricsSource {
     int in_flight = 0;
     int max_in_flight = 0;
@@ -133,7 +133,7 @@ TEST_CASE("a source that is not thread-safe is asked one query at a time", "[mod
 }
 
 TEST_CASE("empty or scalar answers to every query fail the fetch instead of an empty cluster",
-          "[model]") {
+          "[ingestion]") {
   struct Constant final : sources::MetricsSource {
     const char* body;
     explicit Constant(const char* b) : body(b) {}
@@ -153,4 +153,4 @@ TEST_CASE("empty or scalar answers to every query fail the fetch instead of an e
 }
 
 }  // namespace
-}  // namespace dagadvisor::model
+}  // namespace dagadvisor::ingestion

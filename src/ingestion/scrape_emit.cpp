@@ -3,9 +3,9 @@
 #include <cmath>
 #include <set>
 
-#include "model/scrape_eval.h"
+#include "ingestion/scrape_eval.h"
 
-namespace dagadvisor::model {
+namespace dagadvisor::ingestion {
 namespace {
 
 using sources::LabelView;
@@ -256,4 +256,4 @@ void ScrapeEvaluator::emitUsage(const sources::SampleVisitor& visit) const {
   }
 }
 
-}  // namespace dagadvisor::model
+}  // namespace dagadvisor::ingestion

@@ -1,4 +1,4 @@
-#include "model/adapters/airflow_api_objects.h"
+#include "ingestion/airflow_api_objects.h"
 
 #include <algorithm>
 #include <iterator>
@@ -8,7 +8,7 @@
 #include "common/duration.h"
 #include "model/adapters/object_json.h"
 
-namespace dagadvisor::model {
+namespace dagadvisor::ingestion {
 namespace {
 
 using sources::AirflowTaskInstance;
@@ -26,7 +26,7 @@ std::size_t stateRank(std::string_view state) {
          (state.empty() ? 1 : 0);
 }
 
-void fold(const std::vector<const AirflowTaskInstance*>& instances, ObjectTask& task) {
+void fold(const std::vector<const AirflowTaskInstance*>& instances, model::ObjectTask& task) {
   bool all_finished = true;
   std::optional<UnixSeconds> last_end;
   task.phase.clear();
@@ -47,19 +47,20 @@ void fold(const std::vector<const AirflowTaskInstance*>& instances, ObjectTask& 
   task.finished = all_finished ? last_end : std::nullopt;
 }
 
-WorkflowObject dagObject(const sources::AirflowDag& dag) {
-  const auto document = detail::json::parse(dag.tasks_body, nullptr, false);
-  auto parsed = parseAirflowTasks(document);
+model::WorkflowObject dagObject(const sources::AirflowDag& dag) {
+  const auto document = model::detail::json::parse(dag.tasks_body, nullptr, false);
+  auto parsed = model::parseAirflowTasks(document);
   if (parsed) {
     return std::move(parsed).value();
   }
-  WorkflowObject empty;
+  model::WorkflowObject empty;
   empty.engine = "airflow";
   empty.problems.push_back("airflow DAG \"" + dag.dag_id + "\": " + parsed.error().message);
   return empty;
 }
 
-void addInstances(const std::vector<AirflowTaskInstance>& instances, WorkflowObject& object) {
+void addInstances(const std::vector<AirflowTaskInstance>& instances,
+                  model::WorkflowObject& object) {
   std::map<std::string_view, std::vector<const AirflowTaskInstance*>> by_task;
   for (const AirflowTaskInstance& instance : instances) {
     by_task[instance.task_id].push_back(&instance);
@@ -67,32 +68,32 @@ void addInstances(const std::vector<AirflowTaskInstance>& instances, WorkflowObj
   for (const auto& [task_id, group] : by_task) {
     const std::string_view id = task_id;  // clang 14 cannot capture a structured binding
     auto it = std::find_if(object.tasks.begin(), object.tasks.end(),
-                           [&](const ObjectTask& task) { return task.id == id; });
+                           [&](const model::ObjectTask& task) { return task.id == id; });
     if (it == object.tasks.end()) {
       object.problems.push_back("task instance \"" + std::string(id) +
                                 "\" has no task in the DAG's task list (the DAG changed?)");
       it = object.tasks.insert(object.tasks.end(),
-                               ObjectTask{std::string(id), {}, "", {}, {}, "", 0});
+                               model::ObjectTask{std::string(id), {}, "", {}, {}, "", 0});
     }
     fold(group, *it);
   }
-  detail::normalise(object);
+  model::detail::normalise(object);
 }
 
 }  // namespace
 
-std::vector<WorkflowObject> airflowRunObjects(const sources::AirflowFetch& fetch) {
-  std::map<std::string_view, WorkflowObject> dags;
+std::vector<model::WorkflowObject> airflowRunObjects(const sources::AirflowFetch& fetch) {
+  std::map<std::string_view, model::WorkflowObject> dags;
   for (const sources::AirflowDag& dag : fetch.dags) {
     dags.emplace(dag.dag_id, dagObject(dag));
   }
-  std::vector<WorkflowObject> out;
+  std::vector<model::WorkflowObject> out;
   for (const sources::AirflowRun& run : fetch.runs) {
     const auto dag = dags.find(run.dag_id);
     if (dag == dags.end()) {
       continue;  // fetch() only reads runs of DAGs it read
     }
-    WorkflowObject object = dag->second;
+    model::WorkflowObject object = dag->second;
     object.name = run.dag_id + "/" + run.run_id;
     addInstances(run.task_instances, object);
     out.push_back(std::move(object));
@@ -100,14 +101,14 @@ std::vector<WorkflowObject> airflowRunObjects(const sources::AirflowFetch& fetch
   return out;
 }
 
-ObjectFetch AirflowObjects::fetch(const std::vector<WorkflowRun>& runs) {
+model::ObjectFetch AirflowObjects::fetch(const std::vector<model::WorkflowRun>& runs) {
   std::vector<sources::AirflowRunRef> wanted;
-  for (const WorkflowRun& run : runs) {
+  for (const model::WorkflowRun& run : runs) {
     if (run.engine == "airflow") {
       wanted.push_back({run.dag, run.run});
     }
   }
-  ObjectFetch out;
+  model::ObjectFetch out;
   if (wanted.empty()) {
     return out;
   }
@@ -116,11 +117,11 @@ ObjectFetch AirflowObjects::fetch(const std::vector<WorkflowRun>& runs) {
     out.warnings.push_back(describe() + ": " + fetched.error().describe());
     return out;
   }
-  for (WorkflowObject& object : airflowRunObjects(*fetched)) {
-    out.objects.push_back({std::move(object), "", ObjectScope::kDagRun});
+  for (model::WorkflowObject& object : airflowRunObjects(*fetched)) {
+    out.objects.push_back({std::move(object), "", model::ObjectScope::kDagRun});
   }
   out.warnings = std::move(fetched->warnings);
   return out;
 }
 
-}  // namespace dagadvisor::model
+}  // namespace dagadvisor::ingestion

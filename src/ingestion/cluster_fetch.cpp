@@ -1,4 +1,4 @@
-#include "model/cluster_fetch.h"
+#include "ingestion/cluster_fetch.h"
 
 #include <algorithm>
 #include <array>
@@ -10,10 +10,10 @@
 #include <thread>
 
 #include "common/log.h"
-#include "model/cluster_builder.h"
+#include "ingestion/cluster_builder.h"
 #include "sources/prometheus/response_parser.h"
 
-namespace dagadvisor::model {
+namespace dagadvisor::ingestion {
 
 namespace {
 
@@ -23,6 +23,31 @@ std::string millisSince(std::chrono::steady_clock::time_point start) {
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::steady_clock::now() - start);
   return std::to_string(ms.count());
+}
+
+std::string millis(double seconds) {
+  return std::to_string(seconds * 1000);
+}
+
+// Which query is large or slow to decode, or costly for the backend: the first thing to ask of a
+// slow cycle, or of a Prometheus that a cycle loads.
+void logCost(const QueryCost& cost, const std::string& decode_ms) {
+  if (!cost.backend) {
+    kLog.debug("query decoded", {{"query", cost.query},
+                                 {"bytes", std::to_string(cost.bytes)},
+                                 {"samples", std::to_string(cost.series)},
+                                 {"decode_ms", decode_ms}});
+    return;
+  }
+  kLog.debug("query decoded",
+             {{"query", cost.query},
+              {"bytes", std::to_string(cost.bytes)},
+              {"samples", std::to_string(cost.series)},
+              {"decode_ms", decode_ms},
+              {"backend_eval_ms", millis(cost.backend->eval_seconds)},
+              {"backend_exec_ms", millis(cost.backend->exec_seconds)},
+              {"backend_samples",
+               std::to_string(static_cast<long long>(cost.backend->queryable_samples))}});
 }
 
 // Decodes one body into the builder; the error names the query.
@@ -38,11 +63,10 @@ Result<void> decodeInto(const sources::Query& query, QueryId id,
   const sources::DecodeLimits limits{max_series, "sources.prometheus.max_series_per_query"};
   auto decoded = sources::decodeInstantVector(
       *body, [&](const sources::SampleView& sample) { builder.add(id, sample); }, limits);
-  // Which query is large or slow to decode: the first thing to ask of a slow cycle.
-  kLog.debug("query decoded", {{"query", query.name},
-                               {"bytes", std::to_string(body->json.size())},
-                               {"samples", std::to_string(decoded.ok() ? decoded->samples : 0)},
-                               {"decode_ms", millisSince(started)}});
+  const std::size_t series = decoded.ok() ? decoded->samples : 0;
+  const QueryCost& cost = stats.costs.emplace_back(
+      QueryCost{query.name, body->json.size(), series, sources::parseQueryStats(body->json)});
+  logCost(cost, millisSince(started));
   if (!decoded.ok()) {
     return makeError("query " + query.name + ": " + decoded.error().describe(), query.name);
   }
@@ -130,10 +154,10 @@ class ParallelFetch {
 
 }  // namespace
 
-Result<ClusterSnapshot> fetchClusterSnapshot(sources::MetricsSource& source,
-                                             const QueryCatalog& catalog, UnixSeconds at,
-                                             FetchStats& stats, std::size_t concurrency,
-                                             std::size_t max_series) {
+Result<model::ClusterSnapshot> fetchClusterSnapshot(sources::MetricsSource& source,
+                                                    const QueryCatalog& catalog, UnixSeconds at,
+                                                    FetchStats& stats, std::size_t concurrency,
+                                                    std::size_t max_series) {
   ClusterBuilder builder(at);
   std::optional<ParallelFetch> parallel;
   if (source.concurrent() && concurrency > 1) {
@@ -157,7 +181,7 @@ Result<ClusterSnapshot> fetchClusterSnapshot(sources::MetricsSource& source,
     stats.warnings.push_back("optional data missing or cut short, analysis goes on without it: " +
                              status.error().describe());
   }
-  ClusterSnapshot snapshot = std::move(builder).build();
+  model::ClusterSnapshot snapshot = std::move(builder).build();
   if (snapshot.nodes().empty()) {
     // Every answer was empty or a scalar: publishing this as a fresh, empty analysis would
     // tell the operators that all is well.
@@ -169,4 +193,4 @@ Result<ClusterSnapshot> fetchClusterSnapshot(sources::MetricsSource& source,
   return snapshot;
 }
 
-}  // namespace dagadvisor::model
+}  // namespace dagadvisor::ingestion

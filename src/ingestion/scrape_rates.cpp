@@ -4,9 +4,9 @@
 #include <cmath>
 #include <limits>
 
-#include "model/scrape_eval.h"
+#include "ingestion/scrape_eval.h"
 
-namespace dagadvisor::model {
+namespace dagadvisor::ingestion {
 namespace {
 
 using scrape::realContainer;
@@ -142,4 +142,4 @@ double histogramQuantile(double q, const ScrapeEvaluator::Histogram& buckets) {
   return in_bucket > 0 ? start + (b[i].first - start) * ((rank - before) / in_bucket) : start;
 }
 
-}  // namespace dagadvisor::model
+}  // namespace dagadvisor::ingestion

@@ -1,11 +1,11 @@
-#include "model/scrape_eval.h"
+#include "ingestion/scrape_eval.h"
 
 #include <cmath>
 #include <limits>
 
-#include "model/cluster_builder.h"
+#include "ingestion/cluster_builder.h"
 
-namespace dagadvisor::model {
+namespace dagadvisor::ingestion {
 namespace {
 
 using scrape::copyPrefixed;
@@ -275,7 +275,7 @@ void ScrapeEvaluator::addGaugeSample(Family family, const SampleView& s) {
   }
 }
 
-ClusterSnapshot buildScrapedSnapshot(const ScrapeEvaluator& evaluator, UnixSeconds at) {
+model::ClusterSnapshot buildScrapedSnapshot(const ScrapeEvaluator& evaluator, UnixSeconds at) {
   ClusterBuilder builder(at);
   for (std::size_t i = 0; i < kQueryCount; ++i) {
     const auto id = static_cast<QueryId>(i);
@@ -284,4 +284,4 @@ ClusterSnapshot buildScrapedSnapshot(const ScrapeEvaluator& evaluator, UnixSecon
   return std::move(builder).build();
 }
 
-}  // namespace dagadvisor::model
+}  // namespace dagadvisor::ingestion

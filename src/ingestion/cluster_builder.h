@@ -5,12 +5,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ingestion/query_catalog.h"
 #include "model/cluster.h"
-#include "model/query_catalog.h"
 #include "model/record_index.h"
 #include "sources/prometheus/response_parser.h"
 
-namespace dagadvisor::model {
+namespace dagadvisor::ingestion {
 
 /// Assembles a ClusterSnapshot from the decoded samples of the catalog's queries, in any order.
 /// Knows the kube-state-metrics label conventions (label_*/annotation_* prefixes, resource units);
@@ -23,35 +23,35 @@ class ClusterBuilder {
   void add(QueryId id, const sources::SampleView& sample);
 
   /// The snapshot of every node with allocatable data and every pod with pod info.
-  ClusterSnapshot build() &&;
+  model::ClusterSnapshot build() &&;
 
  private:
   struct PodRecord {
-    Pod pod;
+    model::Pod pod;
     bool has_info = false;  // only pods kube_pod_info knows are built
     bool live = false;      // still exists at the analysis time
   };
   struct NodeRecord {
-    Node node;
+    model::Node node;
     bool has_allocatable = false;
   };
 
   NodeRecord& nodeFor(const sources::SampleView& sample);
   PodRecord& podFor(const sources::SampleView& sample);
-  ObservedUsage& usageFor(const sources::SampleView& sample);
-  const ObservedUsage* findUsage(const Pod& pod) const;
+  model::ObservedUsage& usageFor(const sources::SampleView& sample);
+  const model::ObservedUsage* findUsage(const model::Pod& pod) const;
   void addNodeSample(QueryId id, const sources::SampleView& sample);
   void addPodSample(QueryId id, const sources::SampleView& sample);
 
   UnixSeconds at_;
-  RecordStore<NodeRecord> nodes_;
-  RecordIndex node_index_;  // by name
-  RecordStore<PodRecord> pods_;
-  RecordIndex pod_index_;  // by namespace, name and uid
-  std::vector<ObservedUsage> usage_;
-  RecordIndex usage_index_;  // by namespace and name: cAdvisor knows no uid
-  SchedulerStats scheduler_;
-  ClusterSnapshot::SpecFamilies spec_families_;
+  model::RecordStore<NodeRecord> nodes_;
+  model::RecordIndex node_index_;  // by name
+  model::RecordStore<PodRecord> pods_;
+  model::RecordIndex pod_index_;  // by namespace, name and uid
+  std::vector<model::ObservedUsage> usage_;
+  model::RecordIndex usage_index_;  // by namespace and name: cAdvisor knows no uid
+  model::SchedulerStats scheduler_;
+  model::ClusterSnapshot::SpecFamilies spec_families_;
 };
 
-}  // namespace dagadvisor::model
+}  // namespace dagadvisor::ingestion

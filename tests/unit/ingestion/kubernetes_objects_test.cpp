@@ -1,4 +1,4 @@
-#include "model/adapters/kubernetes_objects.h"
+#include "ingestion/kubernetes_objects.h"
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -78,7 +78,7 @@ TEST_CASE("Argo Workflows and Tekton PipelineRuns (v1beta1 fallback) become obje
   stranger["metadata"]["labels"]["tekton.dev/pipelineRun"] = "another-run";
   lists.add("/apis/tekton.dev/v1beta1/taskruns", {listOf({build, clone, stranger})});
 
-  model::KubernetesObjects source(lists, config::KubernetesSource{});
+  ingestion::KubernetesObjects source(lists, config::KubernetesSource{});
   const model::ObjectFetch fetch = source.fetch({});
   CHECK(fetch.warnings.empty());
   REQUIRE(fetch.objects.size() == 3);
@@ -115,7 +115,7 @@ TEST_CASE("missing engines, forbidden namespaces and a dead API are warnings",
                withMetadata(json{{"spec", json::object()}}, "broken", "ml")})});
   // TaskRuns of ci and ml are not in the table: the API "refuses the connection".
 
-  model::KubernetesObjects source(lists, settings);
+  ingestion::KubernetesObjects source(lists, settings);
   const model::ObjectFetch fetch = source.fetch({});
   REQUIRE(fetch.objects.size() == 1);
   CHECK(fetch.objects[0].object.name == "r1");
@@ -135,7 +135,7 @@ TEST_CASE("only the configured object kinds are listed", "[model][kubernetes]") 
   settings.argo_workflows = false;
   settings.tekton_task_runs = false;
   lists.add("/apis/tekton.dev/v1/pipelineruns", {listOf({})});
-  model::KubernetesObjects source(lists, settings);
+  ingestion::KubernetesObjects source(lists, settings);
   const model::ObjectFetch fetch = source.fetch({});
   CHECK(fetch.objects.empty());
   CHECK(fetch.warnings.empty());

@@ -1,4 +1,4 @@
-#include "model/adapters/kubernetes_objects.h"
+#include "ingestion/kubernetes_objects.h"
 
 #include <array>
 #include <nlohmann/json.hpp>
@@ -9,12 +9,12 @@
 
 #include "model/adapters/object_json.h"
 
-namespace dagadvisor::model {
+namespace dagadvisor::ingestion {
 namespace {
 
-using detail::json;
-using detail::member;
-using detail::text;
+using model::detail::json;
+using model::detail::member;
+using model::detail::text;
 
 constexpr std::string_view kArgo = "argoproj.io/v1alpha1";
 // v1 since Tekton Pipelines 0.44; older installations serve only v1beta1.
@@ -93,7 +93,7 @@ Listed listEverywhere(sources::KubeListSource& lists, std::string_view group_ver
   return out;
 }
 
-void addObject(Result<WorkflowObject> parsed, const json& item, ObjectFetch& out) {
+void addObject(Result<model::WorkflowObject> parsed, const json& item, model::ObjectFetch& out) {
   const std::string ns = metadataText(item, "namespace");
   if (!parsed) {
     out.warnings.push_back("kubernetes: object " + ns + "/" + metadataText(item, "name") +
@@ -101,7 +101,7 @@ void addObject(Result<WorkflowObject> parsed, const json& item, ObjectFetch& out
     return;
   }
   if (!parsed->name.empty()) {
-    out.objects.push_back(SourcedObject{std::move(*parsed), ns, ObjectScope::kRun});
+    out.objects.push_back(model::SourcedObject{std::move(*parsed), ns, model::ObjectScope::kRun});
   }
 }
 
@@ -115,8 +115,8 @@ KubernetesObjects::KubernetesObjects(sources::KubeListSource& lists,
   }
 }
 
-ObjectFetch KubernetesObjects::fetch(const std::vector<WorkflowRun>& /*runs*/) {
-  ObjectFetch out;
+model::ObjectFetch KubernetesObjects::fetch(const std::vector<model::WorkflowRun>& /*runs*/) {
+  model::ObjectFetch out;
   if (settings_.argo_workflows) {
     fetchArgo(out);
   }
@@ -126,7 +126,7 @@ ObjectFetch KubernetesObjects::fetch(const std::vector<WorkflowRun>& /*runs*/) {
   return out;
 }
 
-void KubernetesObjects::fetchArgo(ObjectFetch& out) {
+void KubernetesObjects::fetchArgo(model::ObjectFetch& out) {
   Listed listed = listEverywhere(lists_, kArgo, "workflows", settings_.namespaces, out.warnings);
   if (listed.not_served) {
     out.warnings.push_back("kubernetes: Argo Workflows are not installed (404 on " +
@@ -134,11 +134,11 @@ void KubernetesObjects::fetchArgo(ObjectFetch& out) {
                            "): Argo runs keep dependencies inferred from timing");
   }
   for (const json& item : listed.items) {
-    addObject(parseArgoWorkflow(item), item, out);
+    addObject(model::parseArgoWorkflow(item), item, out);
   }
 }
 
-void KubernetesObjects::fetchTekton(ObjectFetch& out) {
+void KubernetesObjects::fetchTekton(model::ObjectFetch& out) {
   Listed runs;
   std::string_view version;
   for (std::string_view candidate : kTekton) {
@@ -169,8 +169,9 @@ void KubernetesObjects::fetchTekton(ObjectFetch& out) {
   for (const json& item : runs.items) {
     const auto it =
         task_runs.find(metadataText(item, "namespace") + "/" + metadataText(item, "name"));
-    addObject(parseTektonPipelineRun(item, it != task_runs.end() ? it->second : kNone), item, out);
+    addObject(model::parseTektonPipelineRun(item, it != task_runs.end() ? it->second : kNone), item,
+              out);
   }
 }
 
-}  // namespace dagadvisor::model
+}  // namespace dagadvisor::ingestion

@@ -7,7 +7,7 @@
 #include "config/config.h"
 #include "sources/metrics_source.h"
 
-namespace dagadvisor::model {
+namespace dagadvisor::ingestion {
 
 /// Every PromQL the cycle sends, in one place: 15 per cycle, so the load on Prometheus
 /// stays flat whatever the cluster size. Each query is aggregated on the server (`max by`, or `max
@@ -56,4 +56,4 @@ class QueryCatalog {
   std::array<sources::Query, kQueryCount> queries_;
 };
 
-}  // namespace dagadvisor::model
+}  // namespace dagadvisor::ingestion

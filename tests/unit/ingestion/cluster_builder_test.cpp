@@ -1,11 +1,11 @@
-#include "model/cluster_builder.h"
+#include "ingestion/cluster_builder.h"
 
 #include <catch2/catch.hpp>
 #include <cmath>
 
 using namespace dagadvisor;
-using model::ClusterBuilder;
-using model::QueryId;
+using ingestion::ClusterBuilder;
+using ingestion::QueryId;
 using sources::LabelView;
 using sources::SampleView;
 
@@ -21,7 +21,7 @@ void feed(ClusterBuilder& b, QueryId id, std::vector<LabelView> labels, double v
 
 }  // namespace
 
-TEST_CASE("kube-state-metrics samples become nodes and pods in model units", "[model]") {
+TEST_CASE("kube-state-metrics samples become nodes and pods in model units", "[ingestion]") {
   ClusterBuilder b(1000);
   feed(b, QueryId::kNodeAllocatable, {{"node", "gpu-1"}, {"resource", "cpu"}}, 31.5);
   feed(b, QueryId::kNodeAllocatable, {{"node", "gpu-1"}, {"resource", "memory"}}, 1024.0);
@@ -78,7 +78,7 @@ TEST_CASE("kube-state-metrics samples become nodes and pods in model units", "[m
   CHECK(snap.podsOn(0).size() == 1);
 }
 
-TEST_CASE("a pod deleted before the analysis time holds nothing", "[model]") {
+TEST_CASE("a pod deleted before the analysis time holds nothing", "[ingestion]") {
   ClusterBuilder b(1000);
   feed(b, QueryId::kNodeAllocatable, {{"node", "n1"}, {"resource", "cpu"}}, 4);
   const std::vector<LabelView> gone = {
@@ -94,7 +94,7 @@ TEST_CASE("a pod deleted before the analysis time holds nothing", "[model]") {
   CHECK(snap.requestedOn(0).cpu_millis == 0);
 }
 
-TEST_CASE("usage is attached by namespace and pod, whatever the uid", "[model]") {
+TEST_CASE("usage is attached by namespace and pod, whatever the uid", "[ingestion]") {
   ClusterBuilder b(1000);
   feed(b, QueryId::kPodInfo, {{"namespace", "a"}, {"pod", "p"}, {"uid", "u2"}, {"node", ""}}, 1);
   feed(b, QueryId::kPodInfo, {{"namespace", "a"}, {"pod", "q"}, {"uid", "u3"}, {"node", ""}}, 1);
@@ -113,7 +113,7 @@ TEST_CASE("usage is attached by namespace and pod, whatever the uid", "[model]")
   CHECK_FALSE(snap.pod(1).usage.has_value());
 }
 
-TEST_CASE("scheduler quantiles by profile and the scheduler's signals", "[model]") {
+TEST_CASE("scheduler quantiles by profile and the scheduler's signals", "[ingestion]") {
   ClusterBuilder b(1000);
   auto latency = [&](std::string_view profile, std::string_view stat, double v) {
     feed(b, QueryId::kSchedulingLatency,
@@ -147,23 +147,24 @@ TEST_CASE("scheduler quantiles by profile and the scheduler's signals", "[model]
   CHECK(s.extension_point_p99.at("Filter") == 0.04);
 }
 
-TEST_CASE("without scheduler samples the stats say absent", "[model]") {
+TEST_CASE("without scheduler samples the stats say absent", "[ingestion]") {
   ClusterBuilder b(1000);
   feed(b, QueryId::kSchedulerSignals, {{"signal", "unknown"}}, 1);
   CHECK_FALSE(std::move(b).build().scheduler().present);
 }
 
 TEST_CASE("label keys are spelled as kube-state-metrics spells them, camelCase included",
-          "[model]") {
+          "[ingestion]") {
   using model::LabelSet;
   // The worked examples of kube-state-metrics' labelName().
-  CHECK(LabelSet::normalizeKey("workflows.argoproj.io/workflow") ==
+  CHECK(model::LabelSet::normalizeKey("workflows.argoproj.io/workflow") ==
         "workflows_argoproj_io_workflow");
-  CHECK(LabelSet::normalizeKey("tekton.dev/pipelineRun") == "tekton_dev_pipeline_run");
-  CHECK(LabelSet::normalizeKey("tekton.dev/pipelineRunUID") == "tekton_dev_pipeline_run_uid");
-  CHECK(LabelSet::normalizeKey("tekton.dev/memberOf") == "tekton_dev_member_of");
-  CHECK(LabelSet::normalizeKey("pipeline/runid") == "pipeline_runid");
-  CHECK(LabelSet::normalizeKey("dag-id") == "dag_id");
+  CHECK(model::LabelSet::normalizeKey("tekton.dev/pipelineRun") == "tekton_dev_pipeline_run");
+  CHECK(model::LabelSet::normalizeKey("tekton.dev/pipelineRunUID") ==
+        "tekton_dev_pipeline_run_uid");
+  CHECK(model::LabelSet::normalizeKey("tekton.dev/memberOf") == "tekton_dev_member_of");
+  CHECK(model::LabelSet::normalizeKey("pipeline/runid") == "pipeline_runid");
+  CHECK(model::LabelSet::normalizeKey("dag-id") == "dag_id");
 
   // A pod's labels as Prometheus shows them are found by their Kubernetes keys.
   ClusterBuilder b(1000);
@@ -182,7 +183,7 @@ TEST_CASE("label keys are spelled as kube-state-metrics spells them, camelCase i
   CHECK(snap.pod(0).labels.get("tekton.dev/pipelineTask") == "compile");
 }
 
-TEST_CASE("app containers keep their real names and requests", "[model]") {
+TEST_CASE("app containers keep their real names and requests", "[ingestion]") {
   ClusterBuilder b(1000);
   const std::vector<LabelView> p = {{"namespace", "web"}, {"pod", "api-1"}, {"uid", "u1"}};
   feed(b, QueryId::kPodInfo, {p[0], p[1], p[2], {"node", ""}}, 1);
@@ -211,7 +212,7 @@ TEST_CASE("app containers keep their real names and requests", "[model]") {
   CHECK(containers[1].requests.memory_bytes == 0);
 }
 
-TEST_CASE("pod_spec carries the pending pods' tolerations and node selectors", "[model]") {
+TEST_CASE("pod_spec carries the pending pods' tolerations and node selectors", "[ingestion]") {
   const std::vector<LabelView> p = {{"namespace", "ml"}, {"pod", "train"}, {"uid", "u1"}};
   const std::vector<LabelView> q = {{"namespace", "ml"}, {"pod", "idle"}, {"uid", "u2"}};
   auto pending = [&](ClusterBuilder& b, const std::vector<LabelView>& key) {

@@ -16,7 +16,7 @@
 #include "common/clock.h"
 #include "sources/prometheus/response_parser.h"
 
-namespace dagadvisor::model::scrape {
+namespace dagadvisor::ingestion::scrape {
 
 using LabelPairs = std::vector<std::pair<std::string, std::string>>;
 
@@ -123,4 +123,4 @@ struct Pending {
   double time = 0;
 };
 
-}  // namespace dagadvisor::model::scrape
+}  // namespace dagadvisor::ingestion::scrape

@@ -1,8 +1,8 @@
-#include "model/scrape_facts.h"
+#include "ingestion/scrape_facts.h"
 
 #include <algorithm>
 
-namespace dagadvisor::model::scrape {
+namespace dagadvisor::ingestion::scrape {
 
 void copyPrefixed(const sources::SampleView& s, std::string_view prefix, LabelPairs& out) {
   for (std::size_t i = 0; i < s.label_count; ++i) {
@@ -134,4 +134,4 @@ void NodeFacts::addTaint(std::string_view key, std::string_view value, std::stri
   taints.push_back({std::string(key), std::string(value), std::string(effect)});
 }
 
-}  // namespace dagadvisor::model::scrape
+}  // namespace dagadvisor::ingestion::scrape

@@ -1,16 +1,16 @@
-#include "model/cluster_builder.h"
+#include "ingestion/cluster_builder.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
-namespace dagadvisor::model {
+namespace dagadvisor::ingestion {
 namespace {
 
 using sources::SampleView;
 
 // Adds one `resource` amount, in kube-state-metrics units (cores, bytes, integer GPUs).
-void addResource(ResourceVector& v, std::string_view resource, double amount) {
+void addResource(model::ResourceVector& v, std::string_view resource, double amount) {
   if (!std::isfinite(amount)) {
     return;
   }
@@ -24,7 +24,7 @@ void addResource(ResourceVector& v, std::string_view resource, double amount) {
 }
 
 // Copies every `<prefix>key` label of the sample into `out` as `key`.
-void copyPrefixed(const SampleView& s, std::string_view prefix, LabelSet& out) {
+void copyPrefixed(const SampleView& s, std::string_view prefix, model::LabelSet& out) {
   for (std::size_t i = 0; i < s.label_count; ++i) {
     const auto& [name, value] = s.labels[i];
     if (name.size() > prefix.size() && name.substr(0, prefix.size()) == prefix) {
@@ -33,27 +33,27 @@ void copyPrefixed(const SampleView& s, std::string_view prefix, LabelSet& out) {
   }
 }
 
-PodPhase parsePhase(std::string_view text) {
+model::PodPhase parsePhase(std::string_view text) {
   if (text == "Pending") {
-    return PodPhase::kPending;
+    return model::PodPhase::kPending;
   }
   if (text == "Running") {
-    return PodPhase::kRunning;
+    return model::PodPhase::kRunning;
   }
   if (text == "Succeeded") {
-    return PodPhase::kSucceeded;
+    return model::PodPhase::kSucceeded;
   }
   if (text == "Failed") {
-    return PodPhase::kFailed;
+    return model::PodPhase::kFailed;
   }
-  return PodPhase::kUnknown;
+  return model::PodPhase::kUnknown;
 }
 
 std::optional<UnixSeconds> timeValue(double v) {
   return std::isfinite(v) && v > 0 ? std::optional<UnixSeconds>(v) : std::nullopt;
 }
 
-void addPodTime(Pod& pod, std::string_view event, std::optional<UnixSeconds> time) {
+void addPodTime(model::Pod& pod, std::string_view event, std::optional<UnixSeconds> time) {
   if (event == "created") {
     pod.created = time;
   } else if (event == "scheduled") {
@@ -66,27 +66,28 @@ void addPodTime(Pod& pod, std::string_view event, std::optional<UnixSeconds> tim
 }
 
 // Containers arrive as one series per resource; cAdvisor-style placeholders name no container.
-void addContainerRequest(Pod& pod, std::string_view container, std::string_view resource,
+void addContainerRequest(model::Pod& pod, std::string_view container, std::string_view resource,
                          double amount) {
   if (container.empty() || container == "POD") {
     return;
   }
   auto it = std::find_if(pod.containers.begin(), pod.containers.end(),
-                         [&](const ContainerRequests& c) { return c.name == container; });
+                         [&](const model::ContainerRequests& c) { return c.name == container; });
   if (it == pod.containers.end()) {
-    it = pod.containers.insert(pod.containers.end(), ContainerRequests{std::string(container), {}});
+    it = pod.containers.insert(pod.containers.end(),
+                               model::ContainerRequests{std::string(container), {}});
   }
   addResource(it->requests, resource, amount);
 }
 
-void addToleration(Pod& pod, const SampleView& s) {
-  Toleration t{std::string(s.label("key")), std::string(s.label("operator")),
-               std::string(s.label("value")), std::string(s.label("effect")), std::nullopt};
+void addToleration(model::Pod& pod, const SampleView& s) {
+  model::Toleration t{std::string(s.label("key")), std::string(s.label("operator")),
+                      std::string(s.label("value")), std::string(s.label("effect")), std::nullopt};
   if (const std::string_view seconds = s.label("toleration_seconds"); !seconds.empty()) {
     t.toleration_seconds = std::strtod(std::string(seconds).c_str(), nullptr);
   }
   auto& list = pod.tolerations ? *pod.tolerations : pod.tolerations.emplace();
-  const bool known = std::any_of(list.begin(), list.end(), [&](const Toleration& o) {
+  const bool known = std::any_of(list.begin(), list.end(), [&](const model::Toleration& o) {
     return o.key == t.key && o.operator_ == t.operator_ && o.value == t.value &&
            o.effect == t.effect;
   });
@@ -96,7 +97,7 @@ void addToleration(Pod& pod, const SampleView& s) {
 }
 
 // One series of the pod_spec query, told apart by its `spec` tag.
-void addSpecSample(Pod& pod, const SampleView& s) {
+void addSpecSample(model::Pod& pod, const SampleView& s) {
   const std::string_view spec = s.label("spec");
   if (spec == "container") {
     addContainerRequest(pod, s.label("container"), s.label("resource"), s.value);
@@ -117,19 +118,19 @@ std::optional<double> finite(double v) {
   return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
 }
 
-ProfileLatency& profileFor(SchedulerStats& stats, std::string_view profile) {
+model::ProfileLatency& profileFor(model::SchedulerStats& stats, std::string_view profile) {
   auto it = std::lower_bound(
       stats.latency.begin(), stats.latency.end(), profile,
-      [](const ProfileLatency& p, std::string_view name) { return p.profile < name; });
+      [](const model::ProfileLatency& p, std::string_view name) { return p.profile < name; });
   if (it == stats.latency.end() || it->profile != profile) {
-    it = stats.latency.insert(it, ProfileLatency{std::string(profile), {}, {}, {}, 0});
+    it = stats.latency.insert(it, model::ProfileLatency{std::string(profile), {}, {}, {}, 0});
   }
   return *it;
 }
 
-void addLatencySample(SchedulerStats& stats, const SampleView& sample) {
+void addLatencySample(model::SchedulerStats& stats, const SampleView& sample) {
   const std::string_view stat = sample.label("stat");
-  ProfileLatency& profile = profileFor(stats, sample.label("profile"));
+  model::ProfileLatency& profile = profileFor(stats, sample.label("profile"));
   if (stat == "p50") {
     profile.p50 = finite(sample.value);
   } else if (stat == "p95") {
@@ -143,7 +144,7 @@ void addLatencySample(SchedulerStats& stats, const SampleView& sample) {
   stats.present = true;
 }
 
-void addSignalSample(SchedulerStats& stats, const SampleView& sample) {
+void addSignalSample(model::SchedulerStats& stats, const SampleView& sample) {
   const std::string_view signal = sample.label("signal");
   const double value = sample.value;
   if (!std::isfinite(value)) {
@@ -165,7 +166,7 @@ void addSignalSample(SchedulerStats& stats, const SampleView& sample) {
   stats.present = true;
 }
 
-void addUsageSample(ObservedUsage& usage, const SampleView& sample) {
+void addUsageSample(model::ObservedUsage& usage, const SampleView& sample) {
   const std::string_view stat = sample.label("stat");
   const double value = sample.value;
   if (!std::isfinite(value)) {
@@ -209,8 +210,8 @@ void ClusterBuilder::add(QueryId id, const SampleView& sample) {
 
 ClusterBuilder::NodeRecord& ClusterBuilder::nodeFor(const SampleView& sample) {
   const std::string_view name = sample.label("node");
-  const auto [index, fresh] =
-      node_index_.findOrInsert(fingerprint(name), static_cast<RecordIndex::Record>(nodes_.size()));
+  const auto [index, fresh] = node_index_.findOrInsert(
+      model::fingerprint(name), static_cast<model::RecordIndex::Record>(nodes_.size()));
   if (fresh) {
     nodes_.emplaceBack().node.name = name;
   }
@@ -221,10 +222,11 @@ ClusterBuilder::PodRecord& ClusterBuilder::podFor(const SampleView& sample) {
   const std::string_view namespace_ = sample.label("namespace");
   const std::string_view name = sample.label("pod");
   const std::string_view uid = sample.label("uid");
-  const auto [index, fresh] = pod_index_.findOrInsert(
-      fingerprint(namespace_, name, uid), static_cast<RecordIndex::Record>(pods_.size()));
+  const auto [index, fresh] =
+      pod_index_.findOrInsert(model::fingerprint(namespace_, name, uid),
+                              static_cast<model::RecordIndex::Record>(pods_.size()));
   if (fresh) {
-    Pod& pod = pods_.emplaceBack().pod;
+    model::Pod& pod = pods_.emplaceBack().pod;
     pod.namespace_ = namespace_;
     pod.name = name;
     pod.uid = uid;
@@ -232,25 +234,25 @@ ClusterBuilder::PodRecord& ClusterBuilder::podFor(const SampleView& sample) {
   return pods_[index];
 }
 
-ObservedUsage& ClusterBuilder::usageFor(const SampleView& sample) {
+model::ObservedUsage& ClusterBuilder::usageFor(const SampleView& sample) {
   const std::string_view namespace_ = sample.label("namespace");
   const std::string_view name = sample.label("pod");
   const auto [index, fresh] = usage_index_.findOrInsert(
-      fingerprint(namespace_, name), static_cast<RecordIndex::Record>(usage_.size()));
+      model::fingerprint(namespace_, name), static_cast<model::RecordIndex::Record>(usage_.size()));
   if (fresh) {
     usage_.emplace_back();
   }
   return usage_[index];
 }
 
-const ObservedUsage* ClusterBuilder::findUsage(const Pod& pod) const {
-  const auto index = usage_index_.find(fingerprint(pod.namespace_, pod.name));
+const model::ObservedUsage* ClusterBuilder::findUsage(const model::Pod& pod) const {
+  const auto index = usage_index_.find(model::fingerprint(pod.namespace_, pod.name));
   return index ? &usage_[*index] : nullptr;
 }
 
 void ClusterBuilder::addNodeSample(QueryId id, const SampleView& sample) {
   NodeRecord& record = nodeFor(sample);
-  Node& node = record.node;
+  model::Node& node = record.node;
   switch (id) {
     case QueryId::kNodeAllocatable:
       addResource(node.allocatable, sample.label("resource"), sample.value);
@@ -260,11 +262,11 @@ void ClusterBuilder::addNodeSample(QueryId id, const SampleView& sample) {
       copyPrefixed(sample, "label_", node.labels);
       break;
     case QueryId::kNodeTaints: {
-      Taint taint{std::string(sample.label("key")), std::string(sample.label("value")),
-                  std::string(sample.label("effect"))};
-      const bool known = std::any_of(node.taints.begin(), node.taints.end(), [&](const Taint& t) {
-        return t.key == taint.key && t.effect == taint.effect;
-      });
+      model::Taint taint{std::string(sample.label("key")), std::string(sample.label("value")),
+                         std::string(sample.label("effect"))};
+      const bool known = std::any_of(
+          node.taints.begin(), node.taints.end(),
+          [&](const model::Taint& t) { return t.key == taint.key && t.effect == taint.effect; });
       if (taint.key == "node.kubernetes.io/unschedulable") {
         node.unschedulable = true;
       }
@@ -280,7 +282,7 @@ void ClusterBuilder::addNodeSample(QueryId id, const SampleView& sample) {
 
 void ClusterBuilder::addPodSample(QueryId id, const SampleView& sample) {
   PodRecord& record = podFor(sample);
-  Pod& pod = record.pod;
+  model::Pod& pod = record.pod;
   switch (id) {
     case QueryId::kPodInfo:
       record.has_info = true;
@@ -325,8 +327,8 @@ void ClusterBuilder::addPodSample(QueryId id, const SampleView& sample) {
   }
 }
 
-ClusterSnapshot ClusterBuilder::build() && {
-  std::vector<Node> nodes;
+model::ClusterSnapshot ClusterBuilder::build() && {
+  std::vector<model::Node> nodes;
   nodes.reserve(nodes_.size());
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     if (NodeRecord& record = nodes_[i]; record.has_allocatable) {
@@ -335,22 +337,23 @@ ClusterSnapshot ClusterBuilder::build() && {
   }
   // Deterministic order, so reports and ids do not depend on the order of the responses.
   std::sort(nodes.begin(), nodes.end(),
-            [](const Node& a, const Node& b) { return a.name < b.name; });
+            [](const model::Node& a, const model::Node& b) { return a.name < b.name; });
 
-  std::vector<Pod*> kept;
+  std::vector<model::Pod*> kept;
   kept.reserve(pods_.size());
   for (std::size_t i = 0; i < pods_.size(); ++i) {
     PodRecord& record = pods_[i];
     if (!record.has_info) {
       continue;
     }
-    Pod& pod = record.pod;
+    model::Pod& pod = record.pod;
     // A pod deleted before the analysis time no longer holds or waits for anything; only its
     // history (timestamps, placement) still counts.
-    if (!record.live && (pod.phase == PodPhase::kPending || pod.phase == PodPhase::kRunning)) {
-      pod.phase = pod.finished ? PodPhase::kSucceeded : PodPhase::kUnknown;
+    if (!record.live &&
+        (pod.phase == model::PodPhase::kPending || pod.phase == model::PodPhase::kRunning)) {
+      pod.phase = pod.finished ? model::PodPhase::kSucceeded : model::PodPhase::kUnknown;
     }
-    if (const ObservedUsage* usage = findUsage(pod)) {
+    if (const model::ObservedUsage* usage = findUsage(pod)) {
       pod.usage = *usage;
     }
     // kube-state-metrics exports no series for a pod without tolerations.
@@ -360,18 +363,18 @@ ClusterSnapshot ClusterBuilder::build() && {
     kept.push_back(&pod);
   }
   // Sorting pointers, then moving each pod once, spares moving ~500-byte pods around.
-  std::sort(kept.begin(), kept.end(), [](const Pod* a, const Pod* b) {
+  std::sort(kept.begin(), kept.end(), [](const model::Pod* a, const model::Pod* b) {
     return std::tie(a->namespace_, a->name, a->uid) < std::tie(b->namespace_, b->name, b->uid);
   });
-  std::vector<Pod> pods;
+  std::vector<model::Pod> pods;
   pods.reserve(kept.size());
-  for (Pod* pod : kept) {
+  for (model::Pod* pod : kept) {
     pods.push_back(std::move(*pod));
   }
-  ClusterSnapshot snapshot(at_, std::move(nodes), std::move(pods));
+  model::ClusterSnapshot snapshot(at_, std::move(nodes), std::move(pods));
   snapshot.setScheduler(std::move(scheduler_));
   snapshot.setSpecFamilies(spec_families_);
   return snapshot;
 }
 
-}  // namespace dagadvisor::model
+}  // namespace dagadvisor::ingestion

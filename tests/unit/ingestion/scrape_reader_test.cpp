@@ -1,4 +1,4 @@
-#include "model/scrape_fetch.h"
+#include "ingestion/scrape_reader.h"
 
 #include <unistd.h>
 
@@ -8,19 +8,20 @@
 #include <iomanip>
 #include <sstream>
 
-#include "model/cluster_fetch.h"
+#include "ingestion/cluster_fetch.h"
+#include "sources/snapshot/snapshot_source.h"
 #include "support/test_support.h"
 
-namespace dagadvisor::model {
+namespace dagadvisor::ingestion {
 namespace {
 
-void put(std::ostream& out, const LabelSet& set) {
+void put(std::ostream& out, const model::LabelSet& set) {
   for (const auto& [key, value] : set.items()) {
     out << ' ' << key << '=' << value;
   }
 }
 
-void put(std::ostream& out, const ResourceVector& r) {
+void put(std::ostream& out, const model::ResourceVector& r) {
   out << ' ' << r.cpu_millis << '/' << r.memory_bytes << '/' << r.gpus;
 }
 
@@ -34,22 +35,22 @@ void put(std::ostream& out, const std::optional<UnixSeconds>& time) {
 
 // Every field of a snapshot as text, so two snapshots compare field by field (NaN included) and a
 // difference shows where it is.
-std::string dump(const ClusterSnapshot& cluster) {
+std::string dump(const model::ClusterSnapshot& cluster) {
   std::ostringstream out;
   out << std::setprecision(17) << "at " << cluster.at() << '\n';
-  for (const Node& node : cluster.nodes()) {
+  for (const model::Node& node : cluster.nodes()) {
     out << "node " << node.name << (node.unschedulable ? " cordoned" : "");
     put(out, node.allocatable);
     put(out, node.capacity);
     put(out, node.labels);
-    for (const Taint& taint : node.taints) {
+    for (const model::Taint& taint : node.taints) {
       out << " taint " << taint.key << '=' << taint.value << ':' << taint.effect;
     }
     out << '\n';
   }
-  for (const Pod& pod : cluster.pods()) {
+  for (const model::Pod& pod : cluster.pods()) {
     out << "pod " << pod.key() << ' ' << pod.uid << ' ' << pod.node << ' ' << pod.node_name << ' '
-        << phaseName(pod.phase) << ' ' << pod.owner_kind << '/' << pod.owner_name << ' '
+        << model::phaseName(pod.phase) << ' ' << pod.owner_kind << '/' << pod.owner_name << ' '
         << pod.priority_class;
     put(out, pod.requests);
     for (const auto& time : {pod.created, pod.scheduled, pod.started, pod.finished}) {
@@ -58,7 +59,7 @@ std::string dump(const ClusterSnapshot& cluster) {
     put(out, pod.labels);
     put(out, pod.annotations);
     if (pod.tolerations) {
-      for (const Toleration& t : *pod.tolerations) {
+      for (const model::Toleration& t : *pod.tolerations) {
         out << " toleration " << t.key << ' ' << t.operator_ << ' ' << t.value << ' ' << t.effect
             << ' ' << t.toleration_seconds.value_or(-1);
       }
@@ -76,10 +77,10 @@ std::string dump(const ClusterSnapshot& cluster) {
   }
   out << "families " << cluster.specFamilies().tolerations << ' '
       << cluster.specFamilies().node_selectors << '\n';
-  const SchedulerStats& s = cluster.scheduler();
+  const model::SchedulerStats& s = cluster.scheduler();
   out << "scheduler " << s.present << ' ' << s.latency_metric << ' '
       << s.preemption_attempts_per_second << '\n';
-  for (const ProfileLatency& p : s.latency) {
+  for (const model::ProfileLatency& p : s.latency) {
     out << "latency " << p.profile << ' ' << p.p50.value_or(-1) << ' ' << p.p95.value_or(-1) << ' '
         << p.p99.value_or(-1) << ' ' << p.pods_per_second << '\n';
   }
@@ -120,66 +121,88 @@ kube_pod_annotations{namespace="ns",pod="p1",uid="u1",annotation_note="say \"hi\
 kube_pod_status_phase{namespace="ns",pod="p1",uid="u1",phase="Running"} 1
 )";
 
-std::unique_ptr<ScrapeMetricsSource> openSource(std::vector<std::string> targets,
+std::unique_ptr<ScrapeClusterReader> openReader(std::vector<std::string> targets,
                                                 const Clock& clock) {
   sources::scrape::ScraperOptions options;
   options.targets = std::move(targets);
   auto scraper = sources::scrape::Scraper::create(options, &clock);
   REQUIRE(scraper.ok());
-  return std::make_unique<ScrapeMetricsSource>(std::move(scraper).value(), config::Sources{},
+  return std::make_unique<ScrapeClusterReader>(std::move(scraper).value(), config::Sources{},
                                                &clock);
 }
 
-std::unique_ptr<ScrapeMetricsSource> openSource(const std::string& path, const Clock& clock) {
-  return openSource(std::vector<std::string>{path}, clock);
+std::unique_ptr<ScrapeClusterReader> openReader(const std::string& path, const Clock& clock) {
+  return openReader(std::vector<std::string>{path}, clock);
+}
+
+// The snapshot the catalog's queries build from the Prometheus bodies of the reader's last read:
+// what a replay of its recording reads.
+Result<model::ClusterSnapshot> throughJson(ScrapeClusterReader& reader, UnixSeconds at,
+                                           FetchStats& stats) {
+  return fetchClusterSnapshot(reader.recordedAnswers(), QueryCatalog(config::PrometheusSource{}),
+                              at, stats);
+}
+
+std::size_t liveSamples(ScrapeClusterReader& reader) {
+  auto body = reader.recordedAnswers().instantQuery({"pod_live", "ignored"}, 0);
+  REQUIRE(body.ok());
+  std::size_t n = 0;
+  REQUIRE(sources::decodeInstantVector(body->json, [&](const sources::SampleView&) { ++n; }).ok());
+  return n;
 }
 
 }  // namespace
 
-TEST_CASE("a direct scrape answers every catalog query, like Prometheus", "[model][scrape]") {
+TEST_CASE("a direct scrape answers every catalog query, like Prometheus", "[ingestion][scrape]") {
   ExpositionFile file("cluster.prom");
   file.write(std::string(kNode) + kPod);
   ManualClock clock(5000);
-  auto source = openSource(file.path(), clock);
-  const QueryCatalog catalog(config::PrometheusSource{});
+  auto reader = openReader(file.path(), clock);
 
+  FetchStats read_stats;
+  REQUIRE(reader->read(5000, read_stats).ok());
   FetchStats stats;
-  auto cluster = fetchClusterSnapshot(*source, catalog, 5000, stats);
+  auto cluster = throughJson(*reader, 5000, stats);
   REQUIRE(cluster.ok());
   CHECK(stats.queries == kQueryCount);
   CHECK(stats.warnings.empty());
   REQUIRE(cluster->nodes().size() == 1);
   CHECK(cluster->nodes()[0].allocatable.cpu_millis == 4000);
   REQUIRE(cluster->pods().size() == 1);
-  const Pod& pod = cluster->pods()[0];
+  const model::Pod& pod = cluster->pods()[0];
   CHECK(pod.holdsResources());
   // Quotes, a backslash and a line break survive the exposition escapes and the JSON body.
   CHECK(pod.annotations.get("note") == std::optional<std::string_view>("say \"hi\"\\ \nbye"));
 
-  // The next cycle scrapes again: the pod was deleted meanwhile, and is kept but not live.
+  // The next read scrapes again: the pod was deleted meanwhile, and is kept but not live.
   file.write(kNode);
   clock.advance(60);
   FetchStats again;
-  auto later = fetchClusterSnapshot(*source, catalog, 5060, again);
+  auto later = reader->read(5060, again);
   REQUIRE(later.ok());
   REQUIRE(later->pods().size() == 1);
   CHECK_FALSE(later->pods()[0].holdsResources());
 }
 
 TEST_CASE("a direct scrape refuses queries outside the catalog and reports target faults",
-          "[model][scrape]") {
+          "[ingestion][scrape]") {
   ManualClock clock(5000);
-  auto missing = openSource("/nonexistent/dagadvisor/metrics.prom", clock);
-  auto body = missing->instantQuery({"node_allocatable", "ignored"}, 5000);
-  REQUIRE_FALSE(body.ok());
-  CHECK(body.error().message.find("/nonexistent/dagadvisor/metrics.prom") != std::string::npos);
+  FetchStats stats;
+  auto missing = openReader("/nonexistent/dagadvisor/metrics.prom", clock)->read(5000, stats);
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().describe().find("/nonexistent/dagadvisor/metrics.prom") !=
+        std::string::npos);
+  CHECK(stats.queries == 0);
 
   ExpositionFile file("empty.prom");
   file.write(kNode);
-  auto source = openSource(file.path(), clock);
-  CHECK_FALSE(source->instantQuery({"up", "up"}, 5000).ok());
-  CHECK(source->describe() == "scrape " + file.path());
-  auto allocatable = source->instantQuery({"node_allocatable", "ignored"}, 5000);
+  auto reader = openReader(file.path(), clock);
+  REQUIRE(reader->read(5000, stats).ok());
+  sources::MetricsSource& answers = reader->recordedAnswers();
+  CHECK_FALSE(answers.instantQuery({"up", "up"}, 5000).ok());
+  CHECK(reader->describe() == "scrape " + file.path());
+  CHECK(answers.describe() == reader->describe());
+  auto allocatable = answers.instantQuery({"node_allocatable", "ignored"}, 5000);
   REQUIRE(allocatable.ok());
   std::size_t samples = 0;
   auto decoded = sources::decodeInstantVector(allocatable->json, [&](const sources::SampleView& s) {
@@ -192,50 +215,74 @@ TEST_CASE("a direct scrape refuses queries outside the catalog and reports targe
   CHECK(samples == 1);
 }
 
-}  // namespace dagadvisor::model
+}  // namespace dagadvisor::ingestion
 
-namespace dagadvisor::model {
+namespace dagadvisor::ingestion {
 
-TEST_CASE("one scrape serves every query of a cycle", "[model][scrape]") {
+TEST_CASE("the recorded answers are the last read's: asking them never scrapes",
+          "[ingestion][scrape]") {
   ExpositionFile file("cycle.prom");
   file.write(std::string(kNode) + kPod);
   ManualClock clock(7000);
-  auto source = openSource(file.path(), clock);
-  auto liveSamples = [&] {
-    auto body = source->instantQuery({"pod_live", "ignored"}, 7000);
-    REQUIRE(body.ok());
-    std::size_t n = 0;
-    REQUIRE(
-        sources::decodeInstantVector(body->json, [&](const sources::SampleView&) { ++n; }).ok());
-    return n;
-  };
-  REQUIRE(source->instantQuery({"node_allocatable", "ignored"}, 7000).ok());
-  file.write(kNode);          // the pod is deleted after the cycle's first query
-  CHECK(liveSamples() == 1);  // the same cycle: still the first scrape's answer
-  CHECK(liveSamples() == 0);  // asked again: a new cycle, a new scrape
+  auto reader = openReader(file.path(), clock);
+  FetchStats stats;
+  REQUIRE(reader->read(7000, stats).ok());
+  file.write(kNode);  // the pod is deleted after the read
+  CHECK(liveSamples(*reader) == 1);
+  CHECK(liveSamples(*reader) == 1);  // asked again: still the read's evaluation
+  REQUIRE(reader->read(7060, stats).ok());
+  CHECK(liveSamples(*reader) == 0);  // a new read, a new scrape
+  CHECK(stats.queries == 2);         // one target, read twice
 }
 
-}  // namespace dagadvisor::model
+TEST_CASE("a recorded direct scrape replays as the snapshot the read built",
+          "[ingestion][scrape]") {
+  ExpositionFile file("recorded.prom");
+  file.write(std::string(kNode) + kPod);
+  ManualClock clock(8000);
+  auto reader = openReader(file.path(), clock);
+  const std::string dir = (std::filesystem::temp_directory_path() /
+                           ("dagadvisor-scrape-record-" + std::to_string(::getpid())))
+                              .string();
+  sources::SnapshotWriter writer(reader->recordedAnswers(), dir, &clock);
+  reader->recordInto(writer);
+  FetchStats stats;
+  auto cluster = reader->read(8000, stats);
+  REQUIRE(cluster.ok());
+  CHECK(writer.recordedCount() == kQueryCount);
+  REQUIRE(writer.finish(8000).ok());
 
-namespace dagadvisor::model {
+  auto replay = sources::SnapshotSource::open(dir);
+  REQUIRE(replay.ok());
+  CHECK((*replay)->analysisTime() == 8000);
+  FetchStats replay_stats;
+  auto replayed =
+      fetchClusterSnapshot(**replay, QueryCatalog(config::PrometheusSource{}), 8000, replay_stats);
+  std::filesystem::remove_all(dir);
+  REQUIRE(replayed.ok());
+  CHECK(cluster->pods().size() == 1);
+  CHECK(dump(*replayed) == dump(*cluster));
+}
 
-TEST_CASE("the cycle's direct path builds the snapshot the JSON bodies give", "[model][scrape]") {
+}  // namespace dagadvisor::ingestion
+
+namespace dagadvisor::ingestion {
+
+TEST_CASE("the direct path builds the snapshot the JSON bodies give", "[ingestion][scrape]") {
   const std::vector<std::string> targets = {
       testing::fixturePath("exposition/nri-kubernetes-1_35-ksm.metrics.txt"),
       testing::fixturePath("exposition/nri-kubernetes-1_35-kube-scheduler.metrics.txt")};
   // After the scheduler's process_start_time_seconds: its first rates divide by the uptime.
   ManualClock clock(1.7824694e9);
-  auto through_json = openSource(targets, clock);
-  auto direct = openSource(targets, clock);
-  const QueryCatalog catalog(config::PrometheusSource{});
+  auto reader = openReader(targets, clock);
 
   for (int cycle = 0; cycle < 2; ++cycle) {  // the second one rates against the first
     CAPTURE(cycle);
     const UnixSeconds at = clock.now();
-    FetchStats json_stats;
-    auto expected = fetchClusterSnapshot(*through_json, catalog, at, json_stats);
     FetchStats stats;
-    auto cluster = direct->fetchSnapshot(at, stats);
+    auto cluster = reader->read(at, stats);
+    FetchStats json_stats;
+    auto expected = throughJson(*reader, at, json_stats);
     REQUIRE(expected.ok());
     REQUIRE(cluster.ok());
     CHECK(dump(*cluster) == dump(*expected));
@@ -243,8 +290,9 @@ TEST_CASE("the cycle's direct path builds the snapshot the JSON bodies give", "[
     // Not a comparison of two empty pictures: the fixtures hold a real cluster and scheduler.
     CHECK(cluster->nodes().size() >= 1);
     CHECK(cluster->pods().size() >= 20);
-    CHECK(std::any_of(cluster->pods().begin(), cluster->pods().end(),
-                      [](const Pod& p) { return p.scheduled && p.requests.cpu_millis > 0; }));
+    CHECK(std::any_of(cluster->pods().begin(), cluster->pods().end(), [](const model::Pod& p) {
+      return p.scheduled && p.requests.cpu_millis > 0;
+    }));
     CHECK(cluster->scheduler().present);
     CHECK_FALSE(cluster->scheduler().pending_by_queue.empty());
     if (cycle == 0) {
@@ -263,30 +311,28 @@ TEST_CASE("the cycle's direct path builds the snapshot the JSON bodies give", "[
 TEST_CASE(
     "tolerations and node selectors are read for the pods pending unbound, from the real "
     "kube-state-metrics scrape",
-    "[model][scrape]") {
+    "[ingestion][scrape]") {
   ManualClock clock(1.7824694e9);
   const std::string ksm = testing::fixturePath("exposition/nri-kubernetes-1_35-ksm.metrics.txt");
   const std::string selectors =
       testing::fixturePath("exposition/nri-kubernetes-1_35-ksm-nodeselectors.metrics.txt");
-  const QueryCatalog catalog(config::PrometheusSource{});
-  auto pendingPod = [](const ClusterSnapshot& cluster) -> const Pod& {
+  auto pendingPod = [](const model::ClusterSnapshot& cluster) -> const model::Pod& {
     const auto id = cluster.findPod("scraper", "e2e-container-pending");
     REQUIRE(id);
     return cluster.pod(*id);
   };
   SECTION("the default families: tolerations, and node selectors not exported") {
     FetchStats stats;
-    auto cluster =
-        openSource(std::vector<std::string>{ksm}, clock)->fetchSnapshot(clock.now(), stats);
+    auto cluster = openReader(std::vector<std::string>{ksm}, clock)->read(clock.now(), stats);
     REQUIRE(cluster.ok());
     CHECK(cluster->specFamilies().tolerations);
     CHECK_FALSE(cluster->specFamilies().node_selectors);
     REQUIRE(cluster->pendingPods().size() == 1);
-    const Pod& pod = pendingPod(*cluster);
+    const model::Pod& pod = pendingPod(*cluster);
     REQUIRE(pod.tolerations);
     // The PodList: not-ready and unreachable, Exists, NoExecute, 300 s.
     REQUIRE(pod.tolerations->size() == 2);
-    for (const Toleration& t : *pod.tolerations) {
+    for (const model::Toleration& t : *pod.tolerations) {
       CHECK(t.operator_ == "Exists");
       CHECK(t.value.empty());
       CHECK(t.effect == "NoExecute");
@@ -295,56 +341,24 @@ TEST_CASE(
     CHECK((*pod.tolerations)[0].key != (*pod.tolerations)[1].key);
     CHECK_FALSE(pod.node_selector);  // not known: the family is opt-in
     // Bound pods are not what the diagnosis asks about: not read (issue #18: cost).
-    CHECK(std::none_of(cluster->pods().begin(), cluster->pods().end(), [](const Pod& p) {
+    CHECK(std::none_of(cluster->pods().begin(), cluster->pods().end(), [](const model::Pod& p) {
       return !p.node_name.empty() && (p.tolerations || p.node_selector);
     }));
   }
   SECTION("with kube_pod_nodeselectors as --metric-opt-in-list exports it") {
     FetchStats stats;
-    auto cluster = openSource(std::vector<std::string>{ksm, selectors}, clock)
-                       ->fetchSnapshot(clock.now(), stats);
-    auto through_json = fetchClusterSnapshot(
-        *openSource(std::vector<std::string>{ksm, selectors}, clock), catalog, clock.now(), stats);
+    auto reader = openReader(std::vector<std::string>{ksm, selectors}, clock);
+    auto cluster = reader->read(clock.now(), stats);
+    auto through_json = throughJson(*reader, clock.now(), stats);
     REQUIRE(cluster.ok());
     REQUIRE(through_json.ok());
     CHECK(dump(*cluster) == dump(*through_json));
     CHECK(cluster->specFamilies().node_selectors);
-    const Pod& pod = pendingPod(*cluster);
+    const model::Pod& pod = pendingPod(*cluster);
     REQUIRE(pod.node_selector);
     CHECK(pod.node_selector->items().size() == 1);
     CHECK(pod.node_selector->get("not-existing") == "not-existing");
   }
 }
 
-TEST_CASE("the direct path fails on a failing target and starts a new cycle for queries",
-          "[model][scrape]") {
-  ManualClock clock(5000);
-  FetchStats stats;
-  auto missing =
-      openSource("/nonexistent/dagadvisor/direct.prom", clock)->fetchSnapshot(5000, stats);
-  REQUIRE_FALSE(missing.ok());
-  CHECK(missing.error().describe().find("/nonexistent/dagadvisor/direct.prom") !=
-        std::string::npos);
-  CHECK(stats.queries == 0);
-
-  ExpositionFile file("direct.prom");
-  file.write(std::string(kNode) + kPod);
-  auto source = openSource(file.path(), clock);
-  auto cluster = source->fetchSnapshot(5000, stats);
-  REQUIRE(cluster.ok());
-  CHECK(cluster->pods().size() == 1);
-  CHECK(stats.queries == 1);
-  CHECK(stats.bytes == std::string(kNode).size() + std::string(kPod).size());
-
-  // A query at the same time after the direct fetch scrapes again: it sees the pod deleted.
-  file.write(kNode);
-  auto live = source->instantQuery({"pod_live", "ignored"}, 5000);
-  REQUIRE(live.ok());
-  std::size_t samples = 0;
-  REQUIRE(sources::decodeInstantVector(live->json, [&](const sources::SampleView&) {
-            ++samples;
-          }).ok());
-  CHECK(samples == 0);
-}
-
-}  // namespace dagadvisor::model
+}  // namespace dagadvisor::ingestion

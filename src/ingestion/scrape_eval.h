@@ -14,13 +14,13 @@
 #include "common/clock.h"
 #include "common/result.h"
 #include "config/config.h"
+#include "ingestion/query_catalog.h"
+#include "ingestion/scrape_facts.h"
 #include "model/cluster.h"
-#include "model/query_catalog.h"
-#include "model/scrape_facts.h"
 #include "sources/prometheus/response_parser.h"
 #include "sources/scrape/scraper.h"
 
-namespace dagadvisor::model {
+namespace dagadvisor::ingestion {
 
 /// The local evaluation of a direct scrape: raw kube-state-metrics, kube-scheduler, cAdvisor and
 /// dcgm-exporter samples in, the samples each catalog query (QueryId) would have returned out,
@@ -132,6 +132,6 @@ double histogramQuantile(double q, const ScrapeEvaluator::Histogram& buckets);
 
 /// Every query's samples of the evaluator's last cycle through a ClusterBuilder: the snapshot a
 /// Prometheus would have given for the same data.
-ClusterSnapshot buildScrapedSnapshot(const ScrapeEvaluator& evaluator, UnixSeconds at);
+model::ClusterSnapshot buildScrapedSnapshot(const ScrapeEvaluator& evaluator, UnixSeconds at);
 
-}  // namespace dagadvisor::model
+}  // namespace dagadvisor::ingestion

@@ -2,21 +2,33 @@
 
 #include <cstddef>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/result.h"
+#include "ingestion/query_catalog.h"
 #include "model/cluster.h"
-#include "model/query_catalog.h"
 #include "sources/metrics_source.h"
+#include "sources/prometheus/response_parser.h"
 
-namespace dagadvisor::model {
+namespace dagadvisor::ingestion {
+
+/// What one query cost: what the daemon received and, when the backend says so (Prometheus
+/// answering stats=all), what evaluating it cost the backend.
+struct QueryCost {
+  std::string query;  // the catalog name, e.g. "pod_info"
+  std::size_t bytes = 0;
+  std::size_t series = 0;  // samples of the instant vector: one per series
+  std::optional<sources::QueryStats> backend;
+};
 
 /// What fetching cost and what the backend warned about.
 struct FetchStats {
   std::size_t queries = 0;
   std::size_t bytes = 0;
   std::vector<std::string> warnings;  // "query pod_info: <backend warning>"
+  std::vector<QueryCost> costs;       // per query decoded, in catalog order
 };
 
 /// Runs every catalog query at `at` against `source` — up to `concurrency` at once when the source
@@ -25,8 +37,8 @@ struct FetchStats {
 /// pods looks idle). A failing optional query (scheduler, usage) only adds a warning. A query
 /// answering more than `max_series` series fails as soon as its decoder reaches the one past
 /// the cap, naming the query and sources.prometheus.max_series_per_query.
-Result<ClusterSnapshot> fetchClusterSnapshot(
+Result<model::ClusterSnapshot> fetchClusterSnapshot(
     sources::MetricsSource& source, const QueryCatalog& catalog, UnixSeconds at, FetchStats& stats,
     std::size_t concurrency = 1, std::size_t max_series = std::numeric_limits<std::size_t>::max());
 
-}  // namespace dagadvisor::model
+}  // namespace dagadvisor::ingestion

@@ -1,10 +1,10 @@
-#include "model/scrape_fetch.h"
+#include "ingestion/scrape_reader.h"
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 
-namespace dagadvisor::model {
+namespace dagadvisor::ingestion {
 namespace {
 
 // JSON string contents: label values are user data (annotations hold anything).
@@ -91,19 +91,12 @@ std::string renderInstantVector(const ScrapeEvaluator& evaluator, QueryId id,
   return out;
 }
 
-ScrapeMetricsSource::ScrapeMetricsSource(std::unique_ptr<sources::scrape::Scraper> scraper,
-                                         const config::Sources& settings, const Clock* clock)
-    : scraper_(std::move(scraper)),
-      evaluator_(settings.prometheus.metrics, settings.scrape.lookback),
-      catalog_(settings.prometheus),
-      clock_(clock) {}
+ScrapeAnswers::ScrapeAnswers(const ScrapeEvaluator& evaluator,
+                             const config::PrometheusSource& settings, std::string description)
+    : evaluator_(evaluator), catalog_(settings), description_(std::move(description)) {}
 
-std::string ScrapeMetricsSource::describe() const {
-  return scraper_->describe();
-}
-
-Result<sources::QueryBody> ScrapeMetricsSource::instantQuery(const sources::Query& query,
-                                                             UnixSeconds at) {
+Result<sources::QueryBody> ScrapeAnswers::instantQuery(const sources::Query& query,
+                                                       UnixSeconds /*at: the last read's*/) {
   std::size_t index = 0;
   while (index < kQueryCount && catalog_.all()[index].name != query.name) {
     ++index;
@@ -112,36 +105,44 @@ Result<sources::QueryBody> ScrapeMetricsSource::instantQuery(const sources::Quer
     return makeError("a direct scrape answers the catalog's queries only, not " + query.name,
                      query.name);
   }
-  if (!cycle_at_ || *cycle_at_ != at || answered_[index]) {
-    if (auto done = scrapeNow(); !done.ok()) {
-      return done.error();
-    }
-    cycle_at_ = at;
-  }
-  answered_[index] = true;
   std::string body =
       renderInstantVector(evaluator_, static_cast<QueryId>(index), body_sizes_[index] * 9 / 8);
   body_sizes_[index] = body.size();
   return sources::QueryBody{std::move(body)};
 }
 
-Result<ClusterSnapshot> ScrapeMetricsSource::fetchSnapshot(UnixSeconds at, FetchStats& stats) {
-  auto targets = scrapeNow();
+ScrapeClusterReader::ScrapeClusterReader(std::unique_ptr<sources::scrape::Scraper> scraper,
+                                         const config::Sources& settings, const Clock* clock)
+    : scraper_(std::move(scraper)),
+      evaluator_(settings.prometheus.metrics, settings.scrape.lookback),
+      answers_(evaluator_, settings.prometheus, scraper_->describe()),
+      catalog_(settings.prometheus),
+      clock_(clock) {}
+
+Result<model::ClusterSnapshot> ScrapeClusterReader::read(UnixSeconds at, FetchStats& stats) {
+  const UnixSeconds now = (clock_ != nullptr ? *clock_ : system_clock_).now();
+  auto targets = scrapeCycle(*scraper_, evaluator_, now);
   if (!targets.ok()) {
     return targets.error();
   }
   stats.queries += *targets;
   stats.bytes += scraper_->lastBytes();
+  if (auto recorded = record(at); !recorded.ok()) {
+    return recorded.error();
+  }
   return buildScrapedSnapshot(evaluator_, at);
 }
 
-// Whatever scrapes starts a new cycle for instantQuery() too: its next query must not be
-// answered from an evaluation it did not ask for.
-Result<std::size_t> ScrapeMetricsSource::scrapeNow() {
-  answered_.fill(false);
-  cycle_at_.reset();
-  const UnixSeconds now = (clock_ != nullptr ? *clock_ : system_clock_).now();
-  return scrapeCycle(*scraper_, evaluator_, now);
+Result<void> ScrapeClusterReader::record(UnixSeconds at) {
+  if (recording_ == nullptr) {
+    return {};
+  }
+  for (const sources::Query& query : catalog_.all()) {
+    if (auto body = recording_->instantQuery(query, at); !body.ok()) {
+      return body.error();
+    }
+  }
+  return {};
 }
 
-}  // namespace dagadvisor::model
+}  // namespace dagadvisor::ingestion

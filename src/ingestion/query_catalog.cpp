@@ -1,4 +1,4 @@
-#include "model/query_catalog.h"
+#include "ingestion/query_catalog.h"
 
 #include <chrono>
 #include <initializer_list>
@@ -7,7 +7,7 @@
 
 #include "common/duration.h"
 
-namespace dagadvisor::model {
+namespace dagadvisor::ingestion {
 namespace {
 
 constexpr std::string_view kPodKey = "namespace, pod, uid";
@@ -280,4 +280,4 @@ QueryCatalog::QueryCatalog(const config::PrometheusSource& s) {
   set(QueryId::kPodSpec, "pod_spec", b.podSpec());
 }
 
-}  // namespace dagadvisor::model
+}  // namespace dagadvisor::ingestion

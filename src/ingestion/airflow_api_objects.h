@@ -7,7 +7,7 @@
 #include "model/adapters/workflow_objects.h"
 #include "sources/airflow/airflow_source.h"
 
-namespace dagadvisor::model {
+namespace dagadvisor::ingestion {
 
 /// One WorkflowObject per run in `fetch` (what sources::AirflowSource::fetch read), named
 /// "<dag_id>/<run_id>" (WorkflowRun::dag + "/" + WorkflowRun::run of the pod adapters' run):
@@ -18,21 +18,21 @@ namespace dagadvisor::model {
 /// the state the most active one (running before failed before success). `node` stays empty:
 /// Airflow's `hostname` is the worker (a pod name), not a Kubernetes node. A task instance
 /// whose task is not in the DAG's task list is added without parents and noted as a problem.
-std::vector<WorkflowObject> airflowRunObjects(const sources::AirflowFetch& fetch);
+std::vector<model::WorkflowObject> airflowRunObjects(const sources::AirflowFetch& fetch);
 
 /// The Airflow REST API as a source of workflow objects: asks for the DAG runs the pod adapters
 /// rebuilt (engine "airflow") and returns one object per run, scoped to "<dag>/<run>". A failed
 /// fetch (refused credentials, an unreachable API) is a warning, never a failed cycle.
-class AirflowObjects final : public ObjectSource {
+class AirflowObjects final : public model::ObjectSource {
  public:
   /// Fetches through `source` (not owned; must outlive this object).
   explicit AirflowObjects(sources::AirflowApi& source) : source_(source) {}
 
-  ObjectFetch fetch(const std::vector<WorkflowRun>& runs) override;
+  model::ObjectFetch fetch(const std::vector<model::WorkflowRun>& runs) override;
   std::string describe() const override { return source_.describe(); }
 
  private:
   sources::AirflowApi& source_;
 };
 
-}  // namespace dagadvisor::model
+}  // namespace dagadvisor::ingestion

@@ -27,11 +27,6 @@ ResourceVector componentMax(const ResourceVector& a, const ResourceVector& b) {
           std::max(a.gpus, b.gpus)};
 }
 
-ResourceVector clampFree(const ResourceVector& v) {
-  return {std::max<std::int64_t>(0, v.cpu_millis), std::max<std::int64_t>(0, v.memory_bytes),
-          std::max<std::int64_t>(0, v.gpus)};
-}
-
 // Per node, what its DaemonSet pods request: a new node of its shape would run them too.
 std::vector<ResourceVector> daemonSetRequests(const ClusterSnapshot& cluster) {
   std::vector<ResourceVector> out(cluster.nodes().size());
@@ -159,7 +154,7 @@ std::vector<NodeShape> nodeShapes(const ClusterSnapshot& cluster,
     const auto label = node.labels.get(pool_label);
     const std::optional<std::string> pool =
         label ? std::optional<std::string>(std::string(*label)) : std::nullopt;
-    const ResourceVector capacity = clampFree(node.allocatable - daemons[id]);
+    const ResourceVector capacity = componentMax(node.allocatable - daemons[id], {});
     auto it = std::find_if(shapes.begin(), shapes.end(), [&](const NodeShape& s) {
       return s.allocatable == node.allocatable && s.pool == pool &&
              eligibility.group(s.example) == eligibility.group(id);

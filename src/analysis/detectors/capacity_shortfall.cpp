@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <iterator>
 #include <tuple>
 #include <utility>
 
@@ -160,14 +161,57 @@ const DetectorInfo& CapacityShortfall::info() const {
 
 namespace {
 
+// The part of the packed pods' demand that no repacking of the existing nodes can hold, and,
+// per resource, how many of those pods ask for more than half of the most a shape offers (no two
+// of them share a node). The usable nodes hold at most `slots` pods of a shape (each node's
+// allocatable minus its DaemonSets), `bound` of them run there and the diagnosis places its
+// queued, hoarding and fragmentation pods of the shape there too: in any placement of them all,
+// the rest of the shape's pods are on new nodes. Free room on nodes that cannot hold the shape
+// does not help it.
+struct ForcedDemand {
+  ResourceVector requests;
+  ResourceVector big_pods;  // per resource: the pods asking for more than half of the largest
+};
+
+ForcedDemand forcedOntoNewNodes(const ClusterSnapshot& cluster, const PendingDiagnosis& diagnosis,
+                                const std::vector<PodId>& packed_pods,
+                                const ResourceVector& largest) {
+  ForcedDemand out;
+  for (const PendingShapeDiagnosis& shape : diagnosis.shapes) {
+    const auto packed = static_cast<std::int64_t>(
+        std::count_if(packed_pods.begin(), packed_pods.end(),
+                      [&](PodId id) { return cluster.pod(id).requests == shape.requests; }));
+    if (packed == 0) {
+      continue;
+    }
+    const auto placed_by_diagnosis = static_cast<std::int64_t>(
+        shape.by_cause[static_cast<std::size_t>(PendingCause::kQueue)] +
+        shape.by_cause[static_cast<std::size_t>(PendingCause::kHoarding)] +
+        shape.by_cause[static_cast<std::size_t>(PendingCause::kFragmentation)]);
+    const std::int64_t forced = std::clamp<std::int64_t>(
+        shape.bound + placed_by_diagnosis + packed - shape.slots, 0, packed);
+    const ResourceVector& r = shape.requests;
+    out.requests += {r.cpu_millis * forced, r.memory_bytes * forced, r.gpus * forced};
+    const auto big = [&](std::int64_t need, std::int64_t most) {
+      return 2 * need > most ? forced : 0;
+    };
+    out.big_pods += {big(r.cpu_millis, largest.cpu_millis),
+                     big(r.memory_bytes, largest.memory_bytes), big(r.gpus, largest.gpus)};
+  }
+  return out;
+}
+
 // Sizes the new nodes as the cluster autoscaler would scale up (new_node_packing.h), and the
 // bounds. The count is achievable, so it is an upper bound on what is needed. The lower bound
-// relaxes everything but the resource sums: the pods may use what the existing nodes have left
-// (free_capacity) and no more, and no new node offers more of a resource than the largest
-// capacity of a shape some of them may land on (a shape none may use is never worth opening);
-// no packing onto the real shapes needs fewer.
-void sizeMissingNodes(const ClusterSnapshot& cluster, const std::vector<PodId>& pods,
-                      const std::string& pool_label, CapacityShortfallEvidence& e) {
+// relaxes everything but the resource sums: the pods no repacking places on the existing nodes
+// (forcedOntoNewNodes) need new nodes for all they ask, the others may use what the existing
+// nodes have left (free_capacity) and no more, and no new node offers more of a resource than
+// the largest capacity of a shape some of them may land on (a shape none may use is never worth
+// opening); nor can fewer nodes hold the pods large in one resource, one each. No packing needs
+// fewer.
+void sizeMissingNodes(const ClusterSnapshot& cluster, const PendingDiagnosis& diagnosis,
+                      const std::vector<PodId>& pods, const std::string& pool_label,
+                      CapacityShortfallEvidence& e) {
   const NodeEligibility eligibility(cluster, DiagnosisOptions{}.gpu_taint_key);
   const std::vector<NodeShape> shapes = nodeShapes(cluster, eligibility, pool_label);
   const NewNodePlan plan = packOntoNewNodes(cluster, eligibility, shapes, pods);
@@ -182,9 +226,18 @@ void sizeMissingNodes(const ClusterSnapshot& cluster, const std::vector<PodId>& 
                                     resourceSumBound(opened.packed, shapes[s].capacity)});
     }
   }
-  // Existing nodes can still give the pods what the pool has left, and no more.
-  const ResourceVector beyond_free = clampFree(packed - e.free_capacity);
-  e.missing_nodes_lower_bound = resourceSumBound(beyond_free, plan.largest_capacity);
+  std::vector<PodId> packed_pods;
+  std::copy_if(pods.begin(), pods.end(), std::back_inserter(packed_pods), [&](PodId id) {
+    return std::find(plan.unplaceable.begin(), plan.unplaceable.end(), id) ==
+           plan.unplaceable.end();
+  });
+  const ForcedDemand forced =
+      forcedOntoNewNodes(cluster, diagnosis, packed_pods, plan.largest_capacity);
+  const ResourceVector beyond_free =
+      forced.requests + clampFree(packed - forced.requests - e.free_capacity);
+  e.missing_nodes_lower_bound =
+      std::max({resourceSumBound(beyond_free, plan.largest_capacity), forced.big_pods.cpu_millis,
+                forced.big_pods.memory_bytes, forced.big_pods.gpus});
   e.unplaceable_total = plan.unplaceable.size();
   for (std::size_t i = 0; i < std::min(plan.unplaceable.size(), kMaxListedPods); ++i) {
     e.unplaceable_pods.push_back(cluster.pod(plan.unplaceable[i]).key());
@@ -222,7 +275,7 @@ void CapacityShortfall::analyze(const AnalysisInput& input, FindingSink& out) co
     }
   }
   e.short_resources = shortResources(e.sized_requests, e.free_capacity);
-  sizeMissingNodes(cluster, sized.pods, input.config.cluster_labels.pool, e);
+  sizeMissingNodes(cluster, diagnosis, sized.pods, input.config.cluster_labels.pool, e);
   const std::string nodes =
       e.missing_nodes_lower_bound == e.missing_nodes
           ? std::to_string(e.missing_nodes)

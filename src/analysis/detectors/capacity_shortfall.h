@@ -40,9 +40,10 @@ struct CapacityShortfallEvidence {
   std::vector<std::string> short_resources;  // "cpu", "memory", "gpu": demand above free
   std::vector<std::string> pods;             // the sized pods, largest first
   /// New nodes of the real shapes a cluster-autoscaler-like scale-up adds (new_node_packing.h;
-  /// achievable: an upper bound on what is needed), and max over resources of ⌈(Σ requests −
-  /// free capacity) / the largest capacity of a shape the pods may land on⌉ (no placement needs
-  /// fewer).
+  /// achievable: an upper bound on what is needed), and a bound no placement goes below: max over
+  /// resources of ⌈(Σ requests no repacking places on existing nodes + the rest beyond free
+  /// capacity) / the largest capacity of a shape the pods may land on⌉, or the pods of the first
+  /// kind that take more than half of a resource, if more (docs/findings.md).
   std::int64_t missing_nodes = 0;
   std::int64_t missing_nodes_lower_bound = 0;
   std::vector<MissingNodeShape> missing_by_shape;

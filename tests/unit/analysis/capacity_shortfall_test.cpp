@@ -268,3 +268,24 @@ TEST_CASE("left-over GPU pods share new nodes of the shape that holds the most o
   CHECK(e.missing_by_shape[0].count == 3);
   CHECK(e.unplaceable_total == 0);
 }
+
+TEST_CASE("free room on nodes that cannot hold the pods does not lower the bound",
+          "[detector][capacity-shortfall]") {
+  // The one node that could hold an 8-GPU / 64-core / 32 GiB pod runs one; the other has the
+  // GPUs and cores free but 16 GiB: the pooled free capacity covers the pending pod, yet no
+  // repacking places it.
+  const std::vector<model::Node> nodes = {pooled("wide", 64, 256, 8, "gpu"),
+                                          pooled("narrow", 64, 16, 8, "gpu")};
+  const std::vector<model::Pod> pods = {
+      makePod("ml", "running", "wide", 64, 32, 8),
+      makePod("ml", "waiting", "", 64, 32, 8, [](model::Pod& p) { p.created = 1000; })};
+  const auto findings = detectCapacityShortfall(nodes, pods);
+  REQUIRE(findings.size() == 1);
+  const auto& e = findings[0].evidenceAs<analysis::CapacityShortfallEvidence>();
+  REQUIRE(e.sized_pods == 1);
+  CHECK(e.free_capacity.fits(e.sized_requests));
+  CHECK(e.missing_nodes == 1);
+  CHECK(e.missing_nodes_lower_bound == 1);  // the slot of its shape is taken: a new node
+  REQUIRE(e.missing_by_shape.size() == 1);
+  CHECK(e.missing_by_shape[0].example_node == "wide");
+}

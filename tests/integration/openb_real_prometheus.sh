@@ -26,7 +26,7 @@ MAX_REPORT_BYTES=2000000
 MAX_RSS_KB=$((300 * 1024))
 # First-fit decreasing onto the real shapes ends within 1.3 % of the resource-sum bound on every
 # snapshot at 110 and 130 % (234 for 233 nodes at 130 %); FFD's worst case is 11/9 of the optimum
-# plus 6/9. Opening one node per pod on the smallest shape gave 6.6 to 7.8 times it. At 100 % the
+# plus 6/9. Opening one node per pod on the smallest shape gave 4.2 to 8.0 times it. At 100 % the
 # bound is 0 (the pool's free GPUs cover the few large pods, whether or not a repack could
 # free a node for them): nothing to compare against, and the check holds only the bound below.
 MAX_OVER_BOUND=1.05

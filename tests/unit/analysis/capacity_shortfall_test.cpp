@@ -289,3 +289,25 @@ TEST_CASE("free room on nodes that cannot hold the pods does not lower the bound
   REQUIRE(e.missing_by_shape.size() == 1);
   CHECK(e.missing_by_shape[0].example_node == "wide");
 }
+
+TEST_CASE("pods pinned to a pool open that pool's shape, not the one that would take more",
+          "[detector][capacity-shortfall]") {
+  const std::vector<model::Node> nodes = {pooled("c6i-1", 16, 64, 0, "c6i"),
+                                          pooled("m6i-1", 64, 256, 0, "m6i")};
+  std::vector<model::Pod> pods = {makePod("svc", "s1", "c6i-1", 16, 8),
+                                  makePod("svc", "s2", "m6i-1", 64, 8)};
+  for (int i = 0; i < 4; ++i) {
+    pods.push_back(pending("pinned-" + std::to_string(i), 8));
+    pods.back().node_selector.emplace().set("node-type", "c6i");
+  }
+  const auto findings = detectCapacityShortfall(nodes, pods);
+  REQUIRE(findings.size() == 1);
+  const auto& e = findings[0].evidenceAs<analysis::CapacityShortfallEvidence>();
+  REQUIRE(e.sized_pods == 4);
+  // One m6i node would hold all four; their selector allows c6i only, two 8-core pods a node.
+  CHECK(e.missing_nodes == 2);
+  REQUIRE(e.missing_by_shape.size() == 1);
+  CHECK(e.missing_by_shape[0].pool == "c6i");
+  CHECK(e.missing_by_shape[0].count == 2);
+  CHECK(e.missing_nodes_lower_bound == 2);  // 32 cores, and 16 the most a c6i node offers
+}

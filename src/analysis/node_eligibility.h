@@ -51,6 +51,8 @@ class NodeEligibility {
     return usable_[id] && groups[group_of_[id]] == '1';
   }
   bool usable(model::NodeId id) const { return usable_[id]; }
+  /// The group of node `id`: two nodes of one group accept the same pods.
+  std::uint32_t group(model::NodeId id) const { return group_of_[id]; }
 
  private:
   struct Group {

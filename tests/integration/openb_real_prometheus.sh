@@ -8,7 +8,8 @@
 # pool-respecting cluster has no hoarding warning; the tolerations and node selectors the tool
 # exports are read for every pending pod, and the mixed cluster (no taint, no selector) holds
 # none by constraints; each pending pod is diagnosed once
-# (one_diagnosis.jq); the report is under 2 MB and the analyze process peaks under 300 MB.
+# (one_diagnosis.jq); capacity-shortfall's missing nodes are within MAX_OVER_BOUND of its lower
+# bound (plus one node); the report is under 2 MB and the analyze process peaks under 300 MB.
 # Prints one table row per snapshot (docs/testing.md quotes them).
 # Args: DAGADVISOR_BINARY OPENB_BINARY TRACE_DIR LOAD_PERCENT
 DAGADVISOR=$1
@@ -23,6 +24,12 @@ SHARE=$(awk -v p="$LOAD" 'BEGIN { print p / 100 }')
 SPACING=$((7 * 3600))
 MAX_REPORT_BYTES=2000000
 MAX_RSS_KB=$((300 * 1024))
+# First-fit decreasing onto the real shapes ends within 1.3 % of the resource-sum bound on every
+# snapshot at 110 and 130 % (234 for 233 nodes at 130 %); FFD's worst case is 11/9 of the optimum
+# plus 6/9. Opening one node per pod on the smallest shape gave 4.2 to 8.0 times it. At 100 % the
+# bound is 0 (the pool's free GPUs cover the few large pods, whether or not a repack could
+# free a node for them): nothing to compare against, and the check holds only the bound below.
+MAX_OVER_BOUND=1.05
 VARIANTS=()
 for placement in spread best-fit random; do
   for pools in mixed respected; do VARIANTS+=("$placement/$pools"); done
@@ -50,6 +57,7 @@ check() {  # check VARIANT DESCRIPTION JQ_EXPRESSION (true when it holds; $t is 
 }
 
 HOARD='[.findings[] | select(.kind == "gpu-node-hoarding")]'
+SHORTFALL='[.findings[] | select(.kind == "capacity-shortfall") | .evidence]'
 DIAGNOSES='[.findings[] | (.evidence.diagnosis // .evidence.fragmentation.diagnosis // empty)]'
 UNBLOCKED="($HOARD | map(.evidence.gpus_unblocked_by_moving) | add // 0)"
 printf '%-8s %-19s %8s %8s %9s %10s %9s %12s %9s %7s\n' load variant pending gpu_pods \
@@ -84,6 +92,10 @@ for variant in "${VARIANTS[@]}"; do
                        and .constraints_checked.node_selectors.pods == .pending_pods)"
   [ "${variant#*/}" = mixed ] && check "$variant" "no constraint holds a pod when nothing is tainted" \
     "all($DIAGNOSES[]; .constraints == 0)"
+  check "$variant" "missing nodes at most $MAX_OVER_BOUND x a positive lower bound + 1" \
+    "all($SHORTFALL[]; .missing_nodes_lower_bound <= .missing_nodes
+                       and (.missing_nodes_lower_bound == 0
+                            or .missing_nodes <= $MAX_OVER_BOUND * .missing_nodes_lower_bound + 1))"
   problems=$(jq -r -f "$(dirname "$0")/one_diagnosis.jq" "$REPORT")
   [ -z "$problems" ] || FAILURES+=("$variant: $(head -3 <<<"$problems" | paste -sd ';')")
   [ "$bytes" -lt "$MAX_REPORT_BYTES" ] || FAILURES+=("$variant: report $bytes bytes")

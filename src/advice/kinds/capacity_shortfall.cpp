@@ -41,7 +41,8 @@ std::string actionText(const CapacityShortfallEvidence& e, const config::Config&
       "more " +
       json(e.short_resources).dump() + " than is left. Add capacity: " +
       (shapes.empty() ? std::string("no existing node shape holds these pods") : shapes) +
-      " — packed first-fit decreasing, several pods per node; no packing needs fewer than " +
+      " — the scale-up a cluster autoscaler would make, packed first-fit decreasing onto the "
+      "shapes the pods may land on, several pods per node; no packing needs fewer than " +
       std::to_string(e.missing_nodes_lower_bound) +
       " — through the cluster autoscaler's node group for that pool, or an elastic spot node "
       "group for bursts. If the burst is short, a PriorityClass with preemptionPolicy: Never "
@@ -49,8 +50,8 @@ std::string actionText(const CapacityShortfallEvidence& e, const config::Config&
       "PreemptLowerPriority only once you have checked what runs at lower priority.";
   if (!e.unplaceable_pods.empty()) {
     text += " " + std::to_string(e.unplaceable_total) +
-            " pod(s) fit no existing node shape at all: they need a larger shape or smaller "
-            "requests.";
+            " pod(s) fit no existing node shape they may land on: they need a larger shape, "
+            "another pool or smaller requests.";
   }
   return text + " " + pendingCausesText(e.diagnosis, analysis::PendingCause::kCapacity, config);
 }
@@ -68,8 +69,8 @@ Recommendation adviseOne(const analysis::Finding& f, const config::Config& confi
   rec.action = actionText(e, config);
   rec.impact_score = static_cast<double>(sized);
   rec.impact = std::to_string(sized) + " pending pod(s) placeable once " + nodeCountText(e) +
-               " are added (first-fit decreasing onto the real node shapes; the lower bound is "
-               "the resource-sum bound)";
+               " are added (a cluster autoscaler's scale-up, first-fit decreasing onto the real "
+               "node shapes; the lower bound is the resource-sum bound)";
   rec.evidence = e.toJson();
   rec.evidence.emplace(
       "related", relatedRecommendations(e.diagnosis, analysis::PendingCause::kCapacity, config));

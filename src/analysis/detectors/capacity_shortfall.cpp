@@ -3,17 +3,18 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
-#include <optional>
+#include <iterator>
 #include <tuple>
 #include <utility>
 
 #include "analysis/detectors/detector_util.h"
+#include "analysis/new_node_packing.h"
+#include "analysis/node_eligibility.h"
 
 namespace dagadvisor::analysis {
 namespace {
 
 using model::ClusterSnapshot;
-using model::NodeId;
 using model::Pod;
 using model::PodId;
 using model::ResourceVector;
@@ -107,81 +108,6 @@ PendingSet sizedDecreasing(const ClusterSnapshot& cluster, const std::vector<Pod
   return out;
 }
 
-struct Shape {
-  ResourceVector allocatable;
-  std::optional<std::string> pool;
-  std::string example_node;
-  std::int64_t missing = 0;
-  ResourceVector packed;  // the requests of the pods packed into new nodes of the shape
-};
-
-std::vector<Shape> nodeShapes(const ClusterSnapshot& cluster, const std::string& pool_label) {
-  std::vector<Shape> shapes;
-  for (const model::Node& node : cluster.nodes()) {
-    if (!usable(node)) {
-      continue;
-    }
-    auto pool = node.labels.get(pool_label);
-    std::optional<std::string> pool_name =
-        pool ? std::optional<std::string>(std::string(*pool)) : std::nullopt;
-    const bool known = std::any_of(shapes.begin(), shapes.end(), [&](const Shape& s) {
-      return s.allocatable == node.allocatable && s.pool == pool_name;
-    });
-    if (!known) {
-      shapes.push_back({node.allocatable, pool_name, node.name, 0, {}});
-    }
-  }
-  // Smallest first, fewest GPUs first: a CPU pod opens a CPU node when one would hold it.
-  std::stable_sort(shapes.begin(), shapes.end(), [](const Shape& a, const Shape& b) {
-    return sizeKey(a.allocatable) < sizeKey(b.allocatable);
-  });
-  return shapes;
-}
-
-// Whether a new node of `shape` may take `demand`: it must fit, and a pod without GPUs keeps
-// off GPU shapes whenever a GPU-free shape would hold it (the gpu-node-hoarding lesson).
-bool mayTake(const Shape& shape, const ResourceVector& demand, bool cpu_shape_fits) {
-  return shape.allocatable.fits(demand) &&
-         (demand.gpus > 0 || shape.allocatable.gpus == 0 || !cpu_shape_fits);
-}
-
-// First-fit decreasing onto new, empty nodes: an opened node takes pods while they fit, else
-// the smallest real shape that may take the pod is opened. Returns the nodes opened.
-std::int64_t packOntoNewNodes(const ClusterSnapshot& cluster, const std::vector<PodId>& pods,
-                              std::vector<Shape>& shapes, std::vector<std::string>& unplaceable,
-                              std::size_t& unplaceable_total) {
-  std::vector<std::pair<std::size_t, ResourceVector>> opened;  // shape index, free
-  std::int64_t count = 0;
-  for (PodId id : pods) {
-    const ResourceVector& r = cluster.pod(id).requests;
-    const bool cpu_shape_fits = std::any_of(shapes.begin(), shapes.end(), [&](const Shape& s) {
-      return s.allocatable.gpus == 0 && s.allocatable.fits(r);
-    });
-    auto room = std::find_if(opened.begin(), opened.end(), [&](const auto& node) {
-      return node.second.fits(r) && mayTake(shapes[node.first], r, cpu_shape_fits);
-    });
-    if (room != opened.end()) {
-      room->second -= r;
-      shapes[room->first].packed += r;
-      continue;
-    }
-    auto shape = std::find_if(shapes.begin(), shapes.end(),
-                              [&](const Shape& s) { return mayTake(s, r, cpu_shape_fits); });
-    if (shape == shapes.end()) {
-      if (unplaceable.size() < kMaxListedPods) {
-        unplaceable.push_back(cluster.pod(id).key());
-      }
-      ++unplaceable_total;
-      continue;
-    }
-    ++shape->missing;
-    shape->packed += r;
-    ++count;
-    opened.emplace_back(static_cast<std::size_t>(shape - shapes.begin()), shape->allocatable - r);
-  }
-  return count;
-}
-
 json resourcesJson(const ResourceVector& r) {
   return {{"cpu_millis", r.cpu_millis}, {"memory_bytes", r.memory_bytes}, {"gpus", r.gpus}};
 }
@@ -235,27 +161,87 @@ const DetectorInfo& CapacityShortfall::info() const {
 
 namespace {
 
-// Sizes the new nodes: first-fit decreasing onto the real shapes, and the bounds.
-void sizeMissingNodes(const ClusterSnapshot& cluster, const std::vector<PodId>& pods,
-                      const std::string& pool_label, CapacityShortfallEvidence& e) {
-  std::vector<Shape> shapes = nodeShapes(cluster, pool_label);
-  e.missing_nodes =
-      packOntoNewNodes(cluster, pods, shapes, e.unplaceable_pods, e.unplaceable_total);
-  ResourceVector largest;
+// The part of the packed pods' demand that no repacking of the existing nodes can hold, and,
+// per resource, how many of those pods ask for more than half of the most a shape offers (no two
+// of them share a node). The usable nodes hold at most `slots` pods of a shape (each node's
+// allocatable minus its DaemonSets), `bound` of them run there and the diagnosis places its
+// queued, hoarding and fragmentation pods of the shape there too: in any placement of them all,
+// the rest of the shape's pods are on new nodes. Free room on nodes that cannot hold the shape
+// does not help it.
+struct ForcedDemand {
+  ResourceVector requests;
+  ResourceVector big_pods;  // per resource: the pods asking for more than half of the largest
+};
+
+ForcedDemand forcedOntoNewNodes(const ClusterSnapshot& cluster, const PendingDiagnosis& diagnosis,
+                                const std::vector<PodId>& packed_pods,
+                                const ResourceVector& largest) {
+  ForcedDemand out;
+  for (const PendingShapeDiagnosis& shape : diagnosis.shapes) {
+    const auto packed = static_cast<std::int64_t>(
+        std::count_if(packed_pods.begin(), packed_pods.end(),
+                      [&](PodId id) { return cluster.pod(id).requests == shape.requests; }));
+    if (packed == 0) {
+      continue;
+    }
+    const auto placed_by_diagnosis = static_cast<std::int64_t>(
+        shape.by_cause[static_cast<std::size_t>(PendingCause::kQueue)] +
+        shape.by_cause[static_cast<std::size_t>(PendingCause::kHoarding)] +
+        shape.by_cause[static_cast<std::size_t>(PendingCause::kFragmentation)]);
+    const std::int64_t forced = std::clamp<std::int64_t>(
+        shape.bound + placed_by_diagnosis + packed - shape.slots, 0, packed);
+    const ResourceVector& r = shape.requests;
+    out.requests += {r.cpu_millis * forced, r.memory_bytes * forced, r.gpus * forced};
+    const auto big = [&](std::int64_t need, std::int64_t most) {
+      return 2 * need > most ? forced : 0;
+    };
+    out.big_pods += {big(r.cpu_millis, largest.cpu_millis),
+                     big(r.memory_bytes, largest.memory_bytes), big(r.gpus, largest.gpus)};
+  }
+  return out;
+}
+
+// Sizes the new nodes as the cluster autoscaler would scale up (new_node_packing.h), and the
+// bounds. The count is achievable, so it is an upper bound on what is needed. The lower bound
+// relaxes everything but the resource sums: the pods no repacking places on the existing nodes
+// (forcedOntoNewNodes) need new nodes for all they ask, the others may use what the existing
+// nodes have left (free_capacity) and no more, and no new node offers more of a resource than
+// the largest capacity of a shape some of them may land on (a shape none may use is never worth
+// opening); nor can fewer nodes hold the pods large in one resource, one each. No packing needs
+// fewer.
+void sizeMissingNodes(const ClusterSnapshot& cluster, const PendingDiagnosis& diagnosis,
+                      const std::vector<PodId>& pods, const std::string& pool_label,
+                      CapacityShortfallEvidence& e) {
+  const NodeEligibility eligibility(cluster, DiagnosisOptions{}.gpu_taint_key);
+  const std::vector<NodeShape> shapes = nodeShapes(cluster, eligibility, pool_label);
+  const NewNodePlan plan = packOntoNewNodes(cluster, eligibility, shapes, pods);
+  e.missing_nodes = plan.nodes;
   ResourceVector packed;
-  for (const Shape& s : shapes) {
-    largest = {std::max(largest.cpu_millis, s.allocatable.cpu_millis),
-               std::max(largest.memory_bytes, s.allocatable.memory_bytes),
-               std::max(largest.gpus, s.allocatable.gpus)};
-    packed += s.packed;
-    if (s.missing > 0) {
-      e.missing_by_shape.push_back({s.allocatable, s.pool, s.example_node, s.missing,
-                                    resourceSumBound(s.packed, s.allocatable)});
+  for (std::size_t s = 0; s < shapes.size(); ++s) {
+    const NewNodesOfShape& opened = plan.by_shape[s];
+    packed += opened.packed;
+    if (opened.count > 0) {
+      e.missing_by_shape.push_back({shapes[s].allocatable, shapes[s].pool,
+                                    cluster.node(shapes[s].example).name, opened.count,
+                                    resourceSumBound(opened.packed, shapes[s].capacity)});
     }
   }
-  // Existing nodes can still give the pods what the pool has left, and no more.
-  const ResourceVector beyond_free = clampFree(packed - e.free_capacity);
-  e.missing_nodes_lower_bound = resourceSumBound(beyond_free, largest);
+  std::vector<PodId> packed_pods;
+  std::copy_if(pods.begin(), pods.end(), std::back_inserter(packed_pods), [&](PodId id) {
+    return std::find(plan.unplaceable.begin(), plan.unplaceable.end(), id) ==
+           plan.unplaceable.end();
+  });
+  const ForcedDemand forced =
+      forcedOntoNewNodes(cluster, diagnosis, packed_pods, plan.largest_capacity);
+  const ResourceVector beyond_free =
+      forced.requests + clampFree(packed - forced.requests - e.free_capacity);
+  e.missing_nodes_lower_bound =
+      std::max({resourceSumBound(beyond_free, plan.largest_capacity), forced.big_pods.cpu_millis,
+                forced.big_pods.memory_bytes, forced.big_pods.gpus});
+  e.unplaceable_total = plan.unplaceable.size();
+  for (std::size_t i = 0; i < std::min(plan.unplaceable.size(), kMaxListedPods); ++i) {
+    e.unplaceable_pods.push_back(cluster.pod(plan.unplaceable[i]).key());
+  }
 }
 
 }  // namespace
@@ -289,7 +275,7 @@ void CapacityShortfall::analyze(const AnalysisInput& input, FindingSink& out) co
     }
   }
   e.short_resources = shortResources(e.sized_requests, e.free_capacity);
-  sizeMissingNodes(cluster, sized.pods, input.config.cluster_labels.pool, e);
+  sizeMissingNodes(cluster, diagnosis, sized.pods, input.config.cluster_labels.pool, e);
   const std::string nodes =
       e.missing_nodes_lower_bound == e.missing_nodes
           ? std::to_string(e.missing_nodes)

@@ -18,9 +18,10 @@ struct MissingNodeShape {
   model::ResourceVector allocatable;  // the shape
   std::optional<std::string> pool;    // the pool label's value on the example node, if any
   std::string example_node;           // a node of the shape
-  std::int64_t count = 0;             // nodes opened by the first-fit-decreasing packing
-  /// max over resources of ⌈Σ requests of the pods packed into the shape / the shape's
-  /// allocatable⌉: no packing of those pods into this shape needs fewer.
+  std::int64_t count = 0;             // new nodes of the shape the scale-up adds
+  /// max over resources of ⌈Σ requests of the pods packed into the shape / what a new node of
+  /// the shape offers them (allocatable minus its DaemonSets)⌉: no packing of those pods into
+  /// this shape needs fewer.
   std::int64_t lower_bound = 0;
 };
 
@@ -38,13 +39,15 @@ struct CapacityShortfallEvidence {
   model::ResourceVector free_capacity;
   std::vector<std::string> short_resources;  // "cpu", "memory", "gpu": demand above free
   std::vector<std::string> pods;             // the sized pods, largest first
-  /// Nodes opened by first-fit decreasing onto new nodes of the real shapes (achievable: an
-  /// upper bound on what is needed), and max over resources of ⌈(Σ requests − free capacity) /
-  /// the largest shape's allocatable⌉ (no placement needs fewer).
+  /// New nodes of the real shapes a cluster-autoscaler-like scale-up adds (new_node_packing.h;
+  /// achievable: an upper bound on what is needed), and a bound no placement goes below: max over
+  /// resources of ⌈(Σ requests no repacking places on existing nodes + the rest beyond free
+  /// capacity) / the largest capacity of a shape the pods may land on⌉, or the pods of the first
+  /// kind that take more than half of a resource, if more (docs/findings.md).
   std::int64_t missing_nodes = 0;
   std::int64_t missing_nodes_lower_bound = 0;
   std::vector<MissingNodeShape> missing_by_shape;
-  std::vector<std::string> unplaceable_pods;  // fit no existing node shape at all
+  std::vector<std::string> unplaceable_pods;  // fit no node shape they may land on
   std::size_t unplaceable_total = 0;
   DiagnosisCounts diagnosis;  // the cluster's pending pods by cause
 
@@ -68,9 +71,10 @@ struct CapacityShortfallSettings {
 /// capacity-shortfall (seed §4, bursts): pending pods that the pending diagnosis
 /// (pending_diagnosis.h) calls capacity-blocked: no node has room, and the pooled free capacity
 /// left once the hoarding moves and the fragmentation repacking are counted cannot hold them.
-/// A first-fit-decreasing packing onto empty nodes of the cluster's real node shapes (many pods
-/// per node) estimates how many nodes of which shape are missing, with a lower bound. One
-/// finding per cluster.
+/// A scale-up as the cluster autoscaler would make it, first-fit decreasing onto new nodes of
+/// the cluster's real node shapes the pods may land on (many pods per node, packOntoNewNodes in
+/// new_node_packing.h), estimates how many nodes of which shape are missing, with a lower
+/// bound. One finding per cluster.
 class CapacityShortfall final : public Detector {
  public:
   using Settings = CapacityShortfallSettings;

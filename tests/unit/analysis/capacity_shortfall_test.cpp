@@ -236,3 +236,78 @@ TEST_CASE("a pod its node selector keeps off the nodes with room is not sized",
   CHECK(e.sized_requests.cpu_millis == 20'000);
   CHECK(e.diagnosis.of(analysis::PendingCause::kConstraints) == 1);
 }
+
+TEST_CASE("left-over GPU pods share new nodes of the shape that holds the most of them",
+          "[detector][capacity-shortfall]") {
+  // Three full GPU node shapes: 1 GPU / 8 cores; 8 GPUs / 64 cores, whose 5-core DaemonSet a
+  // new node carries too (59 cores for pods); 16 GPUs / 128 cores behind a taint the pending
+  // pods do not tolerate.
+  std::vector<model::Node> nodes = {pooled("small-1", 8, 32, 1, "small"),
+                                    pooled("big-1", 64, 256, 8, "big"),
+                                    pooled("reserved-1", 128, 512, 16, "reserved")};
+  nodes[2].taints.push_back({"dedicated", "infer", "NoSchedule"});
+  std::vector<model::Pod> pods = {makePod("svc", "s1", "small-1", 8, 8, 1),
+                                  makePod("kube-system", "agent", "big-1", 5, 1, 0,
+                                          [](model::Pod& p) { p.owner_kind = "DaemonSet"; }),
+                                  makePod("svc", "s2", "big-1", 59, 8, 8),
+                                  makePod("infer", "s3", "reserved-1", 128, 8, 16)};
+  for (int i = 0; i < 16; ++i) {
+    pods.push_back(pending("train-" + std::to_string(i), 7.5, 1000, 1));
+    pods.back().tolerations.emplace();  // known: none
+  }
+  const auto findings = detectCapacityShortfall(nodes, pods);
+  REQUIRE(findings.size() == 1);
+  const auto& e = findings[0].evidenceAs<analysis::CapacityShortfallEvidence>();
+  REQUIRE(e.sized_pods == 16);
+  // A small node holds one pod; a new big node 7 (7 × 7.5 cores ≤ 59 < 8 × 7.5); the reserved
+  // shape, which would hold all 16, is not theirs. No packing needs fewer than ⌈16 / 7⌉ = 3.
+  CHECK(e.missing_nodes == 3);
+  CHECK(e.missing_nodes_lower_bound == 3);  // 120 cores / 59 per node, over their shapes only
+  REQUIRE(e.missing_by_shape.size() == 1);
+  CHECK(e.missing_by_shape[0].example_node == "big-1");
+  CHECK(e.missing_by_shape[0].count == 3);
+  CHECK(e.unplaceable_total == 0);
+}
+
+TEST_CASE("free room on nodes that cannot hold the pods does not lower the bound",
+          "[detector][capacity-shortfall]") {
+  // The one node that could hold an 8-GPU / 64-core / 32 GiB pod runs one; the other has the
+  // GPUs and cores free but 16 GiB: the pooled free capacity covers the pending pod, yet no
+  // repacking places it.
+  const std::vector<model::Node> nodes = {pooled("wide", 64, 256, 8, "gpu"),
+                                          pooled("narrow", 64, 16, 8, "gpu")};
+  const std::vector<model::Pod> pods = {
+      makePod("ml", "running", "wide", 64, 32, 8),
+      makePod("ml", "waiting", "", 64, 32, 8, [](model::Pod& p) { p.created = 1000; })};
+  const auto findings = detectCapacityShortfall(nodes, pods);
+  REQUIRE(findings.size() == 1);
+  const auto& e = findings[0].evidenceAs<analysis::CapacityShortfallEvidence>();
+  REQUIRE(e.sized_pods == 1);
+  CHECK(e.free_capacity.fits(e.sized_requests));
+  CHECK(e.missing_nodes == 1);
+  CHECK(e.missing_nodes_lower_bound == 1);  // the slot of its shape is taken: a new node
+  REQUIRE(e.missing_by_shape.size() == 1);
+  CHECK(e.missing_by_shape[0].example_node == "wide");
+}
+
+TEST_CASE("pods pinned to a pool open that pool's shape, not the one that would take more",
+          "[detector][capacity-shortfall]") {
+  const std::vector<model::Node> nodes = {pooled("c6i-1", 16, 64, 0, "c6i"),
+                                          pooled("m6i-1", 64, 256, 0, "m6i")};
+  std::vector<model::Pod> pods = {makePod("svc", "s1", "c6i-1", 16, 8),
+                                  makePod("svc", "s2", "m6i-1", 64, 8)};
+  for (int i = 0; i < 4; ++i) {
+    pods.push_back(pending("pinned-" + std::to_string(i), 8));
+    pods.back().node_selector.emplace().set("node-type", "c6i");
+  }
+  const auto findings = detectCapacityShortfall(nodes, pods);
+  REQUIRE(findings.size() == 1);
+  const auto& e = findings[0].evidenceAs<analysis::CapacityShortfallEvidence>();
+  REQUIRE(e.sized_pods == 4);
+  // One m6i node would hold all four; their selector allows c6i only, two 8-core pods a node.
+  CHECK(e.missing_nodes == 2);
+  REQUIRE(e.missing_by_shape.size() == 1);
+  CHECK(e.missing_by_shape[0].pool == "c6i");
+  CHECK(e.missing_by_shape[0].count == 2);
+  CHECK(e.missing_nodes_lower_bound == 2);  // 32 cores, and 16 the most a c6i node offers
+}

@@ -84,6 +84,16 @@ bool selects(const PodSelection& selection, const model::Pod& pod) {
   return labelsMatch(pod, selection.match_labels);
 }
 
+replay::PodMatch replayMatchOf(const PodSelection& pods) {
+  replay::PodMatch match;
+  match.namespace_ = pods.namespace_;
+  match.labels = replay::LabelSelector::equals(pods.match_labels);
+  for (const std::string& name : pods.names) {
+    match.names.push_back(pods.namespace_ + "/" + name);
+  }
+  return match;
+}
+
 std::optional<PodSelection> podsOfDag(
     const model::ClusterSnapshot& cluster, const std::string& namespace_,
     const std::vector<std::pair<std::string, std::string>>& dag_selector,

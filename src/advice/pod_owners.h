@@ -8,6 +8,7 @@
 #include "advice/engine_patch.h"
 #include "advice/patch.h"
 #include "model/cluster.h"
+#include "replay/change_set.h"
 
 namespace dagadvisor::advice {
 
@@ -36,6 +37,9 @@ std::optional<PodSelection> podsOfDag(
 
 /// Whether `selection` selects `pod`: its namespace, and its names or else its labels.
 bool selects(const PodSelection& selection, const model::Pod& pod);
+
+/// The same pods in the replay's terms, for a change set built from the same values as a patch.
+replay::PodMatch replayMatchOf(const PodSelection& pods);
 
 /// The objects that define the live pods requesting GPUs, in a stable order, each with those
 /// pods: one per owner, the pods without an owner one per namespace (kind "Pod").

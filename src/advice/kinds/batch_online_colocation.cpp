@@ -150,16 +150,6 @@ std::vector<Patch> poolPatches(const std::string& label, const Pools& pools,
   return out;
 }
 
-replay::PodMatch matchOf(const PodSelection& pods) {
-  replay::PodMatch match;
-  match.namespace_ = pods.namespace_;
-  match.labels = replay::LabelSelector::equals(pods.match_labels);
-  for (const std::string& name : pods.names) {
-    match.names.push_back(pods.namespace_ + "/" + name);
-  }
-  return match;
-}
-
 // The same in the replay's terms: the labels, the selectors on the pods the patches select, and
 // the services' rollout (a new pod template replaces their pods).
 replay::ChangeSet poolChanges(const std::string& label, const Pools& pools,
@@ -174,7 +164,7 @@ replay::ChangeSet poolChanges(const std::string& label, const Pools& pools,
     if (patch.step == 2 && patch.pods) {
       const bool batch = patch.purpose.rfind(pinPurpose(label, "batch"), 0) == 0;
       set.changes.push_back(
-          replay::SetNodeSelector{matchOf(*patch.pods), label, batch ? "batch" : "online"});
+          replay::SetNodeSelector{replayMatchOf(*patch.pods), label, batch ? "batch" : "online"});
     }
   }
   for (const auto& [ns, kind, name] : services) {

@@ -279,16 +279,6 @@ std::vector<Patch> patches(const std::vector<std::string>& nodes, const Totals& 
 // The GPU pods tolerate it exactly where step 1's patches put it (the pods they select), not
 // every pod requesting GPUs: a GPU pod the patches miss is locked out by the taint, and the
 // prediction must show that as the simulator applying the same patches does.
-replay::PodMatch replayMatchOf(const PodSelection& pods) {
-  replay::PodMatch match;
-  match.namespace_ = pods.namespace_;
-  match.labels = replay::LabelSelector::equals(pods.match_labels);
-  for (const std::string& name : pods.names) {
-    match.names.push_back(pods.namespace_ + "/" + name);
-  }
-  return match;
-}
-
 replay::ChangeSet replayChanges(const std::vector<std::string>& nodes, const Totals& totals,
                                 const std::string& taint_key, const std::vector<Patch>& patches) {
   const replay::Toleration toleration{taint_key, replay::TolerationOp::kExists, "", "NoSchedule"};

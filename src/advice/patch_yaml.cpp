@@ -253,6 +253,19 @@ std::string labelCommand(const std::string& node,
   return out;
 }
 
+Patch nodeLabelPatch(const std::vector<std::string>& nodes, const std::string& key,
+                     const std::string& value, std::string purpose, int step) {
+  Patch patch;
+  patch.step = step;
+  patch.purpose = std::move(purpose);
+  patch.object = {"v1", "Node", "", nodes};
+  patch.variants = nodeLabelPatches(key, value);
+  for (const std::string& node : nodes) {
+    patch.command += (patch.command.empty() ? "" : "\n") + labelCommand(node, {{key, value}});
+  }
+  return patch;
+}
+
 std::string cpuQuantity(std::int64_t millis) {
   return millis % 1000 == 0 ? std::to_string(millis / 1000) : std::to_string(millis) + "m";
 }

@@ -104,6 +104,11 @@ nlohmann::ordered_json priorityClassManifest(const std::string& name, int value,
 std::string labelCommand(const std::string& node,
                          const std::vector<std::pair<std::string, std::string>>& labels);
 
+/// The Node patch that labels `nodes` key=value, keeping their other labels: the JSON-patch
+/// variants of nodeLabelPatches() and one `kubectl label node` command per node.
+Patch nodeLabelPatch(const std::vector<std::string>& nodes, const std::string& key,
+                     const std::string& value, std::string purpose, int step = 1);
+
 /// New requests of one container, by its real name.
 struct ContainerRequests {
   std::string name;

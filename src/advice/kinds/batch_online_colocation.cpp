@@ -1,6 +1,7 @@
 #include "advice/kinds/batch_online_colocation.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -99,78 +100,57 @@ Pools poolsOf(const model::ClusterSnapshot& cluster, const ServiceRefs& services
   return pools;
 }
 
-Patch labelPatch(const std::vector<std::string>& nodes, const std::string& label,
-                 const std::string& pool) {
-  Patch patch;
-  patch.step = 1;
-  patch.purpose = "first, label the " + pool + " pool " + label + "=" + pool;
-  patch.object = {"v1", "Node", "", nodes};
-  patch.variants = nodeLabelPatches(label, pool);
-  for (const std::string& node : nodes) {
-    patch.command += (patch.command.empty() ? "" : "\n") + labelCommand(node, {{label, pool}});
-  }
-  return patch;
-}
-
-std::string pinPurpose(const std::string& label, const std::string& pool) {
-  return "then require " + label + "=" + pool;
-}
-
 const auto kPin = [](const std::string& label, const std::string& pool) {
   return [label, pool](const PodSpecSite& site) {
     return nodeSelectorPatches(site.path, label, pool);
   };
 };
 
+struct PoolAdvice {
+  std::vector<Patch> patches;
+  replay::ChangeSet changes;  // the same in the replay's terms
+};
+
+// Pins the pods `pods` selects to `pool` (step 2), in the patch and in the replay.
+void pin(PoolAdvice& out, const PodOwner& owner, const std::string& label, const std::string& pool,
+         std::optional<PodSelection> pods) {
+  if (pods) {
+    out.changes.changes.push_back(replay::SetNodeSelector{replayMatchOf(*pods), label, pool});
+  }
+  out.patches.push_back(podChangePatch(owner, PodField::kNodeSelector,
+                                       "then require " + label + "=" + pool, kPin(label, pool),
+                                       std::move(pods), 2));
+}
+
 // Step 1 labels both pools, so that no selector of step 2 names a label no node has; step 2
 // pins each DAG's tasks where its engine defines them (their pods by the DAG's selector), and
-// each service through its workload.
-std::vector<Patch> poolPatches(const std::string& label, const Pools& pools,
-                               const std::vector<analysis::RunScope>& dags,
-                               const ServiceRefs& services, const model::ClusterSnapshot& cluster) {
-  std::vector<Patch> out;
-  if (!pools.online.empty()) {
-    out.push_back(labelPatch(pools.online, label, "online"));
-  }
-  if (!pools.batch.empty()) {
-    out.push_back(labelPatch(pools.batch, label, "batch"));
+// each service through its workload, whose new pod template replaces its pods (in the replay,
+// their rollout).
+PoolAdvice poolAdvice(const std::string& label, const Pools& pools,
+                      const std::vector<analysis::RunScope>& dags, const ServiceRefs& services,
+                      const model::ClusterSnapshot& cluster) {
+  PoolAdvice out;
+  for (const auto& [nodes, pool] : {std::pair{&pools.online, "online"}, {&pools.batch, "batch"}}) {
+    if (!nodes->empty()) {
+      out.patches.push_back(
+          nodeLabelPatch(*nodes, label, pool,
+                         std::string("first, label the ") + pool + " pool " + label + "=" + pool));
+      out.changes.changes.push_back(replay::SetNodeLabel{{*nodes, {}}, label, pool});
+    }
   }
   for (const analysis::RunScope& dag : dags) {
-    out.push_back(
-        podChangePatch({dag.engine, dag.namespace_, "", dag.dag}, PodField::kNodeSelector,
-                       "then require " + label + "=batch", kPin(label, "batch"),
-                       podsOfDag(cluster, dag.namespace_, dag.dag_selector, {dag.selector}), 2));
+    pin(out, {dag.engine, dag.namespace_, "", dag.dag}, label, "batch",
+        podsOfDag(cluster, dag.namespace_, dag.dag_selector, {dag.selector}));
   }
   for (const auto& [ns, kind, name] : services) {
     const PodOwner owner{"", ns, kind, name};
-    const PodSpecSite site = podSpecSite(owner, PodField::kNodeSelector);
-    out.push_back(podChangePatch(owner, PodField::kNodeSelector, pinPurpose(label, "online"),
-                                 kPin(label, "online"), podsOf(cluster, site.object), 2));
-  }
-  return out;
-}
-
-// The same in the replay's terms: the labels, the selectors on the pods the patches select, and
-// the services' rollout (a new pod template replaces their pods).
-replay::ChangeSet poolChanges(const std::string& label, const Pools& pools,
-                              const std::vector<Patch>& patches, const ServiceRefs& services) {
-  replay::ChangeSet set;
-  for (const auto& [nodes, pool] : {std::pair{&pools.online, "online"}, {&pools.batch, "batch"}}) {
-    if (!nodes->empty()) {
-      set.changes.push_back(replay::SetNodeLabel{{*nodes, {}}, label, pool});
-    }
-  }
-  for (const Patch& patch : patches) {
-    if (patch.step == 2 && patch.pods) {
-      const bool batch = patch.purpose.rfind(pinPurpose(label, "batch"), 0) == 0;
-      set.changes.push_back(
-          replay::SetNodeSelector{replayMatchOf(*patch.pods), label, batch ? "batch" : "online"});
-    }
+    pin(out, owner, label, "online",
+        podsOf(cluster, podSpecSite(owner, PodField::kNodeSelector).object));
   }
   for (const auto& [ns, kind, name] : services) {
-    set.changes.push_back(replay::RecreatePods{{ns, {}, kind, name}});
+    out.changes.changes.push_back(replay::RecreatePods{{ns, {}, kind, name}});
   }
-  return set;
+  return out;
 }
 
 }  // namespace
@@ -230,8 +210,9 @@ std::vector<Recommendation> adviseBatchOnlineColocation(const FindingList& findi
                "tasks share now: the replayed prediction shows what that costs the runs. Where "
                "one pool must serve both, run the heavy DAGs in a time window when services are "
                "quiet (a CronJob schedule) instead.";
-  rec.patches = poolPatches(label, pools, dag_scopes, service_refs, cluster);
-  rec.changes = poolChanges(label, pools, rec.patches, service_refs);
+  PoolAdvice advice = poolAdvice(label, pools, dag_scopes, service_refs, cluster);
+  rec.patches = std::move(advice.patches);
+  rec.changes = std::move(advice.changes);
   rec.impact_score = shared_cores;
   rec.impact = "about " + std::to_string(static_cast<long long>(shared_cores)) +
                " CPU core(s) of requests stop competing between batch and online work";

@@ -41,15 +41,9 @@ std::vector<Patch> patches(const std::map<std::string, TargetPool>& pools, const
     if (target.pool->labelled) {
       continue;
     }
-    Patch patch;
-    patch.purpose =
-        "label the nodes of the inferred pool " + name + " (adds the label, keeps the others)";
-    patch.object = {"v1", "Node", "", target.pool->nodes};
-    patch.variants = nodeLabelPatches(label, name);
-    for (const std::string& node : target.pool->nodes) {
-      patch.command += (patch.command.empty() ? "" : "\n") + labelCommand(node, {{label, name}});
-    }
-    out.push_back(std::move(patch));
+    out.push_back(nodeLabelPatch(
+        target.pool->nodes, label, name,
+        "label the nodes of the inferred pool " + name + " (adds the label, keeps the others)"));
   }
   const int step = out.empty() ? 1 : 2;
   for (const auto& [name, target] : pools) {

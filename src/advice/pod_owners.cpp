@@ -116,11 +116,12 @@ std::optional<PodSelection> podsOfDag(
   return selection;
 }
 
-std::vector<GpuWorkload> gpuWorkloads(const model::ClusterSnapshot& cluster) {
+std::vector<GpuWorkload> gpuWorkloads(const model::ClusterSnapshot& cluster,
+                                      const std::function<bool(const model::Pod&)>& skip) {
   using Key = std::tuple<std::string, std::string, std::string>;  // namespace, kind, name
   std::map<Key, GpuWorkload> by_owner;
   for (const model::Pod& pod : cluster.pods()) {
-    if (pod.requests.gpus <= 0 || !live(pod)) {
+    if (pod.requests.gpus <= 0 || !live(pod) || (skip && skip(pod))) {
       continue;
     }
     PodOwner owner = workloadOfPod(pod);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -47,6 +48,8 @@ struct GpuWorkload {
   PodOwner owner;
   PodSelection pods;
 };
-std::vector<GpuWorkload> gpuWorkloads(const model::ClusterSnapshot& cluster);
+/// Pods `skip` holds (those another patch already covers) are left out.
+std::vector<GpuWorkload> gpuWorkloads(const model::ClusterSnapshot& cluster,
+                                      const std::function<bool(const model::Pod&)>& skip = {});
 
 }  // namespace dagadvisor::advice

@@ -219,23 +219,12 @@ std::vector<Patch> dagTolerationPatches(const analysis::GpuDag& dag, const std::
 std::vector<GpuWorkload> gpuPodsOutsideDags(const Totals& totals,
                                             const std::vector<Patch>& dag_patches,
                                             const model::ClusterSnapshot& cluster) {
-  std::vector<GpuWorkload> gpu = gpuWorkloads(cluster);
-  if (gpu.empty()) {
+  std::vector<GpuWorkload> out = gpuWorkloads(cluster, [&](const model::Pod& pod) {
+    return std::any_of(dag_patches.begin(), dag_patches.end(),
+                       [&](const Patch& patch) { return patch.pods && selects(*patch.pods, pod); });
+  });
+  if (out.empty() && gpuWorkloads(cluster).empty()) {  // the snapshot has no live GPU pod
     return pendingGpuPods(totals);
-  }
-  const auto inDag = [&](const std::string& ns, const std::string& name) {
-    const auto id = cluster.findPod(ns, name);
-    return id && std::any_of(dag_patches.begin(), dag_patches.end(), [&](const Patch& patch) {
-             return patch.pods && selects(*patch.pods, cluster.pod(*id));
-           });
-  };
-  std::vector<GpuWorkload> out;
-  for (GpuWorkload& workload : gpu) {
-    std::erase_if(workload.pods.names,
-                  [&](const std::string& name) { return inDag(workload.pods.namespace_, name); });
-    if (!workload.pods.names.empty()) {
-      out.push_back(std::move(workload));
-    }
   }
   return out;
 }

@@ -1,6 +1,7 @@
 #include "analysis/detectors/gpu_node_hoarding.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <tuple>
 
@@ -275,46 +276,44 @@ std::pair<std::size_t, std::size_t> roomForMovedPods(const ClusterSnapshot& clus
   return {total, podsFittingTogether(std::move(pods), std::move(bins), scale)};
 }
 
-bool requestsGpus(const graph::RunGraph& rg, const ClusterSnapshot& cluster) {
-  return std::any_of(rg.run->tasks.begin(), rg.run->tasks.end(), [&](const model::Task& task) {
-    return task.pod < cluster.pods().size() && cluster.pod(task.pod).requests.gpus > 0;
-  });
-}
-
-bool inFlight(const graph::RunGraph& rg, const ClusterSnapshot& cluster) {
-  return std::any_of(rg.run->tasks.begin(), rg.run->tasks.end(), [&](const model::Task& task) {
-    if (task.pod >= cluster.pods().size()) {
-      return false;
+bool anyTaskPod(const graph::RunGraph& rg, const ClusterSnapshot& cluster,
+                const std::function<bool(const Pod&)>& holds) {
+  for (model::TaskIndex t = 0; t < rg.run->tasks.size(); ++t) {
+    const Pod* pod = taskPod(rg, t, cluster);
+    if (pod != nullptr && holds(*pod)) {
+      return true;
     }
-    const model::PodPhase phase = cluster.pod(task.pod).phase;
-    return phase == model::PodPhase::kPending || phase == model::PodPhase::kRunning;
-  });
+  }
+  return false;
 }
 
 // The DAGs whose runs request GPUs, each with every run seen and the scope of its latest.
 std::vector<GpuDag> gpuDags(const AnalysisInput& input) {
-  std::map<std::pair<std::string, std::string>, GpuDag> by_dag;
-  std::map<std::pair<std::string, std::string>, UnixSeconds> latest;
+  const ClusterSnapshot& cluster = input.cluster;
+  std::map<std::pair<std::string, std::string>, std::pair<GpuDag, UnixSeconds>> by_dag;
   for (const graph::RunGraph& rg : input.runs) {
-    if (rg.run == nullptr || !requestsGpus(rg, input.cluster)) {
+    if (rg.run == nullptr ||
+        !anyTaskPod(rg, cluster, [](const Pod& p) { return p.requests.gpus > 0; })) {
       continue;
     }
     const model::WorkflowRun& run = *rg.run;
-    GpuDag& dag = by_dag[{run.namespace_, run.dag}];
-    auto [seen, first] = latest.try_emplace({run.namespace_, run.dag}, rg.first_created);
-    if (first || rg.first_created >= seen->second) {
-      seen->second = rg.first_created;
+    const auto [it, first] = by_dag.try_emplace({run.namespace_, run.dag});
+    auto& [dag, latest] = it->second;
+    if (first || rg.first_created >= latest) {
+      latest = rg.first_created;
       dag.scope = runScope(run);
     }
     dag.run_selectors.push_back(run.selector);
     dag.runs.push_back(run.run);
-    if (inFlight(rg, input.cluster)) {
+    if (anyTaskPod(rg, cluster, [](const Pod& p) {
+          return p.phase == model::PodPhase::kPending || p.phase == model::PodPhase::kRunning;
+        })) {
       dag.unfinished_runs.push_back(run.run);
     }
   }
   std::vector<GpuDag> out;
   for (auto& [key, dag] : by_dag) {
-    out.push_back(std::move(dag));
+    out.push_back(std::move(dag.first));
   }
   return out;
 }

@@ -234,24 +234,41 @@ json latencyDocument(const History& h) {
 
 // GPU-pod pending time (every workflow's GPU task pods, pending until bound or the end) and
 // the share of the window's GPU-seconds that pods of any kind held.
-void gpuFigures(const History& h, double gpus, Figures& f) {
-  const OutputSpec& o = h.scenario->output;
-  const double from = o.windowStart;
-  const double to = o.windowEnd < 0 ? h.end : std::min(o.windowEnd, h.end);
+// The GPUs of every node.
+double clusterGpus(const History& h) {
+  double gpus = 0;
+  for (const auto& n : h.nodes) {
+    gpus += n.allocatable.gpu;
+  }
+  return gpus;
+}
+
+// GPUs held within [from, to] over the cluster's GPUs, in percent: from binding to finish or
+// deletion, the simulation's end at the latest.
+double gpuAllocationPct(const History& h, double from, double to) {
+  to = std::min(to, h.end);
   double held = 0;
   for (const auto& p : h.pods) {
-    if (p.request.gpu > 0 && p.kind == PodKind::kTask) {
-      f.gpuPodPendingSeconds += std::min(p.scheduled, h.end) - p.created;
-      ++f.gpuPods;
-    }
     const double bound = std::max(p.scheduled, from);
     const double freed = std::min({p.finished, p.deleted, to});
     if (p.request.gpu > 0 && freed > bound) {
       held += p.request.gpu * (freed - bound);
     }
   }
-  const double available = gpus * std::max(0.0, to - from);
-  f.windowGpuAllocationPct = available > 0 ? 100 * held / available : 0;
+  const double available = clusterGpus(h) * std::max(0.0, to - from);
+  return available > 0 ? 100 * held / available : 0;
+}
+
+void gpuFigures(const History& h, Figures& f) {
+  for (const auto& p : h.pods) {
+    if (p.request.gpu > 0 && p.kind == PodKind::kTask) {
+      f.gpuPodPendingSeconds += std::min(p.scheduled, h.end) - p.created;
+      ++f.gpuPods;
+    }
+  }
+  const OutputSpec& o = h.scenario->output;
+  f.windowGpuAllocationPct =
+      gpuAllocationPct(h, o.windowStart, o.windowEnd < 0 ? h.end : o.windowEnd);
 }
 
 }  // namespace
@@ -396,10 +413,7 @@ Figures computeFigures(const History& h) {
     f.maxMakespanHours = std::max(f.maxMakespanHours, makespan);
   }
   f.meanMakespanHours = f.runsFinished > 0 ? makespanSum / f.runsFinished : 0;
-  double gpus = 0;
-  for (const auto& n : h.nodes) {
-    gpus += n.allocatable.gpu;
-  }
+  const double gpus = clusterGpus(h);
   double busy = 0;
   double held = 0;
   double queue = 0;
@@ -423,7 +437,7 @@ Figures computeFigures(const History& h) {
   f.gpuUtilisationPct = capacity > 0 ? 100 * busy / capacity : 0;
   f.gpuAllocationPct = capacity > 0 ? 100 * held / capacity : 0;
   f.meanQueueSeconds = tasks > 0 ? queue / tasks : 0;
-  gpuFigures(h, gpus, f);
+  gpuFigures(h, f);
   f.preemptions = h.preemptions;
   return f;
 }
@@ -451,24 +465,13 @@ double windowMakespan(const History& h, const Run& r, const std::vector<std::siz
 WindowSide windowSide(const History& h, const std::set<std::string>& gpuPods, double from,
                       double to) {
   WindowSide side;
-  double held = 0;
-  double gpus = 0;
-  for (const auto& n : h.nodes) {
-    gpus += n.allocatable.gpu;
-  }
   for (const auto& p : h.pods) {
-    if (p.request.gpu <= 0) {
-      continue;
-    }
     if (gpuPods.count(p.name)) {
       side.gpuWait += std::min(p.scheduled, h.end) - p.created;
     }
-    const double bound = std::max(p.scheduled, from);
-    const double freed = std::min({p.finished, p.deleted, to, h.end});
-    held += freed > bound ? p.request.gpu * (freed - bound) : 0;
   }
   side.gpuWait /= std::max<double>(1, static_cast<double>(gpuPods.size()));
-  side.gpuAllocationPct = gpus > 0 && to > from ? 100 * held / (gpus * (to - from)) : 0;
+  side.gpuAllocationPct = gpuAllocationPct(h, from, to);
   return side;
 }
 
@@ -581,7 +584,7 @@ namespace {
 
 // Per run: queueing of its tasks, and how busy its GPU tasks kept the cluster's GPUs while the
 // run was in flight (DCGM-weighted GPU seconds / all GPUs x makespan).
-json runSummary(const History& h, const Run& r, double clusterGpus) {
+json runSummary(const History& h, const Run& r, double gpus) {
   double queue = 0;
   double gpuSeconds = 0;
   int tasks = 0;
@@ -601,18 +604,14 @@ json runSummary(const History& h, const Run& r, double clusterGpus) {
       {"mean_queue_seconds", tasks > 0 ? queue / tasks : 0},
       {"critical_path_seconds", observedCriticalPath(h, r).second},
       {"gpu_seconds", gpuSeconds},
-      {"gpu_utilisation_pct",
-       clusterGpus > 0 && makespan > 0 ? 100 * gpuSeconds / (clusterGpus * makespan) : 0}};
+      {"gpu_utilisation_pct", gpus > 0 && makespan > 0 ? 100 * gpuSeconds / (gpus * makespan) : 0}};
 }
 
 }  // namespace
 
 json summary(const History& h) {
   Figures f = computeFigures(h);
-  double gpus = 0;
-  for (const auto& n : h.nodes) {
-    gpus += n.allocatable.gpu;
-  }
+  const double gpus = clusterGpus(h);
   json runs = json::array();
   for (const auto& r : h.runs) {
     runs.push_back(runSummary(h, r, gpus));

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Every scenario of SCENARIO_DIR but scale.yaml, one after the other: simulator → OpenMetrics →
 # promtool → a real Prometheus → `dagadvisor analyze`. Each scenario names the finding kinds it
-# plants in a one-line `expected_findings: [kind, …]` (and may name the moment they are visible,
-# `analysis_at: SECONDS` after its start; else the ground truth's suggested_analysis_time).
+# plants in a one-line `expected_findings: [kind, …]`, visible at the ground truth's
+# suggested_analysis_time (the scenario's own `analysis_at` when it has one).
 # Fails when an expected kind is missing, when a planted hoarded GPU node is not a
 # gpu-node-hoarding target, when `healthy` reports anything, or when the pending-pod kinds
 # contradict each other (check_one_diagnosis). Other extra kinds are printed
@@ -95,7 +95,7 @@ check_healthy() {
 }
 
 sweep_one() {
-  local scenario=$1 name out line expected at offset kind count
+  local scenario=$1 name out line expected at kind count
   name=$(basename "$scenario" .yaml)
   out="$WORK_DIR/$name"
   line=$(scenario_field expected_findings "$scenario")
@@ -103,12 +103,7 @@ sweep_one() {
   expected=$(flow_list "$line")
   "$SIM" generate --scenario "$scenario" --out "$out" >/dev/null || fail "$name: simulator failed"
   start_prometheus_with_openmetrics "$out/metrics.om"
-  offset=$(scenario_field analysis_at "$scenario")
-  if [ -n "$offset" ]; then
-    at=$(jq -r --argjson d "$offset" '.window.start + $d' "$out/ground_truth.json")
-  else
-    at=$(jq -r .suggested_analysis_time "$out/ground_truth.json")
-  fi
+  at=$(jq -r .suggested_analysis_time "$out/ground_truth.json")
   local rc=0
   "$DAGADVISOR" analyze --prometheus "$PROM_URL" --at "$at" --output json >"$out/report.json" \
     2>"$out/analyze.log" || rc=$?

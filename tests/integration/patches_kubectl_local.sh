@@ -19,23 +19,12 @@ REPORTS=()
   >"$WORK_DIR/default.json" 2>"$WORK_DIR/default.log" || { cat "$WORK_DIR/default.log" >&2; fail "analyze default"; }
 REPORTS+=("$WORK_DIR/default.json")
 
-# A scenario's own `analysis_at: SECONDS` (after its start) when it has one, as the sweep does.
-analysis_time() {
-  local offset
-  offset=$(sed -n 's/^analysis_at:[[:space:]]*//p' "$1" | head -n 1 | sed 's/[[:space:]]*#.*//')
-  if [ -n "$offset" ]; then
-    jq -r --argjson d "$offset" '.window.start + $d' "$2/ground_truth.json"
-  else
-    jq -r .suggested_analysis_time "$2/ground_truth.json"
-  fi
-}
-
 for name in gpu-hoarding split-dependencies run-stacking dag-stacking mixed-online; do
   out="$WORK_DIR/$name"
   "$SIM" generate --scenario "$SRC/config/scenarios/$name.yaml" --out "$out" >/dev/null ||
     fail "$name: simulator failed"
   start_prometheus_with_openmetrics "$out/metrics.om"
-  at=$(analysis_time "$SRC/config/scenarios/$name.yaml" "$out")
+  at=$(jq -r .suggested_analysis_time "$out/ground_truth.json")
   "$DAGADVISOR" analyze --prometheus "$PROM_URL" --at "$at" --output json >"$out/report.json" \
     2>"$out/analyze.log" || { cat "$out/analyze.log" >&2; fail "$name: analyze failed"; }
   REPORTS+=("$out/report.json")

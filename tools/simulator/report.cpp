@@ -368,6 +368,9 @@ json hoardedGpuNodes(const History& h, double t) {
 
 double suggestedAnalysisTime(const History& h) {
   const OutputSpec& o = h.scenario->output;
+  if (h.scenario->analysisAt) {
+    return o.windowStart + *h.scenario->analysisAt;
+  }
   double end = o.windowEnd < 0 ? h.end : std::min(o.windowEnd, h.end);
   double best = o.windowStart;
   double bestScore = -1;

@@ -345,6 +345,9 @@ void readSections(const YAML::Node& root, Scenario& s) {
   s.name = text(root["name"], "name", "");
   s.description = text(root["description"], "description", "");
   s.plantedProblem = text(root["planted_problem"], "planted_problem", "");
+  if (root["analysis_at"]) {
+    s.analysisAt = number(root["analysis_at"], "analysis_at", 0);
+  }
   s.seed = static_cast<std::uint64_t>(number(root["seed"], "seed", 1));
   s.start = static_cast<std::int64_t>(number(root["start"], "start", 1795824000));
   s.declaredStart = s.start;

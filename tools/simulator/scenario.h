@@ -166,6 +166,9 @@ struct Scenario {
   Remedies remedies;
   OutputSpec output;
   std::string plantedProblem;  // documentation: what the advisor should find
+  // `analysis_at`: seconds after the window's start to analyse at, when the moment that shows the
+  // planted problem is not the busiest one (the ground truth's suggested_analysis_time).
+  std::optional<double> analysisAt;
 };
 
 /// The scenario or a message naming the faulty field.

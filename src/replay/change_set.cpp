@@ -75,6 +75,10 @@ std::size_t apply(ReplayInput& in, const AddRequiredNodeAffinity& c) {
   });
 }
 
+std::size_t apply(ReplayInput& in, const AddPreferredPodAffinity& c) {
+  return editPods(in, c.pods, [&](ReplayPod& p) { p.preferred_pod_affinity.push_back(c.term); });
+}
+
 std::size_t apply(ReplayInput& in, const SetPriority& c) {
   return editPods(in, c.pods, [&](ReplayPod& p) {
     p.priority_class = c.priority_class;

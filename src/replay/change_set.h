@@ -69,6 +69,12 @@ struct AddRequiredNodeAffinity {
   LabelSelector term;
 };
 
+/// A preferred pod (anti-)affinity term appended to the pods' own.
+struct AddPreferredPodAffinity {
+  PodMatch pods;
+  PreferredPodAffinityTerm term;
+};
+
 /// A PriorityClass with its value and preemption policy for the pods.
 struct SetPriority {
   PodMatch pods;
@@ -96,7 +102,8 @@ struct RecreatePods {
 };
 
 using Change = std::variant<AddNodeTaint, SetNodeLabel, AddToleration, SetNodeSelector,
-                            AddRequiredNodeAffinity, SetPriority, SetRequests, RecreatePods>;
+                            AddRequiredNodeAffinity, AddPreferredPodAffinity, SetPriority,
+                            SetRequests, RecreatePods>;
 
 /// The edits a recommendation makes to the replayed cluster, applied in order before replaying.
 struct ChangeSet {

@@ -61,6 +61,16 @@ std::string placementKey(const ReplayPod& pod) {
   return key;
 }
 
+std::string scoringKey(const ReplayPod& pod) {
+  std::string key;
+  for (const PreferredPodAffinityTerm& term : pod.preferred_pod_affinity) {
+    appendNumber(key, term.signedWeight());
+    appendField(key, term.topology_key);
+    appendSelector(key, term.selector);
+  }
+  return key;
+}
+
 std::string nodeKey(const ReplayNode& node, bool with_hostname) {
   std::string key;
   appendNumber(key, node.allocatable.cpu_millis);

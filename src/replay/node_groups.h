@@ -20,6 +20,10 @@ using NodeGroup = std::size_t;
 /// may use the same nodes.
 std::string placementKey(const ReplayPod& pod);
 
+/// What the score plugins read of a pod beyond its requests (its preferred pod affinity terms), as
+/// a key: a change to it changes where the pod goes, though not where it may go.
+std::string scoringKey(const ReplayPod& pod);
+
 /// What the static filters and NodeResourcesFit read of a node, as a key; without the hostname
 /// label, the key of its group.
 std::string nodeKey(const ReplayNode& node, bool with_hostname);

@@ -82,7 +82,10 @@ class Engine {
         eligible_(in.pods.size()),
         looked_up_(in.pods.size()),
         failed_at_(in.pods.size(), kNeverFailed),
-        failed_resolvable_(in.pods.size()) {
+        failed_resolvable_(in.pods.size()),
+        pod_affinity_(std::any_of(in.pods.begin(), in.pods.end(), [](const ReplayPod& p) {
+          return !p.preferred_pod_affinity.empty();
+        })) {
     out_.pods.resize(in.pods.size());
   }
 
@@ -310,7 +313,8 @@ class Engine {
   }
 
   ReplayNodeId pickNode(const ReplayPod& pod) const {
-    const auto scores = scoreNodes(pod, feasible_, in_.nodes, states_, profile_.weights);
+    const auto scores =
+        scoreNodes(pod, feasible_, {in_.nodes, states_, in_.pods, pod_affinity_}, profile_.weights);
     std::size_t best = 0;
     for (std::size_t i = 1; i < feasible_.size(); ++i) {
       if (scores[i] > scores[best] || (scores[i] == scores[best] && preferOnTie(pod, i, best))) {
@@ -423,6 +427,7 @@ class Engine {
   std::vector<std::uint8_t> looked_up_;
   std::vector<std::uint64_t> failed_at_;
   std::vector<std::uint8_t> failed_resolvable_;
+  bool pod_affinity_;  // any preferred pod affinity term: InterPodAffinity scores
   ReplayResult out_;
 };
 

@@ -71,6 +71,7 @@ struct ReplayPod {
   bool tolerations_inferred = false;
   std::vector<std::pair<std::string, std::string>> node_selector;  // nodeSelector: key = value
   RequiredNodeAffinity node_affinity;
+  std::vector<PreferredPodAffinityTerm> preferred_pod_affinity;
 
   /// Roots and standalone pods: the observed creation. Tasks with parents arrive `handoff`
   /// after their last parent finished instead.

@@ -17,7 +17,7 @@ std::string podKey(const ReplayPod& pod) {
   std::string key = placementKey(pod);
   for (const std::string& field :
        {std::to_string(static_cast<int>(pod.role)), std::to_string(pod.priority),
-        std::string(pod.preempts ? "1" : "0"), pod.priority_class}) {
+        std::string(pod.preempts ? "1" : "0"), pod.priority_class, scoringKey(pod)}) {
     key.push_back('\x1f');
     key.append(field);
   }

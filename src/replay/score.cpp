@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "replay/pod_affinity_score.h"
+
 namespace dagadvisor::replay {
 namespace {
 
@@ -53,9 +55,12 @@ std::int64_t intolerablePreferNoSchedule(const ReplayPod& pod, const ReplayNode&
 }
 
 std::vector<std::int64_t> scoreNodes(const ReplayPod& pod, std::span<const ReplayNodeId> feasible,
-                                     const std::vector<ReplayNode>& nodes,
-                                     const std::vector<NodeState>& states,
-                                     const ScoreWeights& weights) {
+                                     const ScoringCluster& cluster, const ScoreWeights& weights) {
+  const std::vector<ReplayNode>& nodes = cluster.nodes;
+  const std::vector<NodeState>& states = cluster.states;
+  const std::vector<std::int64_t> affinity =
+      cluster.pod_affinity ? interPodAffinityScores(pod, feasible, nodes, states, cluster.pods)
+                           : std::vector<std::int64_t>(feasible.size(), 0);
   std::vector<std::int64_t> taints(feasible.size());
   std::int64_t max_taints = 0;
   for (std::size_t i = 0; i < feasible.size(); ++i) {
@@ -70,7 +75,7 @@ std::vector<std::int64_t> scoreNodes(const ReplayPod& pod, std::span<const Repla
         max_taints == 0 ? kMaxNodeScore : kMaxNodeScore - taints[i] * kMaxNodeScore / max_taints;
     totals[i] = weights.least_allocated * leastAllocatedScore(pod, node, state) +
                 weights.balanced_allocation * balancedAllocationScore(pod, node, state) +
-                weights.taint_toleration * taint_score;
+                weights.taint_toleration * taint_score + weights.inter_pod_affinity * affinity[i];
   }
   return totals;
 }

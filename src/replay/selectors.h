@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,6 +38,19 @@ struct RequiredNodeAffinity {
   std::vector<LabelSelector> terms;
 
   bool matches(const model::LabelSet& node_labels) const;
+};
+
+/// One preferredDuringSchedulingIgnoredDuringExecution term of a pod affinity (or, `anti`, a pod
+/// anti-affinity): nodes in the same `topology_key` domain as bound pods of the pod's namespace
+/// matching `selector` score `weight` higher (anti: lower). InterPodAffinity scores it.
+struct PreferredPodAffinityTerm {
+  std::int64_t weight = 0;  // 1 … 100
+  bool anti = false;
+  LabelSelector selector;
+  std::string topology_key;
+
+  /// The term's contribution per matching pod: `weight`, negated for an anti-affinity.
+  std::int64_t signedWeight() const { return anti ? -weight : weight; }
 };
 
 enum class TolerationOp { kEqual, kExists };

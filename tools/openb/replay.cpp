@@ -1,6 +1,7 @@
 #include "replay.h"
 
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace dagadvisor::openb {
@@ -56,7 +57,7 @@ std::size_t choose(const ReplayResult& cluster, const TracePod& pod, Random& ran
   }
   const double sign = cluster.options.placement == Placement::kSpread ? 1 : -1;
   std::size_t best = feasible.front();
-  double best_score = -INFINITY;
+  double best_score = -std::numeric_limits<double>::infinity();
   for (std::size_t n : feasible) {
     const double score = sign * freeShareAfter(cluster.nodes[n], cluster.free[n], pod);
     if (score > best_score) {  // ties keep the first node: the snapshot is deterministic

@@ -8,6 +8,7 @@
 #include "advice/engine_patch.h"
 #include "advice/kinds/finding_groups.h"
 #include "advice/patch_yaml.h"
+#include "advice/pod_owners.h"
 #include "analysis/detectors/dag_stacking.h"
 
 namespace dagadvisor::advice {
@@ -45,6 +46,25 @@ std::string actionText(const std::string& dag, const std::string& keys, bool per
          "pool instead of piling them on one. Preferred, not required: when every node is "
          "busy the tasks still share one. For data-locality-sensitive tasks, combine it with a "
          "zone affinity (see split-dependencies) rather than a node affinity.";
+}
+
+/// The replay's edit: the anti-affinity the pods get, each run's pods repelled by their own run
+/// (per-run labels) or by the DAG's pods (labels every run shares).
+void addReplayChanges(Recommendation& rec, const FindingList& findings, const PodSelection& pods,
+                      bool per_run, int weight) {
+  const auto change = [&](const PodSelection& selected) {
+    const replay::PreferredPodAffinityTerm term{
+        weight, true, replay::LabelSelector::equals(selected.match_labels), kHostnameKey};
+    rec.changes.changes.push_back(replay::AddPreferredPodAffinity{replayMatchOf(selected), term});
+  };
+  if (!per_run) {
+    change(pods);
+    return;
+  }
+  for (const analysis::Finding* f : findings) {
+    const analysis::RunScope& scope = f->evidenceAs<DagStackingEvidence>().scope;
+    change(PodSelection{scope.namespace_, labelsOf(scope.selector), {}});
+  }
 }
 
 Recommendation adviseDag(const std::string& dag, const FindingList& findings,
@@ -90,6 +110,7 @@ Recommendation adviseDag(const std::string& dag, const FindingList& findings,
         return podAffinityPatches(site.path, site.object.kind == "Pod" ? on_pods : spec);
       },
       pods));
+  addReplayChanges(rec, findings, pods, per_run, spec.weight);
   rec.title = dag + ": up to " + std::to_string(totals.max_tasks_on_node) +
               " concurrent tasks of one run on one busy node while " +
               std::to_string(totals.idle_peers.size()) + " node(s) of its pool have CPU free";

@@ -46,7 +46,8 @@ std::vector<Patch> patches(const std::map<std::string, TargetPool>& pools, const
         "label the nodes of the inferred pool " + name + " (adds the label, keeps the others)"));
   }
   const int step = out.empty() ? 1 : 2;
-  for (const auto& [name, target] : pools) {
+  for (const auto& [pool_name, target] : pools) {
+    const std::string& name = pool_name;  // a structured binding no lambda may capture (C++17)
     if (!target.room->takesAll()) {
       continue;  // no required selector into a pool without room for all (action: preferred)
     }

@@ -23,7 +23,9 @@ using EdgeSet = std::set<std::pair<std::string, std::string>>;
 std::vector<model::Pod> argoPods(const json& workflow, const std::set<std::string>& skip = {}) {
   const std::string wf = workflow["metadata"]["name"];
   std::vector<model::Pod> pods;
-  for (const auto& [id, node] : workflow["status"]["nodes"].items()) {
+  for (const auto& item : workflow["status"]["nodes"].items()) {
+    const std::string id = item.key();
+    const json& node = item.value();
     const std::string name = node["name"];
     if (node["type"] != "Pod" || skip.count(name)) {
       continue;

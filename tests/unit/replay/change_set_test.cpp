@@ -225,3 +225,24 @@ TEST_CASE("a PodMatch can name pods and pick the ones requesting GPUs") {
   REQUIRE(in.pods[1].tolerations.size() == 1);
   CHECK(in.pods[1].tolerations[0].key == "nvidia.com/gpu");
 }
+
+TEST_CASE("AddPreferredPodAffinity: an anti-affinity on the pods' own label spreads them") {
+  // Both pods fit the GPU node, which LeastAllocated prefers for its size; anti-affinity on
+  // app=batch (weight 100, per node) outweighs that for the second one.
+  replay::ReplayInput in = gpuAndCpu();
+  for (replay::ReplayPod& p : in.pods) {
+    p.labels.set("app", "batch");
+    p.requests.gpus = 0;
+  }
+  in.pods[1].arrival = 1;  // bound after the first
+  const auto before = replayed(in);
+  CHECK(before.pods[0].node == before.pods[1].node);
+
+  replay::PreferredPodAffinityTerm term{
+      100, true, replay::LabelSelector::equals({{"app", "batch"}}), "kubernetes.io/hostname"};
+  auto report = replay::applyChanges(in, {{replay::AddPreferredPodAffinity{app("batch"), term}}});
+  REQUIRE(report.ok());
+  CHECK(report->matched == std::vector<std::size_t>{2});
+  const auto after = replayed(in);
+  CHECK(after.pods[0].node != after.pods[1].node);
+}

@@ -90,7 +90,8 @@ TEST_CASE("scores weigh TaintToleration 3, normalised so fewer PreferNoSchedule 
   const std::vector<replay::NodeState> states(2);
   const replay::ReplayPod pod = replayPod("p", 2, 4, 0, 1);
   const std::vector<replay::ReplayNodeId> feasible = {0, 1};
-  const auto scores = replay::scoreNodes(pod, feasible, nodes, states);
+  const std::vector<replay::ReplayPod> pods;
+  const auto scores = replay::scoreNodes(pod, feasible, {nodes, states, pods});
   // Both: LeastAllocated 50, Balanced 100; TaintToleration 100 vs 0, weighted 3.
   CHECK(scores[0] == 50 + 100 + 300);
   CHECK(scores[1] == 50 + 100 + 0);

@@ -115,6 +115,15 @@ EdgeSet edges(const dagadvisor::report::RunSummary& run, bool inferred) {
 
 using ReportPtr = std::shared_ptr<const dagadvisor::report::AnalysisReport>;
 
+// The default scenario as a snapshot source.
+app::SourceSetup openDefaultScenario() {
+  dagadvisor::config::Config config;
+  config.sources.snapshot_dir = kDefaultScenario;
+  auto scenario = app::openSource(config);
+  REQUIRE(scenario.ok());
+  return std::move(scenario).value();
+}
+
 struct RecordedAndReplayed {
   ReportPtr recorded;
   ReportPtr replayed;
@@ -125,17 +134,15 @@ struct RecordedAndReplayed {
 // the default settings (sources.kubernetes.enabled is false): the report of each cycle. The
 // scenario is opened here: its reader records into the writer, which ends with this call.
 RecordedAndReplayed recordAndReplay(sources::KubeListSource& cluster, const std::string& snap) {
-  dagadvisor::config::Config config;
-  config.sources.snapshot_dir = kDefaultScenario;
-  auto scenario = app::openSource(config);
-  REQUIRE(scenario.ok());
-  const dagadvisor::UnixSeconds at = *scenario->recorded_at;
+  app::SourceSetup scenario = openDefaultScenario();
+  const dagadvisor::UnixSeconds at = *scenario.recorded_at;
   dagadvisor::ManualClock clock(at);
+  dagadvisor::config::Config config;
   config.sources.kubernetes.enabled = true;
-  sources::SnapshotWriter writer(scenario->reader->recordedAnswers(), snap, &clock);
-  scenario->reader->recordInto(writer);
+  sources::SnapshotWriter writer(scenario.reader->recordedAnswers(), snap, &clock);
+  scenario.reader->recordInto(writer);
   const auto recording = app::objectSources(config, &writer.recordKubernetes(cluster));
-  auto recorded = app::runAnalysisCycle(*scenario->reader, config, at, clock, nullptr, recording);
+  auto recorded = app::runAnalysisCycle(*scenario.reader, config, at, clock, nullptr, recording);
   REQUIRE(recorded.ok());
   REQUIRE(writer.finish(at).ok());
 
@@ -156,16 +163,13 @@ TEST_CASE("a snapshot with a Kubernetes part replays exact Argo edges through th
           "[app][kubernetes]") {
   dagadvisor::testing::TempDir dir;
   const std::string snap = dir / "snap";
-  dagadvisor::config::Config config;
-  config.sources.snapshot_dir = kDefaultScenario;
-  auto scenario = app::openSource(config);
-  REQUIRE(scenario.ok());
-  REQUIRE(scenario->kubernetes == nullptr);  // the scenario was recorded without Kubernetes
-  const dagadvisor::UnixSeconds at = *scenario->recorded_at;
+  app::SourceSetup scenario = openDefaultScenario();
+  REQUIRE(scenario.kubernetes == nullptr);  // the scenario was recorded without Kubernetes
+  const dagadvisor::UnixSeconds at = *scenario.recorded_at;
   dagadvisor::ManualClock clock(at);
 
   // Without objects, the run's dependencies are guessed from timing.
-  auto plain = app::runAnalysisCycle(*scenario->reader, config, at, clock, nullptr);
+  auto plain = app::runAnalysisCycle(*scenario.reader, {}, at, clock, nullptr);
   REQUIRE(plain.ok());
   CHECK_FALSE(edges(runOf(**plain, kRunId), true).empty());
   CHECK(edges(runOf(**plain, kRunId), false).empty());
@@ -199,14 +203,11 @@ TEST_CASE("a pending pod whose required node affinity no node satisfies is block
           "[app][kubernetes][affinity]") {
   dagadvisor::testing::TempDir dir;
   const std::string snap = dir / "snap";
-  dagadvisor::config::Config config;
-  config.sources.snapshot_dir = kDefaultScenario;
-  auto scenario = app::openSource(config);
-  REQUIRE(scenario.ok());
-  const dagadvisor::UnixSeconds at = *scenario->recorded_at;
+  app::SourceSetup scenario = openDefaultScenario();
+  const dagadvisor::UnixSeconds at = *scenario.recorded_at;
   dagadvisor::ManualClock clock(at);
   dagadvisor::ingestion::FetchStats stats;
-  auto snapshot = scenario->reader->read(at, stats);
+  auto snapshot = scenario.reader->read(at, stats);
   REQUIRE(snapshot.ok());
   REQUIRE_FALSE(snapshot->pendingPods().empty());
   const dagadvisor::model::Pod pinned = snapshot->pod(snapshot->pendingPods().front());
@@ -220,7 +221,7 @@ TEST_CASE("a pending pod whose required node affinity no node satisfies is block
   CHECK(cycles.lists >= 3);  // workflows, PriorityClasses, pending pods
   const ReportPtr& recorded = cycles.recorded;
   const ReportPtr& report = cycles.replayed;
-  auto plain = app::runAnalysisCycle(*scenario->reader, config, at, clock, nullptr);
+  auto plain = app::runAnalysisCycle(*scenario.reader, {}, at, clock, nullptr);
   REQUIRE(plain.ok());
 
   // Every kind that carries the diagnosis sees the pod as constrained, by its affinity.

@@ -40,9 +40,13 @@ void countClass(std::vector<PreemptionExposure::ClassCount>& classes,
   it->online_pods += c.online ? 1 : 0;
 }
 
-// A pod's priority as far as the model knows: 0 without a class, its class's listed value.
+// A pod's priority as far as the model knows: its own spec.priority where the API listed it
+// (a pod bound but still pending), else 0 without a class, or its class's listed value.
 std::optional<std::int64_t> priorityOf(const model::ClusterSnapshot& cluster,
                                        const model::Pod& pod) {
+  if (pod.priority) {
+    return pod.priority;
+  }
   if (pod.priority_class.empty()) {
     return 0;
   }

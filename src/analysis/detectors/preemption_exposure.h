@@ -21,8 +21,10 @@ struct PreemptionCandidate {
   std::string node;
   std::string owner_kind;  // "" when unowned
   std::string owner_name;
-  std::string priority_class;             // "" when none (priority 0)
-  std::optional<std::int64_t> priority;   // 0 without a class, a listed class's value; else unknown
+  std::string priority_class;  // "" when none (priority 0)
+  /// Its own spec.priority where the API listed it, else 0 without a class, a listed class's
+  /// value; nullopt: unknown.
+  std::optional<std::int64_t> priority;
   std::optional<double> running_seconds;  // since it started, when known
   bool gpu = false;                       // holds GPUs: an eviction throws away accelerator time
   bool online = false;  // a long-running service (ReplicaSet, Deployment, StatefulSet)

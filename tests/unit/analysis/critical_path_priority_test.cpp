@@ -383,6 +383,16 @@ TEST_CASE("with the PriorityClass values listed, pods at or above the class are 
       std::find_if(listed.begin(), listed.end(), [](const auto& c) { return c["pod"] == "low"; });
   REQUIRE(low_json != listed.end());
   CHECK((*low_json)["priority"] == 1000);
+  SECTION("a pod's own spec.priority, where the API listed it, comes before its class's") {
+    fx.pods.push_back(batchTask("starting", "w1", 10'001));
+    fx.pods.back().phase = model::PodPhase::kPending;  // bound, not yet running
+    fx.pods.back().priority_class = "team-unlisted";
+    fx.specs.pending_pods =
+        std::vector<model::PendingPodSpec>{{"etl", "starting", 2'000'000, "team-unlisted", {}}};
+    const analysis::PreemptionExposure own = exposureIn(detectCriticalPathPriority(fx));
+    CHECK(own.protected_pods == 3);  // its 2,000,000 is above the class
+    CHECK(own.pods == 2);
+  }
   SECTION("without the values, the same pods are candidates of unknown priority") {
     fx.specs = {};
     const analysis::PreemptionExposure unknown = exposureIn(detectCriticalPathPriority(fx));

@@ -218,7 +218,8 @@ TEST_CASE("a pending pod whose required node affinity no node satisfies is block
   cluster.classes.push_back(
       {{"metadata", {{"name", "batch-low"}}}, {"value", 100}, {"globalDefault", false}});
   const RecordedAndReplayed cycles = recordAndReplay(cluster, snap);
-  CHECK(cycles.lists >= 3);  // workflows, PriorityClasses, pending pods
+  // Workflows, Tekton v1 and v1beta1 (404: not installed), PriorityClasses, pending pods.
+  CHECK(cycles.lists == 5);
   const ReportPtr& recorded = cycles.recorded;
   const ReportPtr& report = cycles.replayed;
   auto plain = app::runAnalysisCycle(*scenario.reader, {}, at, clock, nullptr);
@@ -252,4 +253,8 @@ TEST_CASE("a pending pod whose required node affinity no node satisfies is block
   CHECK(checked["required"] == 1);
   CHECK(without["constraints_checked"]["node_affinity"]["source"] == "not checked");
   CHECK(diagnosisOf(*recorded)["constraints"] == with_api["constraints"]);
+  // The replay found both scheduling LISTs in the snapshot.
+  CHECK_FALSE(std::any_of(report->warnings.begin(), report->warnings.end(), [](const auto& w) {
+    return w.find("priorityclasses") != std::string::npos || w.find("/pods") != std::string::npos;
+  }));
 }

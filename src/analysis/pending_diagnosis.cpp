@@ -129,6 +129,7 @@ struct Diagnoser {
   void placeNow();
   bool placeQueued(std::size_t i);
   void placeConstrained(std::size_t i);
+  void noteConstrained(std::size_t i, NodeId fits_excluded);
   void matchHoarding();
   void classifyGpuNodes(const std::vector<std::size_t>& blocked,
                         const std::vector<ResourceVector>& initial_room);
@@ -169,7 +170,30 @@ void Diagnoser::placeConstrained(std::size_t i) {
   }
   if (fits_excluded != model::kNoNode || (excluded_shape && !eligible_shape)) {
     decide(i, PendingCause::kConstraints, fits_excluded);
+    noteConstrained(i, fits_excluded);
   }
+}
+
+// The first few constrained pods, with what keeps each off the node it would fit (or off the
+// first excluded node that could hold it empty).
+void Diagnoser::noteConstrained(std::size_t i, NodeId fits_excluded) {
+  if (out.constrained.size() >= ConstrainedPod::kMaxListed) {
+    return;
+  }
+  const model::Pod& pod = cluster.pod(cluster.pendingPods()[i]);
+  NodeId shown = fits_excluded;
+  for (NodeId n = 0; shown == model::kNoNode && n < facts.size(); ++n) {
+    if (eligibility.usable(n) && !eligibility.eligible(groups[i], n) &&
+        facts[n].repackable.fits(pod.requests)) {
+      shown = n;
+    }
+  }
+  ConstrainedPod c{pod.key(), "", ""};
+  if (shown != model::kNoNode) {
+    c.node = cluster.node(shown).name;
+    c.excluded_by = eligibility.exclusion(pod, shown);
+  }
+  out.constrained.push_back(std::move(c));
 }
 
 // Tests 1 and 2, largest pods first: the queue pods draw the room down as the scheduler would.
@@ -404,8 +428,21 @@ DiagnosisCounts PendingDiagnosis::summary() const {
       std::count_if(gpu_nodes.begin(), gpu_nodes.end(),
                     [](const GpuNodeDiagnosis& n) { return n.hold == GpuNodeHold::kMovable; }));
   out.checked = checked;
+  out.constrained = constrained;
   return out;
 }
+
+namespace {
+
+std::string joined(const std::vector<std::string>& keys) {
+  std::string out;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    out += (i == 0 ? "" : ", ") + keys[i];
+  }
+  return out;
+}
+
+}  // namespace
 
 ConstraintsChecked ConstraintsChecked::of(const ClusterSnapshot& cluster) {
   ConstraintsChecked out;
@@ -417,6 +454,14 @@ ConstraintsChecked ConstraintsChecked::of(const ClusterSnapshot& cluster) {
   }
   out.unseen_selector_keys = unseenSelectorKeys(cluster);
   out.unseen_selector_keys.resize(std::min(out.unseen_selector_keys.size(), kMaxUnseenKeys));
+  out.affinity_listed = cluster.pendingSpecsListed();
+  for (PodId id : cluster.pendingPods()) {
+    const auto& affinity = cluster.pod(id).required_node_affinity;
+    out.affinity_known += affinity ? 1 : 0;
+    out.affinity_pods += affinity && !affinity->empty() ? 1 : 0;
+  }
+  out.unseen_affinity_keys = unseenAffinityKeys(cluster);
+  out.unseen_affinity_keys.resize(std::min(out.unseen_affinity_keys.size(), kMaxUnseenKeys));
   return out;
 }
 
@@ -430,12 +475,22 @@ nlohmann::json ConstraintsChecked::toJson() const {
   if (!unseen_selector_keys.empty()) {
     selectors["unseen_keys"] = unseen_selector_keys;
   }
+  nlohmann::json affinity = {
+      {"source", affinity_listed ? "Kubernetes API (pending pods)" : "not checked"},
+      {"pods", affinity_known},
+      {"required", affinity_pods}};
+  if (!affinity_listed) {
+    affinity["enable"] = kAffinitySource;
+  }
+  if (!unseen_affinity_keys.empty()) {
+    affinity["unseen_keys"] = unseen_affinity_keys;
+  }
   return {{"tolerations",
            {{"source", tolerations_exported ? "kube_pod_tolerations"
                                             : "inferred (GPU taint key, owners' placements)"},
             {"pods", tolerations_known}}},
           {"node_selectors", std::move(selectors)},
-          {"node_affinity", "not checked"}};
+          {"node_affinity", std::move(affinity)}};
 }
 
 std::string ConstraintsChecked::notChecked() const {
@@ -452,13 +507,27 @@ std::string ConstraintsChecked::notChecked() const {
            kNodeSelectorsOptIn + ". ";
   }
   if (!unseen_selector_keys.empty()) {
-    out += "Node selector keys no node's labels show were not checked (";
-    for (std::size_t i = 0; i < unseen_selector_keys.size(); ++i) {
-      out += (i == 0 ? "" : ", ") + unseen_selector_keys[i];
-    }
-    out += "): allow-list them with --metric-labels-allowlist=nodes=[…] if nodes carry them. ";
+    out += "Node selector keys no node's labels show were not checked (" +
+           joined(unseen_selector_keys) +
+           "): allow-list them with --metric-labels-allowlist=nodes=[…] if nodes carry them. ";
   }
-  return out + "Node affinity is not checked.";
+  return out + affinityWords();
+}
+
+std::string ConstraintsChecked::affinityWords() const {
+  if (!affinity_listed) {
+    return std::string(
+               "Node affinity was not checked: kube-state-metrics does not export it; "
+               "enable ") +
+           kAffinitySource + ".";
+  }
+  std::string out = "Node affinity was checked for the " + std::to_string(affinity_known) +
+                    " pending pod(s) the Kubernetes API listed (" + std::to_string(affinity_pods) +
+                    " with a required one)";
+  if (!unseen_affinity_keys.empty()) {
+    out += "; keys no node's labels show were not checked (" + joined(unseen_affinity_keys) + ")";
+  }
+  return out + ".";
 }
 
 nlohmann::json DiagnosisCounts::toJson() const {
@@ -468,6 +537,11 @@ nlohmann::json DiagnosisCounts::toJson() const {
   }
   out["hoarded_nodes"] = hoarded_nodes;
   out["constraints_checked"] = checked.toJson();
+  nlohmann::json listed = nlohmann::json::array();
+  for (const ConstrainedPod& c : constrained) {
+    listed.push_back({{"pod", c.pod}, {"node", c.node}, {"excluded_by", c.excluded_by}});
+  }
+  out["constrained"] = std::move(listed);
   return out;
 }
 

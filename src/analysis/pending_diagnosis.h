@@ -89,6 +89,9 @@ struct PendingShapeDiagnosis {
 
 /// The kube-state-metrics flag that exports kube_pod_nodeselectors (opt-in since v2.5.0).
 inline constexpr const char* kNodeSelectorsOptIn = "--metric-opt-in-list=kube_pod_nodeselectors";
+/// Where required node affinity is read from (kube-state-metrics does not export it).
+inline constexpr const char* kAffinitySource =
+    "sources.kubernetes (LIST pods with fieldSelector status.phase=Pending)";
 
 /// Which constraints test 2 could check: the pods' own tolerations and node selectors where
 /// kube-state-metrics exports them, the inference of NodeEligibility where it does not.
@@ -100,14 +103,31 @@ struct ConstraintsChecked {
   /// Selector keys no node's exported labels show (not allow-listed, or on no node): not checked.
   std::vector<std::string> unseen_selector_keys;  // at most kMaxUnseenKeys
   static constexpr std::size_t kMaxUnseenKeys = 10;
+  /// Required node affinity: read only through the Kubernetes API's LIST of pending pods.
+  bool affinity_listed = false;    // that LIST answered (ClusterSnapshot::pendingSpecsListed)
+  std::size_t affinity_known = 0;  // pending pods it listed
+  std::size_t affinity_pods = 0;   // of which have a required node affinity
+  std::vector<std::string> unseen_affinity_keys;  // no node shows them: at most kMaxUnseenKeys
 
   static ConstraintsChecked of(const model::ClusterSnapshot& cluster);
   /// {"tolerations": {"source", "pods"}, "node_selectors": {"source", "pods", "enable"?,
-  /// "unseen_keys"?},
-  /// "node_affinity": "not checked"}
+  /// "unseen_keys"?}, "node_affinity": {"source", "pods", "required", "enable"?,
+  /// "unseen_keys"?}}
   nlohmann::json toJson() const;
-  /// What could not be checked and how to enable it, as a sentence; "" when both were read.
+  /// What could not be checked and how to enable it, as a sentence ("Node affinity was checked
+  /// …" when it was); never empty, since it always says what became of node affinity.
   std::string notChecked() const;
+
+ private:
+  std::string affinityWords() const;
+};
+
+/// A pod of kConstraints and what keeps it off a node that could hold it.
+struct ConstrainedPod {
+  std::string pod;          // namespace/name
+  std::string node;         // the excluded node it would fit ("" when none is named)
+  std::string excluded_by;  // NodeEligibility::exclusion(), e.g. "required node affinity (…)"
+  static constexpr std::size_t kMaxListed = 5;
 };
 
 /// How many pending pods each cause holds: carried by each of the three kinds' evidence, so that
@@ -117,10 +137,12 @@ struct DiagnosisCounts {
   std::array<std::size_t, kPendingCauses> by_cause{};
   std::size_t hoarded_nodes = 0;  // GPU nodes whose hold is kMovable
   ConstraintsChecked checked;
+  std::vector<ConstrainedPod> constrained;  // the first ConstrainedPod::kMaxListed
 
   std::size_t of(PendingCause cause) const { return by_cause[static_cast<std::size_t>(cause)]; }
   /// {"pending_pods": N, "queue": …, "constraints": …, "hoarding": …, "fragmentation": …,
-  /// "capacity": …, "hoarded_nodes": …, "constraints_checked": {…}}
+  /// "capacity": …, "hoarded_nodes": …, "constraints_checked": {…}, "constrained": [{"pod",
+  /// "node", "excluded_by"}]}
   nlohmann::json toJson() const;
 };
 
@@ -135,6 +157,7 @@ struct PendingDiagnosis {
   /// are placed: what the capacity-blocked pods could still use.
   model::ResourceVector pool_left;
   ConstraintsChecked checked;
+  std::vector<ConstrainedPod> constrained;  // the first ConstrainedPod::kMaxListed kConstraints
 
   std::size_t count(PendingCause cause) const { return counts[static_cast<std::size_t>(cause)]; }
   /// The pods of `cause`, in pendingPods() order.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <iterator>
 #include <utility>
 
 #include "advice/kind_list.h"
@@ -171,8 +172,14 @@ Result<std::shared_ptr<const report::AnalysisReport>> runAnalysisCycle(
   if (!cluster.ok()) {
     return cluster.error();
   }
-  timer.lap("fetch");
   std::vector<std::string> object_warnings;
+  for (const model::ObjectSourcePtr& source : objects) {
+    model::SchedulingFetch scheduling = source->fetchScheduling();
+    cluster->joinSchedulingSpecs(std::move(scheduling.specs));
+    std::move(scheduling.warnings.begin(), scheduling.warnings.end(),
+              std::back_inserter(object_warnings));
+  }
+  timer.lap("fetch");
   const auto runs =
       model::buildRunsWithObjects(*cluster, config.workflow_labels, objects, object_warnings);
   timer.lap("runs");

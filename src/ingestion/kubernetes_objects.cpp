@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "model/adapters/object_json.h"
+#include "model/adapters/scheduling_objects.h"
 
 namespace dagadvisor::ingestion {
 namespace {
@@ -20,10 +21,14 @@ constexpr std::string_view kArgo = "argoproj.io/v1alpha1";
 // v1 since Tekton Pipelines 0.44; older installations serve only v1beta1.
 constexpr std::array<std::string_view, 2> kTekton = {"tekton.dev/v1", "tekton.dev/v1beta1"};
 constexpr std::string_view kPipelineRunLabel = "tekton.dev/pipelineRun";
+constexpr std::string_view kScheduling = "scheduling.k8s.io/v1";
+// Only the pods the diagnosis reads: the server filters, so a large cluster sends few.
+constexpr std::string_view kPendingPods = "pods?fieldSelector=status.phase%3DPending";
 
+// "v1" is the core group, served under /api; every other group under /apis.
 std::string listPath(std::string_view group_version, const std::string& namespace_,
                      std::string_view resource) {
-  std::string path = "/apis/" + std::string(group_version);
+  std::string path = (group_version == "v1" ? "/api/" : "/apis/") + std::string(group_version);
   if (!namespace_.empty()) {
     path += "/namespaces/" + namespace_;
   }
@@ -41,17 +46,29 @@ std::string labelOf(const json& item, std::string_view key) {
   return labels != nullptr ? text(*labels, key) : std::string();
 }
 
-// The items of every namespace's LIST of one resource. A 404 means the resource type is not
-// served at all, so the other namespaces are not asked.
-struct Listed {
-  std::vector<json> items;
-  bool not_served = false;
-  std::string first_path;
-};
+enum class ListStatus { kRead, kNotServed, kFailed };
 
-void appendItems(const sources::KubeList& list, const std::string& path, Listed& out,
-                 std::vector<std::string>& warnings) {
-  for (const std::string& page : list.pages) {
+// Hands each item of one LIST to `on_item`, a page at a time, so that only one page's objects
+// are parsed at once. 404 (not served) is the caller's to report; 403, an unreachable API and
+// pages that are not lists are warnings.
+template <class OnItem>
+ListStatus listItems(sources::KubeListSource& lists, const std::string& path,
+                     std::string_view resource, std::vector<std::string>& warnings,
+                     OnItem&& on_item) {
+  auto list = lists.list(path, "");
+  if (!list) {
+    warnings.push_back("kubernetes: " + list.error().describe());
+    return ListStatus::kFailed;
+  }
+  if (list->status == 404) {
+    return ListStatus::kNotServed;
+  }
+  if (list->status == 403) {
+    warnings.push_back("kubernetes: LIST " + path + " is forbidden (403): grant get and list on " +
+                       std::string(resource) + " (see docs/data-sources.md)");
+    return ListStatus::kFailed;
+  }
+  for (const std::string& page : list->pages) {
     json root = json::parse(page, nullptr, /*allow_exceptions=*/false);
     json* items = root.is_object() ? &root["items"] : nullptr;
     if (items == nullptr || !items->is_array()) {
@@ -59,10 +76,19 @@ void appendItems(const sources::KubeList& list, const std::string& path, Listed&
       continue;
     }
     for (json& item : *items) {
-      out.items.push_back(std::move(item));
+      on_item(item);
     }
   }
+  return ListStatus::kRead;
 }
+
+// The items of every namespace's LIST of one resource. A 404 means the resource type is not
+// served at all, so the other namespaces are not asked.
+struct Listed {
+  std::vector<json> items;
+  bool not_served = false;
+  std::string first_path;
+};
 
 Listed listEverywhere(sources::KubeListSource& lists, std::string_view group_version,
                       std::string_view resource, const std::vector<std::string>& namespaces,
@@ -73,22 +99,12 @@ Listed listEverywhere(sources::KubeListSource& lists, std::string_view group_ver
     if (out.first_path.empty()) {
       out.first_path = path;
     }
-    auto list = lists.list(path, "");
-    if (!list) {
-      warnings.push_back("kubernetes: " + list.error().describe());
-      continue;
-    }
-    if (list->status == 404) {
+    const ListStatus status = listItems(lists, path, resource, warnings,
+                                        [&](json& item) { out.items.push_back(std::move(item)); });
+    if (status == ListStatus::kNotServed) {
       out.not_served = true;
       return out;
     }
-    if (list->status == 403) {
-      warnings.push_back("kubernetes: LIST " + path +
-                         " is forbidden (403): grant get and list on " + std::string(resource) +
-                         " (see docs/data-sources.md)");
-      continue;
-    }
-    appendItems(*list, path, out, warnings);
   }
   return out;
 }
@@ -171,6 +187,51 @@ void KubernetesObjects::fetchTekton(model::ObjectFetch& out) {
         task_runs.find(metadataText(item, "namespace") + "/" + metadataText(item, "name"));
     addObject(model::parseTektonPipelineRun(item, it != task_runs.end() ? it->second : kNone), item,
               out);
+  }
+}
+
+model::SchedulingFetch KubernetesObjects::fetchScheduling() {
+  model::SchedulingFetch out;
+  fetchPriorityClasses(out);
+  fetchPendingPods(out);
+  return out;
+}
+
+void KubernetesObjects::fetchPriorityClasses(model::SchedulingFetch& out) {
+  const std::string path = listPath(kScheduling, "", "priorityclasses");
+  std::vector<model::PriorityClass> classes;
+  const ListStatus status =
+      listItems(lists_, path, "priorityclasses", out.warnings, [&](const json& item) {
+        if (auto parsed = model::parsePriorityClass(item)) {
+          classes.push_back(std::move(*parsed));
+        }
+      });
+  if (status == ListStatus::kNotServed) {
+    out.warnings.push_back("kubernetes: " + path +
+                           " is not served (404): PriorityClass values are not known");
+  }
+  if (status == ListStatus::kRead) {
+    out.specs.priority_classes = std::move(classes);
+  }
+}
+
+void KubernetesObjects::fetchPendingPods(model::SchedulingFetch& out) {
+  std::vector<model::PendingPodSpec> pods;
+  bool any_read = false;
+  for (const std::string& ns : settings_.namespaces) {
+    const std::string path = listPath("v1", ns, kPendingPods);
+    const ListStatus status = listItems(lists_, path, "pods", out.warnings, [&](const json& item) {
+      if (auto parsed = model::parsePendingPodSpec(item)) {
+        pods.push_back(std::move(*parsed));
+      }
+    });
+    if (status == ListStatus::kNotServed) {
+      out.warnings.push_back("kubernetes: " + path + " is not served (404)");
+    }
+    any_read = any_read || status == ListStatus::kRead;
+  }
+  if (any_read) {
+    out.specs.pending_pods = std::move(pods);
   }
 }
 

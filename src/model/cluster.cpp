@@ -133,4 +133,35 @@ std::optional<PodId> ClusterSnapshot::findPod(std::string_view namespace_,
   return std::nullopt;
 }
 
+const PriorityClass* ClusterSnapshot::priorityClass(std::string_view name) const {
+  if (!priority_classes_) {
+    return nullptr;
+  }
+  auto it = std::lower_bound(priority_classes_->begin(), priority_classes_->end(), name,
+                             [](const PriorityClass& c, std::string_view n) { return c.name < n; });
+  return it != priority_classes_->end() && it->name == name ? &*it : nullptr;
+}
+
+void ClusterSnapshot::joinSchedulingSpecs(SchedulingSpecs specs) {
+  if (specs.priority_classes) {
+    priority_classes_ = std::move(specs.priority_classes);
+    std::sort(priority_classes_->begin(), priority_classes_->end(),
+              [](const PriorityClass& a, const PriorityClass& b) { return a.name < b.name; });
+  }
+  if (!specs.pending_pods) {
+    return;
+  }
+  pending_specs_listed_ = true;
+  for (PendingPodSpec& spec : *specs.pending_pods) {
+    if (const auto id = findPod(spec.namespace_, spec.name)) {
+      Pod& pod = pods_[*id];
+      pod.required_node_affinity = std::move(spec.required_node_affinity);
+      pod.priority = spec.priority;
+      if (pod.priority_class.empty()) {
+        pod.priority_class = std::move(spec.priority_class);
+      }
+    }
+  }
+}
+
 }  // namespace dagadvisor::model

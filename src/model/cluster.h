@@ -12,6 +12,7 @@
 #include "common/clock.h"
 #include "model/resources.h"
 #include "model/scheduler_stats.h"
+#include "model/scheduling_spec.h"
 
 namespace dagadvisor::model {
 
@@ -111,6 +112,10 @@ struct Pod {
   /// is not one it was read for); an empty value: known to have none.
   std::optional<std::vector<Toleration>> tolerations;
   std::optional<LabelSet> node_selector;  // keys as kube-state-metrics exports them
+  /// From the Kubernetes API's LIST of pending pods (sources.kubernetes), for those only:
+  /// nullopt without it; an empty list: known to have no required node affinity.
+  std::optional<std::vector<NodeSelectorTerm>> required_node_affinity;
+  std::optional<std::int64_t> priority;  // spec.priority, from the same LIST
 
   /// Holds node resources now: bound to a node and neither succeeded nor failed.
   bool holdsResources() const {
@@ -159,6 +164,20 @@ class ClusterSnapshot {
   const SpecFamilies& specFamilies() const { return spec_families_; }
   void setSpecFamilies(SpecFamilies families) { spec_families_ = families; }
 
+  /// The PriorityClasses the Kubernetes API listed, by name; nullopt when not known (no API
+  /// source, or its LIST failed).
+  const std::optional<std::vector<PriorityClass>>& priorityClasses() const {
+    return priority_classes_;
+  }
+  /// The class named `name`, or nullptr (not listed, or the classes are not known).
+  const PriorityClass* priorityClass(std::string_view name) const;
+  /// Whether the pending pods' specs were listed (their required node affinity is then known).
+  bool pendingSpecsListed() const { return pending_specs_listed_; }
+  /// Joins what the Kubernetes API listed: the classes, and each listed pending pod's spec
+  /// onto the snapshot's pod of the same namespace/name (pods not in the snapshot are dropped).
+  /// A family that is nullopt leaves what is known unchanged.
+  void joinSchedulingSpecs(SchedulingSpecs specs);
+
  private:
   UnixSeconds at_;
   std::vector<Node> nodes_;
@@ -170,6 +189,8 @@ class ClusterSnapshot {
   std::vector<PodId> pending_;
   SchedulerStats scheduler_;
   SpecFamilies spec_families_;
+  std::optional<std::vector<PriorityClass>> priority_classes_;  // sorted by name
+  bool pending_specs_listed_ = false;
 };
 
 }  // namespace dagadvisor::model

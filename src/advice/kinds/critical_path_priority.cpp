@@ -39,14 +39,36 @@ const PreemptionExposure& widestExposure(const FindingList& findings) {
   return *widest;
 }
 
+// The victims' classes with their values: the evidence the choice rests on.
+std::string classWords(const PreemptionExposure& e) {
+  std::string out;
+  for (const PreemptionExposure::ClassCount& k : e.by_class) {
+    out += (out.empty() ? "" : ", ") + (k.priority_class.empty() ? "no class" : k.priority_class) +
+           " at " + (k.value ? std::to_string(*k.value) : "an unknown value") + ": " +
+           std::to_string(k.pods) + " pod(s)";
+  }
+  return out.empty() ? "" : " (by class: " + out + ")";
+}
+
+std::string valuesWords(const PreemptionExposure& e) {
+  if (!e.values_known) {
+    return std::to_string(e.known_lower_pods) + " without a PriorityClass, at 0; " +
+           std::to_string(e.unknown_priority_pods) +
+           " of a named class whose value was not checked: kube-state-metrics does not export "
+           "PriorityClass values and the Kubernetes API source (sources.kubernetes) is off";
+  }
+  return std::to_string(e.known_lower_pods) + " known to be lower by their PriorityClass values" +
+         ", " + std::to_string(e.unknown_priority_pods) + " of a class the API did not list; " +
+         std::to_string(e.protected_pods) + " more at or above " +
+         std::to_string(e.proposed_value) + " that it cannot preempt";
+}
+
 std::string exposureWords(const PreemptionExposure& e) {
   return std::to_string(e.pods) + " pod(s) that may be below " + std::to_string(e.proposed_value) +
-         " (" + std::to_string(e.known_lower_pods) + " without a PriorityClass, at 0; " +
-         std::to_string(e.unknown_priority_pods) +
-         " of a named class whose value kube-state-metrics does not export) on the " +
-         std::to_string(e.nodes) +
+         " (" + valuesWords(e) + ")" + classWords(e) + " on the " + std::to_string(e.nodes) +
          " node(s) a critical task may use: " + std::to_string(e.gpu_pods) + " holding GPUs, " +
          std::to_string(e.online_pods) + " pod(s) of online services, " +
+         std::to_string(e.not_batch_pods) + " not batch work, " +
          std::to_string(e.long_running_pods) +
          " running longer than the critical tasks have waited";
 }

@@ -13,8 +13,8 @@ std::string_view causeWords(PendingCause cause) {
     case PendingCause::kQueue:
       return "fit a node now and wait only for the scheduler (queue order, priority)";
     case PendingCause::kConstraints:
-      return "are kept off the nodes with room by taints they do not tolerate or node selectors "
-             "those nodes do not match";
+      return "are kept off the nodes with room by taints they do not tolerate, node selectors "
+             "or required node affinities those nodes do not match";
     case PendingCause::kHoarding:
       return "fit GPU nodes once the non-GPU pods there move";
     case PendingCause::kFragmentation:

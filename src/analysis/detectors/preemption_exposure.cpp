@@ -33,15 +33,31 @@ void countClass(std::vector<PreemptionExposure::ClassCount>& classes,
   auto it = std::find_if(classes.begin(), classes.end(),
                          [&](const auto& k) { return k.priority_class == c.priority_class; });
   if (it == classes.end()) {
-    it = classes.insert(classes.end(), {c.priority_class, 0, 0, 0});
+    it = classes.insert(classes.end(), {c.priority_class, c.priority, 0, 0, 0});
   }
   ++it->pods;
   it->gpu_pods += c.gpu ? 1 : 0;
   it->online_pods += c.online ? 1 : 0;
 }
 
-PreemptionCandidate candidate(const model::Pod& pod, const model::Node& node, UnixSeconds at,
-                              std::string_view dag_key) {
+// A pod's priority as far as the model knows: its own spec.priority where the API listed it
+// (a pod bound but still pending), else 0 without a class, or its class's listed value.
+std::optional<std::int64_t> priorityOf(const model::ClusterSnapshot& cluster,
+                                       const model::Pod& pod) {
+  if (pod.priority) {
+    return pod.priority;
+  }
+  if (pod.priority_class.empty()) {
+    return 0;
+  }
+  if (const model::PriorityClass* listed = cluster.priorityClass(pod.priority_class)) {
+    return listed->value;
+  }
+  return std::nullopt;
+}
+
+PreemptionCandidate candidate(const model::Pod& pod, std::optional<std::int64_t> priority,
+                              const model::Node& node, UnixSeconds at, std::string_view dag_key) {
   PreemptionCandidate c;
   c.namespace_ = pod.namespace_;
   c.pod = pod.name;
@@ -49,7 +65,7 @@ PreemptionCandidate candidate(const model::Pod& pod, const model::Node& node, Un
   c.owner_kind = pod.owner_kind;
   c.owner_name = pod.owner_name;
   c.priority_class = pod.priority_class;
-  c.priority_known_lower = pod.priority_class.empty();
+  c.priority = priority;
   if (pod.started) {
     c.running_seconds = std::max(0.0, at - *pod.started);
   }
@@ -72,8 +88,8 @@ bool costlier(const PreemptionCandidate& a, const PreemptionCandidate& b) {
 
 void count(PreemptionExposure& out, const PreemptionCandidate& c, double critical_wait) {
   ++out.pods;
-  out.known_lower_pods += c.priority_known_lower ? 1 : 0;
-  out.unknown_priority_pods += c.priority_known_lower ? 0 : 1;
+  out.known_lower_pods += c.priority ? 1 : 0;
+  out.unknown_priority_pods += c.priority ? 0 : 1;
   out.gpu_pods += c.gpu ? 1 : 0;
   out.online_pods += c.online ? 1 : 0;
   out.not_batch_pods += c.batch ? 0 : 1;
@@ -90,6 +106,10 @@ void keepCostliest(std::vector<PreemptionCandidate>& all) {
   all.resize(listed);
 }
 
+json valueJson(const std::optional<std::int64_t>& value) {
+  return value ? json(*value) : json("unknown");
+}
+
 json candidateJson(const PreemptionCandidate& c) {
   json out = {{"namespace", c.namespace_},
               {"pod", c.pod},
@@ -97,7 +117,7 @@ json candidateJson(const PreemptionCandidate& c) {
               {"owner_kind", c.owner_kind},
               {"owner_name", c.owner_name},
               {"priority_class", c.priority_class},
-              {"priority", c.priority_known_lower ? json(0) : json("unknown")},
+              {"priority", valueJson(c.priority)},
               {"gpu", c.gpu},
               {"online", c.online},
               {"batch", c.batch}};
@@ -115,6 +135,7 @@ json PreemptionExposure::toJson() const {
   json classes = json::array();
   for (const ClassCount& k : by_class) {
     classes.push_back({{"priority_class", k.priority_class},
+                       {"value", valueJson(k.value)},
                        {"pods", k.pods},
                        {"gpu_pods", k.gpu_pods},
                        {"online_pods", k.online_pods}});
@@ -125,8 +146,13 @@ json PreemptionExposure::toJson() const {
           {"known_lower_pods", known_lower_pods},
           {"unknown_priority_pods", unknown_priority_pods},
           {"priority_values",
-           "kube-state-metrics exports PriorityClass names only: pods without a class are at 0, "
-           "pods of a named class at an unknown value"},
+           values_known ? "PriorityClass values from the Kubernetes API: pods at or above the "
+                          "proposed value are protected, not candidates"
+                        : "not checked (no Kubernetes API source): kube-state-metrics exports "
+                          "PriorityClass names only, so pods without a class are at 0, pods of "
+                          "a named class at an unknown value"},
+          {"values_known", values_known},
+          {"protected_pods", protected_pods},
           {"by_class", std::move(classes)},
           {"gpu_pods", gpu_pods},
           {"online_pods", online_pods},
@@ -143,6 +169,7 @@ PreemptionExposure preemptionExposure(const model::ClusterSnapshot& cluster,
                                       std::string_view dag_key) {
   PreemptionExposure out;
   out.proposed_value = proposed.value;
+  out.values_known = cluster.priorityClasses().has_value();
   std::vector<std::string> groups;
   for (const model::Pod* pod : critical) {
     groups.push_back(eligibility.groupsFor(*pod));
@@ -158,7 +185,12 @@ PreemptionExposure preemptionExposure(const model::ClusterSnapshot& cluster,
       if (pod.priority_class == proposed.name || systemClass(pod.priority_class)) {
         continue;
       }
-      all.push_back(candidate(pod, cluster.node(id), cluster.at(), dag_key));
+      const auto priority = priorityOf(cluster, pod);
+      if (priority && *priority >= proposed.value) {
+        ++out.protected_pods;  // preemption takes only strictly lower priorities
+        continue;
+      }
+      all.push_back(candidate(pod, priority, cluster.node(id), cluster.at(), dag_key));
       count(out, all.back(), critical_wait);
       countClass(out.by_class, all.back());
       if (all.size() >= 4 * PreemptionExposure::kMaxListed) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "model/adapters/workflow_objects.h"
+#include "model/scheduling_spec.h"
 #include "model/workflow.h"
 
 namespace dagadvisor::model {
@@ -28,6 +29,12 @@ struct ObjectFetch {
   std::vector<std::string> warnings;
 };
 
+/// The scheduling facts one source delivered in a cycle (SchedulingSpecs), with its gaps.
+struct SchedulingFetch {
+  SchedulingSpecs specs;
+  std::vector<std::string> warnings;
+};
+
 /// A source of workflow objects with exact task edges: the Kubernetes API (Argo, Tekton), an
 /// Airflow REST API, … The cycle asks each one in turn; adding a source is one more entry in
 /// the list it gets.
@@ -38,6 +45,11 @@ class ObjectSource {
   /// The objects as they are now. `runs` are the runs rebuilt from pods (without inferred
   /// edges), for sources that ask per run; others ignore them.
   virtual ObjectFetch fetch(const std::vector<WorkflowRun>& runs) = 0;
+
+  /// The cluster's scheduling facts that kube-state-metrics does not export (PriorityClass
+  /// values, pending pods' node affinity), read before the runs are built. Sources without
+  /// them deliver nothing (every family not known).
+  virtual SchedulingFetch fetchScheduling() { return {}; }
 
   /// A short description for logs and reports; never contains credentials.
   virtual std::string describe() const = 0;

@@ -71,6 +71,54 @@ TEST_CASE("critical-path advice preempts when only young batch pods without GPUs
   CHECK(recs[0].evidence["preemption_policy"] == "PreemptLowerPriority");
 }
 
+TEST_CASE("critical-path advice preempts only what the PriorityClass values put below it",
+          "[advice][critical-path-priority]") {
+  testing::RunFixture fx = testing::criticalPathScenario();  // b and d have waited 10,000 s
+  // A trainer of its own class, running 11,000 s (longer than the wait), beside a young batch
+  // pod without a class.
+  fx.pods.push_back(testing::makePod("ml", "trainer", "w1", 1, 1, 0, [](model::Pod& p) {
+    p.labels.set("dag-id", "training");
+    p.priority_class = "gpu-training";
+    p.started = -1'000;
+  }));
+  fx.pods.push_back(testing::makePod("etl", "young", "w1", 1, 1, 0, [](model::Pod& p) {
+    p.labels.set("dag-id", "other");
+    p.started = 9'900;
+  }));
+  const auto policyOf = [](const advice::Recommendation& rec) {
+    return YAML::Load(rec.patch_yaml.substr(0, rec.patch_yaml.find("---", 4)))["preemptionPolicy"]
+        .as<std::string>();
+  };
+  SECTION("values listed: the trainer's class is above 100000, only the young pod is exposed") {
+    fx.specs.priority_classes = std::vector<model::PriorityClass>{
+        {"gpu-training", 1'000'000, "PreemptLowerPriority", false}};
+    const auto recs = adviseOn(fx, analysis::CriticalPathPriority());
+    REQUIRE(recs.size() == 1);
+    CHECK(policyOf(recs[0]) == "PreemptLowerPriority");
+    CHECK(recs[0].evidence["preemption_policy"] == "PreemptLowerPriority");
+    CHECK(recs[0].evidence["preemptible"]["protected_pods"] == 1);
+    CHECK(recs[0].evidence["preemptible"]["pods"] == 1);
+    CHECK(recs[0].action.find("1 more at or above 100000 that it cannot preempt") !=
+          std::string::npos);
+    CHECK(recs[0].action.find("no class at 0: 1 pod(s)") != std::string::npos);
+  }
+  SECTION("values listed: the class is below 100000, so the trainer could be preempted") {
+    fx.specs.priority_classes =
+        std::vector<model::PriorityClass>{{"gpu-training", 1000, "PreemptLowerPriority", false}};
+    const auto recs = adviseOn(fx, analysis::CriticalPathPriority());
+    REQUIRE(recs.size() == 1);
+    CHECK(policyOf(recs[0]) == "Never");  // it has run longer than the critical tasks waited
+    CHECK(recs[0].action.find("gpu-training at 1000: 1 pod(s)") != std::string::npos);
+  }
+  SECTION("values not known: the trainer may be below, so nothing is preempted") {
+    const auto recs = adviseOn(fx, analysis::CriticalPathPriority());
+    REQUIRE(recs.size() == 1);
+    CHECK(policyOf(recs[0]) == "Never");
+    CHECK(recs[0].evidence["preemptible"]["values_known"] == false);
+    CHECK(recs[0].action.find("value was not checked") != std::string::npos);
+  }
+}
+
 TEST_CASE("over-request advice patches the ReplicaSet's Deployment with the right-sized requests",
           "[advice][over-request]") {
   testing::RunFixture fx = testing::overRequestScenario();

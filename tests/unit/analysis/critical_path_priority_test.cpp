@@ -1,5 +1,6 @@
 #include "analysis/detectors/critical_path_priority.h"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "scenarios.h"
@@ -340,5 +341,65 @@ TEST_CASE("nodes the critical tasks' known tolerations keep them off hold no can
     const analysis::PreemptionExposure e = exposureIn(detectCriticalPathPriority(fx));
     CHECK(e.nodes == 2);
     CHECK(e.pods == 2);
+  }
+}
+
+TEST_CASE("with the PriorityClass values listed, pods at or above the class are protected",
+          "[detector][critical-path-priority]") {
+  // dag-critical-path is at 100000: team-batch below it, team-online above, an unlisted class.
+  model::Pod low = batchTask("low", "w1", 60);
+  low.priority_class = "team-batch";
+  model::Pod high = batchTask("high", "g1", 10'001, 1);
+  high.priority_class = "team-online";
+  model::Pod equal = batchTask("equal", "w1", 10'001);
+  equal.priority_class = "team-equal";
+  model::Pod unlisted = batchTask("unlisted", "w1", 60);
+  unlisted.priority_class = "team-unlisted";
+  testing::RunFixture fx = withRunning({low, high, equal, unlisted});
+  fx.specs.priority_classes =
+      std::vector<model::PriorityClass>{{"team-batch", 1000, "PreemptLowerPriority", false},
+                                        {"team-online", 500000, "PreemptLowerPriority", false},
+                                        {"team-equal", 100000, "Never", false}};
+  const auto findings = detectCriticalPathPriority(fx);
+  const analysis::PreemptionExposure e = exposureIn(findings);
+  CHECK(e.values_known);
+  CHECK(e.protected_pods == 2);  // team-online above, team-equal not strictly lower
+  CHECK(e.pods == 2);
+  CHECK(e.known_lower_pods == 1);
+  CHECK(e.unknown_priority_pods == 1);
+  CHECK(e.gpu_pods == 0);           // the GPU pod is protected by its class
+  CHECK(e.long_running_pods == 0);  // so is the old one
+  CHECK(e.acceptable);
+  const auto batch = std::find_if(e.by_class.begin(), e.by_class.end(),
+                                  [](const auto& k) { return k.priority_class == "team-batch"; });
+  REQUIRE(batch != e.by_class.end());
+  REQUIRE(batch->value);
+  CHECK(*batch->value == 1000);
+  const auto json = findings[0].evidenceJson()["preemption"];
+  CHECK(json["values_known"] == true);
+  CHECK(json["protected_pods"] == 2);
+  const auto& listed = json["examples"];
+  const auto low_json =
+      std::find_if(listed.begin(), listed.end(), [](const auto& c) { return c["pod"] == "low"; });
+  REQUIRE(low_json != listed.end());
+  CHECK((*low_json)["priority"] == 1000);
+  SECTION("a pod's own spec.priority, where the API listed it, comes before its class's") {
+    fx.pods.push_back(batchTask("starting", "w1", 10'001));
+    fx.pods.back().phase = model::PodPhase::kPending;  // bound, not yet running
+    fx.pods.back().priority_class = "team-unlisted";
+    fx.specs.pending_pods =
+        std::vector<model::PendingPodSpec>{{"etl", "starting", 2'000'000, "team-unlisted", {}}};
+    const analysis::PreemptionExposure own = exposureIn(detectCriticalPathPriority(fx));
+    CHECK(own.protected_pods == 3);  // its 2,000,000 is above the class
+    CHECK(own.pods == 2);
+  }
+  SECTION("without the values, the same pods are candidates of unknown priority") {
+    fx.specs = {};
+    const analysis::PreemptionExposure unknown = exposureIn(detectCriticalPathPriority(fx));
+    CHECK_FALSE(unknown.values_known);
+    CHECK(unknown.protected_pods == 0);
+    CHECK(unknown.pods == 4);
+    CHECK(unknown.unknown_priority_pods == 4);
+    CHECK_FALSE(unknown.acceptable);  // a GPU pod and long-running ones may be below
   }
 }

@@ -161,3 +161,123 @@ TEST_CASE("node selectors are checked when known, and only then", "[eligibility]
     CHECK(mayLand(cluster, "bare"));
   }
 }
+
+namespace {
+
+model::NodeSelectorRequirement requirement(std::string key, std::string op,
+                                           std::vector<std::string> values = {}) {
+  return {std::move(key), std::move(op), std::move(values)};
+}
+
+model::Node labelled(const std::string& name,
+                     const std::vector<std::pair<std::string, std::string>>& labels) {
+  return makeNode(name, 16, 64, 0, [&](model::Node& n) {
+    for (const auto& [key, value] : labels) {
+      n.labels.set(key, value);
+    }
+  });
+}
+
+}  // namespace
+
+TEST_CASE("node affinity requirements follow Kubernetes' operators", "[eligibility][affinity]") {
+  using analysis::requirementMatches;
+  const std::optional<std::string> a = "a";
+  const std::optional<std::string> none;
+  SECTION("In and NotIn; NotIn holds without the label") {
+    CHECK(requirementMatches(requirement("k", "In", {"a", "b"}), a));
+    CHECK_FALSE(requirementMatches(requirement("k", "In", {"b"}), a));
+    CHECK_FALSE(requirementMatches(requirement("k", "In", {"a"}), none));
+    CHECK(requirementMatches(requirement("k", "NotIn", {"b"}), a));
+    CHECK_FALSE(requirementMatches(requirement("k", "NotIn", {"a"}), a));
+    CHECK(requirementMatches(requirement("k", "NotIn", {"a"}), none));
+  }
+  SECTION("Exists and DoesNotExist ignore the value") {
+    CHECK(requirementMatches(requirement("k", "Exists"), a));
+    CHECK_FALSE(requirementMatches(requirement("k", "Exists"), none));
+    CHECK(requirementMatches(requirement("k", "DoesNotExist"), none));
+    CHECK_FALSE(requirementMatches(requirement("k", "DoesNotExist"), a));
+  }
+  SECTION("Gt and Lt compare integers, strictly; anything else fails") {
+    CHECK(requirementMatches(requirement("k", "Gt", {"7"}), std::string("8")));
+    CHECK_FALSE(requirementMatches(requirement("k", "Gt", {"8"}), std::string("8")));
+    CHECK(requirementMatches(requirement("k", "Lt", {"10"}), std::string("-3")));
+    CHECK_FALSE(requirementMatches(requirement("k", "Lt", {"10"}), std::string("10")));
+    CHECK_FALSE(requirementMatches(requirement("k", "Gt", {"7"}), std::string("8x")));
+    CHECK_FALSE(requirementMatches(requirement("k", "Gt", {"7"}), none));
+    CHECK_FALSE(requirementMatches(requirement("k", "Gt", {"7", "9"}), std::string("8")));
+  }
+  SECTION("an operator the API does not define matches nothing") {
+    CHECK_FALSE(requirementMatches(requirement("k", "Equal", {"a"}), a));
+  }
+}
+
+TEST_CASE("required node affinity: terms ORed, requirements ANDed, unseen keys not checked",
+          "[eligibility][affinity]") {
+  const std::vector<model::Node> nodes = {
+      labelled("a1", {{"topology.kubernetes.io/zone", "a"}, {"gpu-count", "8"}}),
+      labelled("b1", {{"topology.kubernetes.io/zone", "b"}, {"gpu-count", "2"}}),
+      labelled("c1", {{"topology.kubernetes.io/zone", "c"}})};
+  model::Pod pod = makePod("ml", "p", "", 1, 1);
+  const auto zoneIn = [](std::vector<std::string> zones) {
+    return requirement("topology.kubernetes.io/zone", "In", std::move(zones));
+  };
+  SECTION("not known (no API source): every node") {
+    model::ClusterSnapshot cluster(5000, nodes, {pod});
+    CHECK(mayLand(cluster, "a1"));
+    CHECK(mayLand(cluster, "c1"));
+  }
+  SECTION("known to have none: every node") {
+    pod.required_node_affinity.emplace();
+    model::ClusterSnapshot cluster(5000, nodes, {pod});
+    CHECK(mayLand(cluster, "b1"));
+  }
+  SECTION("the expressions of one term must all hold") {
+    pod.required_node_affinity = {
+        {{zoneIn({"a", "b"}), requirement("gpu-count", "Gt", {"4"})}, {}}};
+    model::ClusterSnapshot cluster(5000, nodes, {pod});
+    CHECK(mayLand(cluster, "a1"));
+    CHECK_FALSE(mayLand(cluster, "b1"));  // zone b, but 2 GPUs
+    CHECK_FALSE(mayLand(cluster, "c1"));
+  }
+  SECTION("any term may hold") {
+    pod.required_node_affinity = {{{zoneIn({"c"})}, {}},
+                                  {{requirement("gpu-count", "Lt", {"4"})}, {}}};
+    model::ClusterSnapshot cluster(5000, nodes, {pod});
+    CHECK_FALSE(mayLand(cluster, "a1"));
+    CHECK(mayLand(cluster, "b1"));
+    CHECK(mayLand(cluster, "c1"));
+  }
+  SECTION("an empty term matches no node") {
+    pod.required_node_affinity = {model::NodeSelectorTerm{}};
+    model::ClusterSnapshot cluster(5000, nodes, {pod});
+    CHECK_FALSE(mayLand(cluster, "a1"));
+  }
+  SECTION("a key no node shows is not checked, and named") {
+    pod.required_node_affinity = {
+        {{requirement("cloud.google.com/gke-nodepool", "In", {"x"}), zoneIn({"b"})}, {}}};
+    model::ClusterSnapshot cluster(5000, nodes, {pod});
+    CHECK_FALSE(mayLand(cluster, "a1"));  // the zone is still checked
+    CHECK(mayLand(cluster, "b1"));
+    CHECK(analysis::unseenAffinityKeys(cluster) ==
+          std::vector<std::string>{"cloud_google_com_gke_nodepool"});
+  }
+  SECTION("matchFields metadata.name pins a DaemonSet pod to its node") {
+    pod.required_node_affinity = {{{}, {requirement("metadata.name", "In", {"b1"})}}};
+    model::ClusterSnapshot cluster(5000, nodes, {pod});
+    CHECK_FALSE(mayLand(cluster, "a1"));
+    CHECK(mayLand(cluster, "b1"));
+    CHECK_FALSE(mayLand(cluster, "c1"));
+    const NodeEligibility eligibility(cluster, "nvidia.com/gpu");
+    CHECK(eligibility.exclusion(cluster.pod(0), *cluster.findNode("a1")) ==
+          "required node affinity (metadata.name In [b1])");
+    CHECK(eligibility.exclusion(cluster.pod(0), *cluster.findNode("b1")).empty());
+  }
+  SECTION("NotIn on a name keeps the pod off that node only") {
+    pod.required_node_affinity = {{{}, {requirement("metadata.name", "NotIn", {"a1"})}}};
+    model::ClusterSnapshot cluster(5000, nodes, {pod});
+    CHECK_FALSE(mayLand(cluster, "a1"));
+    CHECK(mayLand(cluster, "b1"));
+    CHECK(mayLand(cluster, "c1"));
+  }
+}

@@ -313,7 +313,58 @@ TEST_CASE("the diagnosis says which constraints it could check", "[pending-diagn
     const auto json = counts.toJson()["constraints_checked"];
     CHECK(json["node_selectors"]["source"] == "kube_pod_nodeselectors");
     CHECK_FALSE(json["node_selectors"].contains("enable"));
-    CHECK(counts.checked.notChecked() == "Node affinity is not checked.");
+    CHECK(counts.checked.notChecked().find("Node affinity was not checked") == 0);
+    CHECK(json["node_affinity"]["source"] == "not checked");
+    CHECK(json["node_affinity"]["enable"] == analysis::kAffinitySource);
+  }
+  SECTION("the pending pods listed through the Kubernetes API: affinity checked") {
+    model::ClusterSnapshot cluster(5000, {makeNode("a", 16, 64)}, pods);
+    cluster.setSpecFamilies({true, true});
+    model::SchedulingSpecs specs;
+    specs.pending_pods = std::vector<model::PendingPodSpec>{{"ml", "p", 0, "", {}}};
+    cluster.joinSchedulingSpecs(std::move(specs));
+    const auto counts = analysis::diagnosePending(cluster).summary();
+    CHECK(counts.checked.affinity_listed);
+    CHECK(counts.checked.affinity_known == 1);
+    CHECK(counts.checked.affinity_pods == 0);
+    const auto json = counts.toJson()["constraints_checked"]["node_affinity"];
+    CHECK(json["source"] == "Kubernetes API (pending pods)");
+    CHECK_FALSE(json.contains("enable"));
+    CHECK(counts.checked.notChecked() ==
+          "Node affinity was checked for the 1 pending pod(s) the Kubernetes API listed (0 with a "
+          "required one).");
+  }
+}
+
+TEST_CASE("a required node affinity no node with room satisfies is a constraint, and named",
+          "[pending-diagnosis][affinity]") {
+  auto zoned = [](const std::string& name, const std::string& zone) {
+    return makeNode(name, 16, 64, 0,
+                    [&](model::Node& n) { n.labels.set("topology.kubernetes.io/zone", zone); });
+  };
+  const std::vector<model::Node> nodes = {zoned("a1", "a"), zoned("b1", "b")};
+  std::vector<model::Pod> pods = {makePod("x", "full", "a1", 16, 8),
+                                  makePod("ml", "pinned", "", 8, 8)};
+  model::ClusterSnapshot cluster(5000, nodes, pods);
+  model::SchedulingSpecs specs;
+  model::PendingPodSpec pinned{"ml", "pinned", 0, "", {}};
+  pinned.required_node_affinity = {{{{"topology.kubernetes.io/zone", "In", {"a"}}}, {}}};
+  specs.pending_pods = std::vector<model::PendingPodSpec>{pinned};
+  SECTION("without the API, the affinity is not known: the pod fits b1 now") {
+    CHECK(causeOf(analysis::diagnosePending(cluster), cluster, "pinned") == PendingCause::kQueue);
+  }
+  SECTION("with it, only the full a1 is allowed: kept off b1 by the affinity") {
+    cluster.joinSchedulingSpecs(specs);
+    const auto d = analysis::diagnosePending(cluster);
+    CHECK(causeOf(d, cluster, "pinned") == PendingCause::kConstraints);
+    REQUIRE(d.constrained.size() == 1);
+    CHECK(d.constrained[0].pod == "ml/pinned");
+    CHECK(d.constrained[0].node == "b1");
+    CHECK(d.constrained[0].excluded_by ==
+          "required node affinity (topology.kubernetes.io/zone In [a])");
+    const auto json = d.summary().toJson();
+    CHECK(json["constrained"][0]["excluded_by"] == d.constrained[0].excluded_by);
+    CHECK(json["constraints_checked"]["node_affinity"]["required"] == 1);
   }
 }
 

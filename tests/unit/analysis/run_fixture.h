@@ -40,6 +40,7 @@ struct RunFixture {
   std::unique_ptr<model::ClusterSnapshot> cluster;
   std::vector<graph::RunGraph> graphs;
   UnixSeconds at = 10'000;
+  model::SchedulingSpecs specs;  // what the Kubernetes API listed (nothing by default)
 
   /// Adds a run ns/dag/run of `tasks` with `edges` (task indices) and the seed labels.
   void addRun(const std::string& ns, const std::string& dag, const std::string& run,
@@ -69,6 +70,7 @@ struct RunFixture {
   /// Freezes the cluster at `at` and builds every run's graph.
   void build() {
     cluster = std::make_unique<model::ClusterSnapshot>(at, nodes, pods);
+    cluster->joinSchedulingSpecs(specs);
     graphs.clear();
     for (const model::WorkflowRun& r : runs) {
       graphs.push_back(graph::buildRunGraph(r, *cluster));

@@ -1,5 +1,7 @@
 #include "ingestion/kubernetes_objects.h"
 
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <map>
@@ -140,4 +142,151 @@ TEST_CASE("only the configured object kinds are listed", "[model][kubernetes]") 
   CHECK(fetch.objects.empty());
   CHECK(fetch.warnings.empty());
   CHECK(lists.asked == std::vector<std::string>{"/apis/tekton.dev/v1/pipelineruns"});
+}
+
+namespace {
+
+// A YAML node as the API server's JSON: plain scalars that read as integers or booleans are
+// numbers and booleans, quoted ones stay strings (yaml-cpp tags those "!").
+json jsonOf(const YAML::Node& node) {
+  if (node.IsMap()) {
+    json out = json::object();
+    for (const auto& entry : node) {
+      out[entry.first.as<std::string>()] = jsonOf(entry.second);
+    }
+    return out;
+  }
+  if (node.IsSequence()) {
+    json out = json::array();
+    for (const auto& item : node) {
+      out.push_back(jsonOf(item));
+    }
+    return out;
+  }
+  if (!node.IsScalar()) {
+    return nullptr;
+  }
+  const std::string text = node.Scalar();
+  if (node.Tag() != "!") {
+    if (text == "true" || text == "false") {
+      return text == "true";
+    }
+    if (!text.empty() && text.find_first_not_of("-0123456789") == std::string::npos) {
+      return std::stoll(text);
+    }
+    if (text == "null" || text == "~") {
+      return nullptr;
+    }
+  }
+  return text;
+}
+
+// The objects of a fixture file under tests/fixtures/objects/: every document, and the items
+// of a `kind: List`.
+std::vector<json> objectsOf(const std::string& file) {
+  std::vector<json> out;
+  for (const YAML::Node& doc : YAML::LoadAllFromFile(testing::fixturePath("objects/" + file))) {
+    json object = jsonOf(doc);
+    if (object.value("kind", "") == "List") {
+      for (json& item : object["items"]) {
+        out.push_back(std::move(item));
+      }
+    } else {
+      out.push_back(std::move(object));
+    }
+  }
+  return out;
+}
+
+const model::PendingPodSpec* podNamed(const std::vector<model::PendingPodSpec>& pods,
+                                      std::string_view name) {
+  auto it = std::find_if(pods.begin(), pods.end(), [&](const auto& p) { return p.name == name; });
+  return it == pods.end() ? nullptr : &*it;
+}
+
+}  // namespace
+
+TEST_CASE("PriorityClasses and pending pods are listed and parsed from real objects",
+          "[model][kubernetes][scheduling]") {
+  TableLists lists;
+  std::vector<json> classes = objectsOf("priorityclass-kwok-low-high.yaml");
+  const std::vector<json> all_fields = objectsOf("priorityclass-k8s-api-testdata-allfields.yaml");
+  classes.insert(classes.end(), all_fields.begin(), all_fields.end());
+  lists.add("/apis/scheduling.k8s.io/v1/priorityclasses", {listOf(classes)});
+  // Two pages: the kind cluster's PodList, then the all-fields Pod.
+  lists.add("/api/v1/pods?fieldSelector=status.phase%3DPending",
+            {listOf(objectsOf("podlist-nri-kubernetes-kind-1_35.yaml")),
+             listOf(objectsOf("pod-k8s-api-testdata-allfields.yaml"))});
+  ingestion::KubernetesObjects source(lists, config::KubernetesSource{});
+  const model::SchedulingFetch fetch = source.fetchScheduling();
+  CHECK(fetch.warnings.empty());
+
+  REQUIRE(fetch.specs.priority_classes);
+  const auto& pcs = *fetch.specs.priority_classes;
+  REQUIRE(pcs.size() == 3);
+  CHECK(pcs[0].name == "low-priority");
+  CHECK(pcs[0].value == 100);
+  CHECK(pcs[0].preemption_policy == "PreemptLowerPriority");  // unset: the API's default
+  CHECK_FALSE(pcs[0].global_default);
+  CHECK(pcs[1].value == 200);
+  CHECK(pcs[2].value == 2);
+  CHECK(pcs[2].preemption_policy == "preemptionPolicyValue");
+  CHECK(pcs[2].global_default);
+
+  REQUIRE(fetch.specs.pending_pods);
+  const auto& pods = *fetch.specs.pending_pods;
+  CHECK(pods.size() == 26);
+  // A DaemonSet pod: the scheduler-injected matchFields pin it to its node.
+  const model::PendingPodSpec* kindnet = podNamed(pods, "kindnet-zkpn8");
+  REQUIRE(kindnet != nullptr);
+  CHECK(kindnet->namespace_ == "kube-system");
+  REQUIRE(kindnet->priority);
+  CHECK(*kindnet->priority == 0);
+  REQUIRE(kindnet->required_node_affinity.size() == 1);
+  const auto& fields = kindnet->required_node_affinity[0].match_fields;
+  REQUIRE(fields.size() == 1);
+  CHECK(fields[0].key == "metadata.name");
+  CHECK(fields[0].operator_ == "In");
+  CHECK(fields[0].values == std::vector<std::string>{"datagen-1-35"});
+  CHECK(kindnet->required_node_affinity[0].match_expressions.empty());
+  const model::PendingPodSpec* coredns = podNamed(pods, "coredns-7d764666f9-qdcxt");
+  REQUIRE(coredns != nullptr);
+  CHECK(coredns->priority_class == "system-cluster-critical");
+  CHECK(*coredns->priority == 2000000000);
+  CHECK(coredns->required_node_affinity.empty());  // pod anti-affinity only: not node affinity
+  // Every field set: the required terms, not the preferred ones.
+  const auto all = std::find_if(pods.begin(), pods.end(), [](const auto& p) {
+    return p.priority_class == "priorityClassNameValue";
+  });
+  REQUIRE(all != pods.end());
+  CHECK(*all->priority == 25);
+  REQUIRE(all->required_node_affinity.size() == 1);
+  CHECK(all->required_node_affinity[0].match_expressions.size() == 1);
+  CHECK(all->required_node_affinity[0].match_expressions[0].key == "keyValue");
+  CHECK(all->required_node_affinity[0].match_fields.size() == 1);
+}
+
+TEST_CASE("scheduling LISTs that fail leave their family not known, with a warning",
+          "[model][kubernetes][scheduling]") {
+  TableLists lists;
+  config::KubernetesSource settings;
+  settings.namespaces = {"ci", "ml"};
+  lists.refuse("/apis/scheduling.k8s.io/v1/priorityclasses", 403);
+  lists.refuse("/api/v1/namespaces/ci/pods?fieldSelector=status.phase%3DPending", 403);
+  SECTION("one namespace read: its pods are known") {
+    lists.add("/api/v1/namespaces/ml/pods?fieldSelector=status.phase%3DPending", {listOf({})});
+    ingestion::KubernetesObjects source(lists, settings);
+    const model::SchedulingFetch fetch = source.fetchScheduling();
+    CHECK_FALSE(fetch.specs.priority_classes);
+    REQUIRE(fetch.specs.pending_pods);
+    CHECK(fetch.specs.pending_pods->empty());
+    CHECK(testing::anyContains(fetch.warnings, "priorityclasses is forbidden (403)"));
+    CHECK(testing::anyContains(fetch.warnings, "/namespaces/ci/pods"));
+  }
+  SECTION("none read: not known") {
+    ingestion::KubernetesObjects source(lists, settings);
+    const model::SchedulingFetch fetch = source.fetchScheduling();
+    CHECK_FALSE(fetch.specs.pending_pods);
+    CHECK(testing::anyContains(fetch.warnings, "connection refused"));
+  }
 }

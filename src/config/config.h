@@ -77,6 +77,18 @@ struct HttpAuth {
   bool operator==(const HttpAuth&) const = default;
 };
 
+/// Cycles that read what changed (ingestion/incremental_reader.h): a full read first and at
+/// least every `resync`, and in between only what can have changed since the previous read.
+struct IncrementalReads {
+  Seconds resync{3600};  // 0 = every read is a full one
+  // How far before the previous read the next window starts: the 5-minute lookback delta
+  // (tolerations of pending pods are read with it) and a scrape interval or late sample.
+  Seconds margin{360};
+  Seconds usage_refresh{900};  // pod_usage (the costliest query) read at most this often
+
+  bool operator==(const IncrementalReads&) const = default;
+};
+
 struct PrometheusSource : HttpAuth {
   std::string url;                             // "" = not configured; http(s)://host:port[/prefix]
   Seconds timeout{30};                         // per query
@@ -95,6 +107,7 @@ struct PrometheusSource : HttpAuth {
   int max_series_per_query = 500000;
   // Labels that only tell HA replicas (or shards) of one series apart; merged, never summed.
   std::vector<std::string> replica_labels = {"prometheus_replica", "replica"};
+  IncrementalReads incremental;
   MetricNames metrics;
 
   bool operator==(const PrometheusSource&) const = default;

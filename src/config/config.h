@@ -80,7 +80,9 @@ struct HttpAuth {
 /// Cycles that read what changed (ingestion/incremental_reader.h): a full read first and at
 /// least every `resync`, and in between only what can have changed since the previous read.
 struct IncrementalReads {
-  Seconds resync{3600};  // 0 = every read is a full one
+  // 0 (the default, until the daemon's query gauges and one-shot runs account for window
+  // reads) = every read is a full one; e.g. 1h turns incremental reads on.
+  Seconds resync{0};
   // How far before the previous read the next window starts: the 5-minute lookback delta
   // (tolerations of pending pods are read with it) and a scrape interval or late sample.
   Seconds margin{360};

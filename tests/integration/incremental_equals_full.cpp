@@ -2,10 +2,17 @@
 // same moment. One reader reads every given time in turn (a full read, then window reads); a
 // fresh reader reads each time whole; their ClusterSnapshots, written out field by field, must be
 // equal. Prints one line per time (what each read cost and how the pods changed) and, with
-// --costs, one line per query.
-// Usage: incremental_equals_full [--costs] URL LOOKBACK_S MARGIN_S USAGE_REFRESH_S T1 T2 …
+// --costs, one line per query. For benchmarks (scripts/bench-incremental.sh), --prometheus-pid PID
+// adds what each read cost that Prometheus process (CPU seconds, RSS) and --no-compare leaves
+// the fresh reader out, so that the CPU is the incremental reader's alone.
+// Usage: incremental_equals_full [--costs] [--no-compare] [--prometheus-pid PID]
+//          URL LOOKBACK_S MARGIN_S USAGE_REFRESH_S T1 T2 …
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <set>
 #include <sstream>
@@ -173,6 +180,42 @@ Totals totals(const ingestion::FetchStats& stats, bool print, const char* who) {
   return t;
 }
 
+// What a process has cost so far: CPU seconds (user + system) and RSS now and at its peak (kB).
+struct ProcessCost {
+  double cpu_seconds = 0;
+  long rss_kb = 0;
+  long peak_rss_kb = 0;
+};
+
+ProcessCost processCost(long pid) {
+  ProcessCost cost;
+  if (pid <= 0) {
+    return cost;
+  }
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  // Fields after the command's closing parenthesis: state is field 3, utime 14, stime 15.
+  std::istringstream fields(line.substr(line.rfind(')') + 2));
+  std::vector<std::string> f;
+  for (std::string word; fields >> word;) {
+    f.push_back(word);
+  }
+  if (f.size() > 12) {
+    cost.cpu_seconds =
+        (std::stod(f[11]) + std::stod(f[12])) / static_cast<double>(sysconf(_SC_CLK_TCK));
+  }
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string row; std::getline(status, row);) {
+    if (row.rfind("VmRSS:", 0) == 0) {
+      cost.rss_kb = std::stol(row.substr(6));
+    } else if (row.rfind("VmHWM:", 0) == 0) {
+      cost.peak_rss_kb = std::stol(row.substr(6));
+    }
+  }
+  return cost;
+}
+
 std::unique_ptr<sources::MetricsSource> openSource(const std::string& url) {
   sources::PrometheusOptions options;
   options.url = url;
@@ -210,13 +253,23 @@ bool same(const std::vector<std::string>& incremental, const std::vector<std::st
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  const bool print_costs = !args.empty() && args[0] == "--costs";
-  if (print_costs) {
+  bool print_costs = false;
+  bool compare = true;
+  long prometheus_pid = 0;
+  while (!args.empty() && args[0].rfind("--", 0) == 0) {
+    if (args[0] == "--costs") {
+      print_costs = true;
+    } else if (args[0] == "--no-compare") {
+      compare = false;
+    } else if (args[0] == "--prometheus-pid" && args.size() > 1) {
+      prometheus_pid = std::stol(args[1]);
+      args.erase(args.begin());
+    }
     args.erase(args.begin());
   }
   if (args.size() < 5) {
-    std::cerr << "usage: incremental_equals_full [--costs] URL LOOKBACK_S MARGIN_S "
-                 "USAGE_REFRESH_S T1 T2 …\n";
+    std::cerr << "usage: incremental_equals_full [--costs] [--no-compare] [--prometheus-pid PID] "
+                 "URL LOOKBACK_S MARGIN_S USAGE_REFRESH_S T1 T2 …\n";
     return 2;
   }
   config::PrometheusSource settings;
@@ -237,23 +290,45 @@ int main(int argc, char** argv) {
     const UnixSeconds at = std::stod(args[i]);
     ingestion::FetchStats incremental_stats;
     ingestion::FetchStats full_stats;
+    const ProcessCost before = processCost(prometheus_pid);
+    const auto started = std::chrono::steady_clock::now();
     auto a = incremental.read(at, incremental_stats);
-    ingestion::PromqlClusterReader fresh(*source, full_settings);
-    auto b = fresh.read(at, full_stats);
-    if (!a.ok() || !b.ok()) {
-      std::cout << "t=" << args[i]
-                << " read failed: " << (a.ok() ? b.error().describe() : a.error().describe())
-                << "\n";
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const ProcessCost after = processCost(prometheus_pid);
+    if (prometheus_pid > 0) {
+      std::printf(
+          "prometheus t=%s read=%s cpu_s=%.3f rss_growth_kb=%ld peak_rss_kb=%ld wall_s=%.3f\n",
+          args[i].c_str(), incremental_stats.window_read ? "window" : "full",
+          after.cpu_seconds - before.cpu_seconds, after.rss_kb - before.rss_kb, after.peak_rss_kb,
+          wall);
+    }
+    if (!a.ok()) {
+      std::cout << "t=" << args[i] << " read failed: " << a.error().describe() << "\n";
       return 1;
     }
     const bool window = incremental_stats.window_read;
     window_reads += window ? 1 : 0;
+    const Totals ti = totals(incremental_stats, print_costs, window ? "window" : "full  ");
+    if (!compare) {
+      std::printf(
+          "t=%s read=%s pods=%zu | incremental: queries=%zu bytes=%zu series=%zu "
+          "eval_s=%.3f samples=%.0f\n",
+          args[i].c_str(), window ? "window" : "full", a->pods().size(),
+          incremental_stats.costs.size(), ti.bytes, ti.series, ti.eval_seconds, ti.samples);
+      continue;
+    }
+    ingestion::PromqlClusterReader fresh(*source, full_settings);
+    auto b = fresh.read(at, full_stats);
+    if (!b.ok()) {
+      std::cout << "t=" << args[i] << " full read failed: " << b.error().describe() << "\n";
+      return 1;
+    }
     // Usage is kept between its refreshes: compared when this read refreshed it.
     const bool with_usage = readUsage(incremental_stats);
     const bool equal = same(lines(*a, with_usage), lines(*b, with_usage));
     failures += equal ? 0 : 1;
     const std::set<std::string> keys = podKeys(*b);
-    const Totals ti = totals(incremental_stats, print_costs, window ? "window" : "full  ");
     const Totals tf = totals(full_stats, print_costs, "full  ");
     std::printf(
         "t=%s read=%s usage=%s pods=%zu new=%zu gone=%zu | incremental: queries=%zu bytes=%zu "

@@ -198,7 +198,10 @@ Result<SourceSetup> openSource(const config::Config& config) {
     }
     SourceSetup setup{std::move(snapshot).value(), nullptr, at, std::move(kubernetes),
                       std::move(airflow).value()};
-    setup.reader = promqlReader(*setup.source, config);
+    // A recording holds the catalog's full answers only: no window to read.
+    config::PrometheusSource replay = config.sources.prometheus;
+    replay.incremental.resync = config::Seconds(0);
+    setup.reader = std::make_unique<ingestion::PromqlClusterReader>(*setup.source, replay);
     return setup;
   }
   const config::PrometheusSource& prom = config.sources.prometheus;

@@ -77,6 +77,20 @@ struct HttpAuth {
   bool operator==(const HttpAuth&) const = default;
 };
 
+/// Cycles that read what changed (ingestion/incremental_reader.h): a full read first and at
+/// least every `resync`, and in between only what can have changed since the previous read.
+struct IncrementalReads {
+  // 0 (the default, until the daemon's query gauges and one-shot runs account for window
+  // reads) = every read is a full one; e.g. 1h turns incremental reads on.
+  Seconds resync{0};
+  // How far before the previous read the next window starts: the 5-minute lookback delta
+  // (tolerations of pending pods are read with it) and a scrape interval or late sample.
+  Seconds margin{360};
+  Seconds usage_refresh{900};  // pod_usage (the costliest query) read at most this often
+
+  bool operator==(const IncrementalReads&) const = default;
+};
+
 struct PrometheusSource : HttpAuth {
   std::string url;                             // "" = not configured; http(s)://host:port[/prefix]
   Seconds timeout{30};                         // per query
@@ -95,6 +109,7 @@ struct PrometheusSource : HttpAuth {
   int max_series_per_query = 500000;
   // Labels that only tell HA replicas (or shards) of one series apart; merged, never summed.
   std::vector<std::string> replica_labels = {"prometheus_replica", "replica"};
+  IncrementalReads incremental;
   MetricNames metrics;
 
   bool operator==(const PrometheusSource&) const = default;

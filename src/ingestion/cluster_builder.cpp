@@ -183,6 +183,28 @@ void addUsageSample(model::ObservedUsage& usage, const SampleView& sample) {
   }
 }
 
+// A series of a pod that has not changed is re-written only every few minutes (and those of a
+// deleted pod end at different times): what the window did not answer, the last read did, and
+// it is the newest value the lookback holds.
+void keepUnanswered(model::Pod& pod, const model::Pod& kept) {
+  // A pod has one info series before binding and one after; the bound one wins.
+  if (pod.node_name.empty()) {
+    pod.node_name = kept.node_name;
+  }
+  if (pod.phase == model::PodPhase::kUnknown) {
+    pod.phase = kept.phase;
+  }
+  for (auto time : {&model::Pod::created, &model::Pod::scheduled, &model::Pod::started,
+                    &model::Pod::finished}) {
+    if (!(pod.*time)) {
+      pod.*time = kept.*time;
+    }
+  }
+  if (pod.containers.empty()) {
+    pod.containers = kept.containers;
+  }
+}
+
 }  // namespace
 
 void ClusterBuilder::add(QueryId id, const SampleView& sample) {
@@ -196,7 +218,7 @@ void ClusterBuilder::add(QueryId id, const SampleView& sample) {
     addSignalSample(scheduler_, sample);
   } else if (id == QueryId::kPodUsage) {
     if (!sample.label("pod").empty()) {
-      addUsageSample(usageFor(sample), sample);
+      addUsageSample(usageFor(sample.label("namespace"), sample.label("pod")), sample);
     }
   } else if (!sample.label("pod").empty()) {
     addPodSample(id, sample);
@@ -219,9 +241,11 @@ ClusterBuilder::NodeRecord& ClusterBuilder::nodeFor(const SampleView& sample) {
 }
 
 ClusterBuilder::PodRecord& ClusterBuilder::podFor(const SampleView& sample) {
-  const std::string_view namespace_ = sample.label("namespace");
-  const std::string_view name = sample.label("pod");
-  const std::string_view uid = sample.label("uid");
+  return podFor(sample.label("namespace"), sample.label("pod"), sample.label("uid"));
+}
+
+ClusterBuilder::PodRecord& ClusterBuilder::podFor(std::string_view namespace_,
+                                                  std::string_view name, std::string_view uid) {
   const auto [index, fresh] =
       pod_index_.findOrInsert(model::fingerprint(namespace_, name, uid),
                               static_cast<model::RecordIndex::Record>(pods_.size()));
@@ -234,20 +258,56 @@ ClusterBuilder::PodRecord& ClusterBuilder::podFor(const SampleView& sample) {
   return pods_[index];
 }
 
-model::ObservedUsage& ClusterBuilder::usageFor(const SampleView& sample) {
-  const std::string_view namespace_ = sample.label("namespace");
-  const std::string_view name = sample.label("pod");
+model::ObservedUsage& ClusterBuilder::usageFor(std::string_view namespace_, std::string_view name) {
   const auto [index, fresh] = usage_index_.findOrInsert(
       model::fingerprint(namespace_, name), static_cast<model::RecordIndex::Record>(usage_.size()));
   if (fresh) {
-    usage_.emplace_back();
+    usage_.push_back({std::string(namespace_), std::string(name), {}});
   }
-  return usage_[index];
+  return usage_[index].usage;
 }
 
 const model::ObservedUsage* ClusterBuilder::findUsage(const model::Pod& pod) const {
   const auto index = usage_index_.find(model::fingerprint(pod.namespace_, pod.name));
-  return index ? &usage_[*index] : nullptr;
+  return index ? &usage_[*index].usage : nullptr;
+}
+
+std::vector<const model::Pod*> ClusterBuilder::podsWithInfo() const {
+  std::vector<const model::Pod*> out;
+  for (std::size_t i = 0; i < pods_.size(); ++i) {
+    if (pods_[i].has_info) {
+      out.push_back(&pods_[i].pod);
+    }
+  }
+  return out;
+}
+
+void ClusterBuilder::keepPod(const model::Pod& kept) {
+  PodRecord& record = podFor(kept.namespace_, kept.name, kept.uid);
+  model::Pod& pod = record.pod;
+  if (record.has_info) {
+    pod.requests = kept.requests;
+    pod.labels = kept.labels;
+    pod.annotations = kept.annotations;
+    pod.owner_kind = kept.owner_kind;
+    pod.owner_name = kept.owner_name;
+    keepUnanswered(pod, kept);
+    return;
+  }
+  std::optional<std::vector<model::Toleration>> tolerations = std::move(pod.tolerations);
+  std::optional<model::LabelSet> node_selector = std::move(pod.node_selector);
+  pod = kept;
+  pod.node = model::kNoNode;
+  pod.usage.reset();
+  pod.tolerations = std::move(tolerations);
+  pod.node_selector = std::move(node_selector);
+  record.has_info = true;
+}
+
+void ClusterBuilder::keepUsage(const std::vector<UsageRecord>& usage) {
+  for (const UsageRecord& record : usage) {
+    usageFor(record.namespace_, record.pod) = record.usage;
+  }
 }
 
 void ClusterBuilder::addNodeSample(QueryId id, const SampleView& sample) {

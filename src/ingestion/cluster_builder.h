@@ -17,10 +17,31 @@ namespace dagadvisor::ingestion {
 /// nothing after this stage sees a Prometheus label.
 class ClusterBuilder {
  public:
+  /// Observed usage of one pod (cAdvisor knows no uid: by namespace and name).
+  struct UsageRecord {
+    std::string namespace_;
+    std::string pod;
+    model::ObservedUsage usage;
+  };
+
   explicit ClusterBuilder(UnixSeconds at) : at_(at) {}
 
   /// Takes one sample of query `id`; samples without the labels the query must have are skipped.
   void add(QueryId id, const sources::SampleView& sample);
+
+  /// The pods kube_pod_info answered for so far.
+  std::vector<const model::Pod*> podsWithInfo() const;
+
+  /// Adds a pod an earlier read built whole (an incremental read, incremental_state.h). When this
+  /// read's answers have its info, they hold only what can change; the facts that never change
+  /// after a pod appears (requests, labels, annotations, owner) come from `kept`. Otherwise the
+  /// pod is `kept` as it was, but for what is read only for pods pending unbound now
+  /// (tolerations, node selector: this read's answers) and usage (this read's, or keepUsage's).
+  void keepPod(const model::Pod& kept);
+
+  /// The usage answered so far; keepUsage puts an earlier read's back when usage is not read.
+  const std::vector<UsageRecord>& usage() const { return usage_; }
+  void keepUsage(const std::vector<UsageRecord>& usage);
 
   /// The snapshot of every node with allocatable data and every pod with pod info.
   model::ClusterSnapshot build() &&;
@@ -38,7 +59,8 @@ class ClusterBuilder {
 
   NodeRecord& nodeFor(const sources::SampleView& sample);
   PodRecord& podFor(const sources::SampleView& sample);
-  model::ObservedUsage& usageFor(const sources::SampleView& sample);
+  PodRecord& podFor(std::string_view namespace_, std::string_view name, std::string_view uid);
+  model::ObservedUsage& usageFor(std::string_view namespace_, std::string_view name);
   const model::ObservedUsage* findUsage(const model::Pod& pod) const;
   void addNodeSample(QueryId id, const sources::SampleView& sample);
   void addPodSample(QueryId id, const sources::SampleView& sample);
@@ -48,7 +70,7 @@ class ClusterBuilder {
   model::RecordIndex node_index_;  // by name
   model::RecordStore<PodRecord> pods_;
   model::RecordIndex pod_index_;  // by namespace, name and uid
-  std::vector<model::ObservedUsage> usage_;
+  std::vector<UsageRecord> usage_;
   model::RecordIndex usage_index_;  // by namespace and name: cAdvisor knows no uid
   model::SchedulerStats scheduler_;
   model::ClusterSnapshot::SpecFamilies spec_families_;

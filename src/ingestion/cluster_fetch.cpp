@@ -1,7 +1,6 @@
 #include "ingestion/cluster_fetch.h"
 
 #include <algorithm>
-#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -50,19 +49,18 @@ void logCost(const QueryCost& cost, const std::string& decode_ms) {
                std::to_string(static_cast<long long>(cost.backend->queryable_samples))}});
 }
 
-// Decodes one body into the builder; the error names the query.
-Result<void> decodeInto(const sources::Query& query, QueryId id,
-                        const Result<sources::QueryBody>& body, ClusterBuilder& builder,
+// Decodes one body into its sink; the error names the query.
+Result<void> decodeInto(const PlannedQuery& planned, const Result<sources::QueryBody>& body,
                         FetchStats& stats, std::size_t max_series) {
   ++stats.queries;
   if (!body.ok()) {
     return body.error();
   }
+  const sources::Query& query = planned.query;
   stats.bytes += body->json.size();
   const auto started = std::chrono::steady_clock::now();
   const sources::DecodeLimits limits{max_series, "sources.prometheus.max_series_per_query"};
-  auto decoded = sources::decodeInstantVector(
-      *body, [&](const sources::SampleView& sample) { builder.add(id, sample); }, limits);
+  auto decoded = sources::decodeInstantVector(*body, planned.sink, limits);
   const std::size_t series = decoded.ok() ? decoded->samples : 0;
   const QueryCost& cost = stats.costs.emplace_back(
       QueryCost{query.name, body->json.size(), series, sources::parseQueryStats(body->json)});
@@ -85,13 +83,13 @@ void stopOtherQueries(sources::MetricsSource& source, const std::string& failed_
 }
 
 // Runs the queries on up to `workers` threads and hands each body to `consume` on the calling
-// thread, in catalog order, as soon as it and those before it arrived: the builder stays
+// thread, in plan order, as soon as it and those before it arrived: the builder stays
 // single-threaded and at most a few bodies wait in memory.
 class ParallelFetch {
  public:
-  ParallelFetch(sources::MetricsSource& source, const QueryCatalog& catalog, UnixSeconds at,
-                std::size_t workers)
-      : source_(source), catalog_(catalog), at_(at) {
+  ParallelFetch(sources::MetricsSource& source, const std::vector<PlannedQuery>& plan,
+                UnixSeconds at, std::size_t workers)
+      : source_(source), plan_(plan), at_(at), results_(plan.size()) {
     for (std::size_t w = 0; w < workers; ++w) {
       threads_.emplace_back([this] { work(); });
     }
@@ -123,12 +121,12 @@ class ParallelFetch {
 
  private:
   void work() {
-    for (std::size_t i = next_++; i < kQueryCount && !stop_; i = next_++) {
-      const auto id = static_cast<QueryId>(i);
-      auto body = source_.instantQuery(catalog_.get(id), at_);
-      if (!body.ok() && !QueryCatalog::isOptional(id)) {
+    for (std::size_t i = next_++; i < plan_.size() && !stop_; i = next_++) {
+      const PlannedQuery& planned = plan_[i];
+      auto body = source_.instantQuery(planned.query, at_);
+      if (!body.ok() && !planned.optional) {
         // Here, not when the caller takes it: the other worker must not send its next one.
-        stopOtherQueries(source_, catalog_.get(id).name);
+        stopOtherQueries(source_, planned.query.name);
         std::lock_guard lock(mutex_);
         if (!first_failure_) {
           first_failure_ = body.error();
@@ -141,38 +139,35 @@ class ParallelFetch {
   }
 
   sources::MetricsSource& source_;
-  const QueryCatalog& catalog_;
+  const std::vector<PlannedQuery>& plan_;
   UnixSeconds at_;
   std::atomic<std::size_t> next_{0};
   std::atomic<bool> stop_{false};
   std::mutex mutex_;
   std::condition_variable arrived_;
-  std::array<std::optional<Result<sources::QueryBody>>, kQueryCount> results_;
+  std::vector<std::optional<Result<sources::QueryBody>>> results_;
   std::optional<Error> first_failure_;
   std::vector<std::thread> threads_;
 };
 
 }  // namespace
 
-Result<model::ClusterSnapshot> fetchClusterSnapshot(sources::MetricsSource& source,
-                                                    const QueryCatalog& catalog, UnixSeconds at,
-                                                    FetchStats& stats, std::size_t concurrency,
-                                                    std::size_t max_series) {
-  ClusterBuilder builder(at);
+Result<void> runQueries(sources::MetricsSource& source, const std::vector<PlannedQuery>& plan,
+                        UnixSeconds at, FetchStats& stats, std::size_t concurrency,
+                        std::size_t max_series) {
   std::optional<ParallelFetch> parallel;
   if (source.concurrent() && concurrency > 1) {
-    parallel.emplace(source, catalog, at, std::min(concurrency, kQueryCount));
+    parallel.emplace(source, plan, at, std::min(concurrency, plan.size()));
   }
-  for (std::size_t i = 0; i < kQueryCount; ++i) {
-    const auto id = static_cast<QueryId>(i);
-    const sources::Query& query = catalog.get(id);
-    const auto body = parallel ? parallel->take(i) : source.instantQuery(query, at);
-    Result<void> status = decodeInto(query, id, body, builder, stats, max_series);
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    const PlannedQuery& planned = plan[i];
+    const auto body = parallel ? parallel->take(i) : source.instantQuery(planned.query, at);
+    Result<void> status = decodeInto(planned, body, stats, max_series);
     if (status.ok()) {
       continue;
     }
-    if (!QueryCatalog::isOptional(id)) {
-      stopOtherQueries(source, query.name);  // so ~ParallelFetch joins at once
+    if (!planned.optional) {
+      stopOtherQueries(source, planned.query.name);  // so ~ParallelFetch joins at once
       if (const auto first = parallel ? parallel->firstFailure() : std::nullopt) {
         return *first;
       }
@@ -181,6 +176,18 @@ Result<model::ClusterSnapshot> fetchClusterSnapshot(sources::MetricsSource& sour
     stats.warnings.push_back("optional data missing or cut short, analysis goes on without it: " +
                              status.error().describe());
   }
+  return {};
+}
+
+PlannedQuery catalogQuery(const QueryCatalog& catalog, QueryId id, ClusterBuilder& builder) {
+  return {catalog.get(id), QueryCatalog::isOptional(id),
+          [&builder, id](const sources::SampleView& sample) {
+            builder.add(id, sample);
+          }};
+}
+
+Result<model::ClusterSnapshot> finishSnapshot(ClusterBuilder&& builder,
+                                              const QueryCatalog& catalog) {
   model::ClusterSnapshot snapshot = std::move(builder).build();
   if (snapshot.nodes().empty()) {
     // Every answer was empty or a scalar: publishing this as a fresh, empty analysis would
@@ -191,6 +198,22 @@ Result<model::ClusterSnapshot> fetchClusterSnapshot(sources::MetricsSource& sour
         catalog.get(QueryId::kNodeAllocatable).name);
   }
   return snapshot;
+}
+
+Result<model::ClusterSnapshot> fetchClusterSnapshot(sources::MetricsSource& source,
+                                                    const QueryCatalog& catalog, UnixSeconds at,
+                                                    FetchStats& stats, std::size_t concurrency,
+                                                    std::size_t max_series) {
+  ClusterBuilder builder(at);
+  std::vector<PlannedQuery> plan;
+  plan.reserve(kQueryCount);
+  for (std::size_t i = 0; i < kQueryCount; ++i) {
+    plan.push_back(catalogQuery(catalog, static_cast<QueryId>(i), builder));
+  }
+  if (Result<void> run = runQueries(source, plan, at, stats, concurrency, max_series); !run.ok()) {
+    return run.error();
+  }
+  return finishSnapshot(std::move(builder), catalog);
 }
 
 }  // namespace dagadvisor::ingestion

@@ -29,7 +29,34 @@ struct FetchStats {
   std::size_t bytes = 0;
   std::vector<std::string> warnings;  // "query pod_info: <backend warning>"
   std::vector<QueryCost> costs;       // per query decoded, in catalog order
+  bool window_read = false;           // an incremental read of what changed (IncrementalReader)
 };
+
+/// One query of a read: what to ask, whether its failure only adds a warning, and where its
+/// samples go.
+struct PlannedQuery {
+  sources::Query query;
+  bool optional = false;
+  sources::SampleVisitor sink;
+};
+
+/// Runs `plan` at `at` against `source` — up to `concurrency` at once when the source allows it —
+/// and hands each body's samples to its sink on the calling thread, in plan order. A failing
+/// required query fails the run and stops the others; a failing optional one only adds a
+/// warning. A query answering more than `max_series` series fails as soon as its decoder
+/// reaches the one past the cap, naming the query and sources.prometheus.max_series_per_query.
+Result<void> runQueries(sources::MetricsSource& source, const std::vector<PlannedQuery>& plan,
+                        UnixSeconds at, FetchStats& stats, std::size_t concurrency = 1,
+                        std::size_t max_series = std::numeric_limits<std::size_t>::max());
+
+class ClusterBuilder;
+
+/// The catalog's query `id`, its samples going into `builder`.
+PlannedQuery catalogQuery(const QueryCatalog& catalog, QueryId id, ClusterBuilder& builder);
+
+/// The built snapshot, or an Error when no node answered (see fetchClusterSnapshot).
+Result<model::ClusterSnapshot> finishSnapshot(ClusterBuilder&& builder,
+                                              const QueryCatalog& catalog);
 
 /// Runs every catalog query at `at` against `source` — up to `concurrency` at once when the source
 /// allows it — decodes each body in place and builds the snapshot. A failing kube-state-metrics

@@ -7,9 +7,16 @@ PromqlClusterReader::PromqlClusterReader(sources::MetricsSource& source,
     : source_(&source),
       catalog_(settings),
       concurrency_(static_cast<std::size_t>(settings.max_concurrent_queries)),
-      max_series_(static_cast<std::size_t>(settings.max_series_per_query)) {}
+      max_series_(static_cast<std::size_t>(settings.max_series_per_query)) {
+  if (settings.incremental.resync.count() > 0) {
+    incremental_.emplace(settings);
+  }
+}
 
 Result<model::ClusterSnapshot> PromqlClusterReader::read(UnixSeconds at, FetchStats& stats) {
+  if (incremental_) {
+    return incremental_->read(*source_, at, stats);
+  }
   return fetchClusterSnapshot(*source_, catalog_, at, stats, concurrency_, max_series_);
 }
 

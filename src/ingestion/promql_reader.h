@@ -1,10 +1,12 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 
 #include "config/config.h"
 #include "ingestion/cluster_reader.h"
+#include "ingestion/incremental_reader.h"
 #include "ingestion/query_catalog.h"
 
 namespace dagadvisor::ingestion {
@@ -12,7 +14,9 @@ namespace dagadvisor::ingestion {
 /// Reads the cluster by asking the query catalog's PromQL of any MetricsSource: a live
 /// Prometheus-compatible server, a recorded snapshot, or either through a SnapshotWriter.
 /// Queries run in parallel up to sources.prometheus.max_concurrent_queries when the source
-/// allows it (fetchClusterSnapshot).
+/// allows it (fetchClusterSnapshot). With sources.prometheus.incremental.resync above 0, reads
+/// after the first ask only what changed (IncrementalReader); recording turns that off, so that
+/// a recorded snapshot holds the catalog's full answers.
 class PromqlClusterReader final : public ClusterReader {
  public:
   /// Reads through `source` (not owned; must outlive the reader) with the catalog and limits
@@ -22,10 +26,14 @@ class PromqlClusterReader final : public ClusterReader {
   Result<model::ClusterSnapshot> read(UnixSeconds at, FetchStats& stats) override;
   std::string describe() const override { return source_->describe(); }
   sources::MetricsSource& recordedAnswers() override { return *source_; }
-  void recordInto(sources::SnapshotWriter& writer) override { source_ = &writer; }
+  void recordInto(sources::SnapshotWriter& writer) override {
+    source_ = &writer;
+    incremental_.reset();
+  }
 
  private:
   sources::MetricsSource* source_;
+  std::optional<IncrementalReader> incremental_;
   QueryCatalog catalog_;
   std::size_t concurrency_;
   std::size_t max_series_;

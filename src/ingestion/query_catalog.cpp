@@ -71,13 +71,25 @@ std::string joined(const std::vector<std::string>& words) {
 class Builder {
  public:
   explicit Builder(const config::PrometheusSource& s)
-      : s_(s), lookback_(range(s.lookback)), rate_(range(s.rate_window)) {
+      : s_(s),
+        lookback_(range(s.lookback)),
+        facts_lookback_(range(s.lookback + config::Seconds(kLookbackDeltaSeconds))),
+        rate_(range(s.rate_window)) {
     const std::string replicas = joined(s.replica_labels);
     dedup_ = replicas.empty() ? "max without (__name__)" : "max without (" + replicas + ")";
   }
 
+  // A pod is in the lookback when one of its kube_pod_info series is.
+  std::string recentInfo(std::string_view metric) const {
+    return "last_over_time(" + select(metric, "", s_.selector) + lookback_ + ")";
+  }
+
+  // A pod's other facts are read over the lookback plus Prometheus' lookback delta: a series that
+  // does not change may be re-written only every few minutes, so those of a deleted pod end up
+  // to that delta apart, and a pod whose info is still in the lookback would otherwise show
+  // without its completion, its final phase or its labels for its last minutes there.
   std::string recent(std::string_view metric, std::string_view matchers = {}) const {
-    return "last_over_time(" + select(metric, matchers, s_.selector) + lookback_ + ")";
+    return "last_over_time(" + select(metric, matchers, s_.selector) + facts_lookback_ + ")";
   }
 
   // Backfilled TSDBs have no staleness markers, so a deleted pod's series answers instant
@@ -92,6 +104,15 @@ class Builder {
     const std::string slack = std::to_string(kLookbackDeltaSeconds * 3 / 2);
     return "timestamp(" + series + ") + " + slack + " / count_over_time(" + series + "[" + delta +
            "s]) >= scalar(max(timestamp(" + series + ")))";
+  }
+
+  std::string newestSample(config::Seconds window) const {
+    const std::string stamps = "timestamp(" + select(s_.metrics.pod_info, "", s_.selector) + ")";
+    const std::string step = std::to_string(kLookbackDeltaSeconds) + "s";
+    return maxBy(kPodKey,
+                 either({stamps, "last_over_time(" + stamps + "[" +
+                                     formatDuration(std::chrono::duration_cast<Duration>(window)) +
+                                     ":" + step + "])"}));
   }
 
   std::string pod(std::string_view extra) const {
@@ -243,6 +264,7 @@ class Builder {
 
   const config::PrometheusSource& s_;
   std::string lookback_;
+  std::string facts_lookback_;
   std::string rate_;
   std::string dedup_;
 };
@@ -263,7 +285,8 @@ QueryCatalog::QueryCatalog(const config::PrometheusSource& s) {
   set(QueryId::kNodeTaints, "node_taints",
       maxBy("node, key, value, effect", select(m.node_taint, "", sel)));
   set(QueryId::kPodInfo, "pod_info",
-      maxBy(b.pod("node, created_by_kind, created_by_name, priority_class"), b.recent(m.pod_info)));
+      maxBy(b.pod("node, created_by_kind, created_by_name, priority_class"),
+            b.recentInfo(m.pod_info)));
   set(QueryId::kPodLive, "pod_live", maxBy(kPodKey, b.live(m.pod_info)));
   set(QueryId::kPodPhase, "pod_phase", maxBy(b.pod("phase"), b.recent(m.pod_phase)) + " == 1");
   set(QueryId::kPodRequests, "pod_requests", b.podRequests());
@@ -278,6 +301,11 @@ QueryCatalog::QueryCatalog(const config::PrometheusSource& s) {
   // Optional: snapshots recorded before it lack it, and only the advice's patches and the
   // constraint checks need it.
   set(QueryId::kPodSpec, "pod_spec", b.podSpec());
+}
+
+sources::Query podNewestSampleQuery(const config::PrometheusSource& settings,
+                                    config::Seconds range) {
+  return {"pod_seen", Builder(settings).newestSample(range)};
 }
 
 }  // namespace dagadvisor::ingestion

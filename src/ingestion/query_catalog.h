@@ -56,4 +56,13 @@ class QueryCatalog {
   std::array<sources::Query, kQueryCount> queries_;
 };
 
+/// Not in the catalog: what an incremental read (incremental_reader.h) adds to know when a kept
+/// pod leaves the lookback. The time of each pod's newest kube_pod_info sample within `range`:
+/// `timestamp()` of the instant selection (the newest within Prometheus' 5-minute lookback delta),
+/// or else the last point of a subquery stepping by that delta over `range` (the last step that
+/// still sees a series sees its newest sample). Exact where no staleness marker follows the
+/// newest sample (backfills); up to 5 minutes early where one does (deleted pods of real scrapes).
+sources::Query podNewestSampleQuery(const config::PrometheusSource& settings,
+                                    config::Seconds range);
+
 }  // namespace dagadvisor::ingestion

@@ -279,3 +279,57 @@ TEST_CASE("pod_spec carries the pending pods' tolerations and node selectors", "
     CHECK_FALSE(snap.pod(0).node_selector);
   }
 }
+
+TEST_CASE("a kept pod merges with a window that answered only what changes", "[ingestion]") {
+  model::Pod kept;
+  kept.namespace_ = "ml";
+  kept.name = "train-0";
+  kept.uid = "u1";
+  kept.node_name = "gpu-1";
+  kept.phase = model::PodPhase::kRunning;
+  kept.requests.cpu_millis = 250;
+  kept.labels.set("dag_id", "train");
+  kept.owner_kind = "Workflow";
+  kept.owner_name = "wf-1";
+  kept.created = 900;
+  kept.started = 950;
+  kept.usage = model::ObservedUsage{1, 2, 3, std::nullopt};
+  kept.tolerations.emplace();
+  model::Pod gone = kept;
+  gone.name = "train-1";
+  gone.uid = "u2";
+  gone.phase = model::PodPhase::kSucceeded;
+  gone.finished = 990;
+
+  ClusterBuilder b(2000);
+  feed(b, QueryId::kNodeAllocatable, {{"node", "gpu-1"}, {"resource", "cpu"}}, 8);
+  const std::vector<LabelView> pod = {{"namespace", "ml"}, {"pod", "train-0"}, {"uid", "u1"}};
+  auto with = [&](std::vector<LabelView> extra) {
+    extra.insert(extra.begin(), pod.begin(), pod.end());
+    return extra;
+  };
+  // The window: info (created_by only, as kube_pod_info has it), the phase it finished in and
+  // its completion; no requests, labels or owner, which are read once per pod.
+  feed(b, QueryId::kPodInfo, with({{"node", "gpu-1"}, {"created_by_kind", "Job"}}), 1);
+  feed(b, QueryId::kPodPhase, with({{"phase", "Succeeded"}}), 1);
+  feed(b, QueryId::kPodTimes, with({{"event", "finished"}}), 1990);
+  b.keepPod(kept);
+  b.keepPod(gone);
+  const model::ClusterSnapshot snap = std::move(b).build();
+  REQUIRE(snap.pods().size() == 2);
+  const model::Pod& merged = snap.pod(0);
+  CHECK(merged.name == "train-0");
+  CHECK(merged.phase == model::PodPhase::kSucceeded);  // the window's
+  CHECK(merged.finished == 1990);
+  CHECK(merged.started == 950);  // not answered in the window: the kept one
+  CHECK(merged.requests.cpu_millis == 250);
+  CHECK(merged.labels.get("dag_id") == "train");
+  CHECK(merged.owner_kind == "Workflow");  // kube_pod_owner's, not the window's created_by
+  CHECK_FALSE(merged.usage);               // no usage answered or kept for it this time
+  const model::Pod& kept_whole = snap.pod(1);
+  CHECK(kept_whole.name == "train-1");
+  CHECK(kept_whole.phase == model::PodPhase::kSucceeded);
+  CHECK(kept_whole.finished == 990);
+  CHECK(kept_whole.node == 0);          // bound to this snapshot's node ids
+  CHECK_FALSE(kept_whole.tolerations);  // read only for pods pending unbound now
+}

@@ -32,10 +32,8 @@ if [ "${1:-}" != "--quick" ]; then
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
   # Tests labelled slow (the 150,000-pod generation, the detector sweep over every scenario, the
   # native-histogram wait) already ran above; under ASan they only cost time.
-  # Built with clang: a second compiler's warnings, and it compiles this code at -O0 in about
-  # two thirds of gcc's CPU time.
   run_suite build-asan "-LE slow" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O0 -g1" \
-    -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DDAGADVISOR_SANITIZE=ON
+    -DDAGADVISOR_SANITIZE=ON
   # A smoke of every parser of outside input: DAGADVISOR_FUZZ_SECONDS (3) of libFuzzer each on
   # its seed corpus. scripts/fuzz.sh runs them for longer; scripts/tsan.sh is the TSan pass.
   echo "== build build-fuzz (libFuzzer targets, clang)"

@@ -1,6 +1,8 @@
 #include "ingestion/incremental_reader.h"
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -23,12 +25,7 @@ constexpr QueryId kOncePerPod[] = {QueryId::kPodRequests, QueryId::kPodLabels,
                                    QueryId::kPodAnnotations, QueryId::kPodOwner};
 
 bool readOncePerPod(QueryId id) {
-  for (QueryId once : kOncePerPod) {
-    if (id == once) {
-      return true;
-    }
-  }
-  return false;
+  return std::find(std::begin(kOncePerPod), std::end(kOncePerPod), id) != std::end(kOncePerPod);
 }
 
 // `uid=~"a|b|…"`, the regex's special characters escaped for PromQL's double-quoted string.
@@ -144,13 +141,13 @@ Result<model::ClusterSnapshot> IncrementalReader::windowRead(sources::MetricsSou
       fresh.push_back(pod);
     }
   }
-  for (const model::Pod* pod : fresh) {
-    if (pod->uid.empty() || fresh.size() > kMaxNewPods) {
-      kLog.info("full read instead of a window",
-                {{"new_pods", std::to_string(fresh.size())},
-                 {"reason", pod->uid.empty() ? "a new pod without uid" : "too many new pods"}});
-      return fullRead(source, at, stats);
-    }
+  const bool without_uid = std::any_of(fresh.begin(), fresh.end(),
+                                       [](const model::Pod* pod) { return pod->uid.empty(); });
+  if (without_uid || fresh.size() > kMaxNewPods) {
+    kLog.info("full read instead of a window",
+              {{"new_pods", std::to_string(fresh.size())},
+               {"reason", without_uid ? "a new pod without uid" : "too many new pods"}});
+    return fullRead(source, at, stats);
   }
   // The uid lists are built before the samples below add pods to the builder.
   std::vector<config::PrometheusSource> per_pod_settings;

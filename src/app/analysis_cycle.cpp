@@ -209,8 +209,7 @@ Result<std::shared_ptr<const report::AnalysisReport>> runAnalysisCycle(
   timer.lap("advice");
   report->predictions = prediction::predictRecommendations(
       *cluster, graphs, report->recommendations,
-      predict.value_or(
-          prediction::RecommendationPredictionOptions::fromConfig(config.analysis.prediction)));
+      predict.value_or(prediction::RecommendationPredictionOptions::fromConfig(config)));
   timer.lap("predictions");
   report->findings = std::move(detection.findings);
   report->detectors = std::move(detection.runs);

@@ -54,8 +54,7 @@ int runWhatIfApply(const CliOptions& cli, const config::Config& config, std::ost
   const bool all = cli.apply == "all";
   // Asked for on the command line: every named recommendation is replayed, whatever the
   // per-cycle bound of serve says (the window's size bound and the replay count still hold).
-  auto options =
-      prediction::RecommendationPredictionOptions::fromConfig(config.analysis.prediction);
+  auto options = prediction::RecommendationPredictionOptions::fromConfig(config);
   options.enabled = true;
   options.replay.runs_listed = std::numeric_limits<std::size_t>::max();
   options.together_limit = std::numeric_limits<std::size_t>::max();

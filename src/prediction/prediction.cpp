@@ -7,6 +7,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "analysis/transfer_measurement.h"
 #include "common/cancellation.h"
 #include "prediction/perturbation.h"
 #include "replay/input_builder.h"
@@ -170,12 +171,35 @@ Prediction figures(const replay::ReplayInput& input, const Sides& sides,
   return p;
 }
 
+// Each task's measured slowdown across zones (analysis' crossing measurement, the figure
+// split-dependencies reports). Unmeasured tasks keep their observed run time wherever they land:
+// the configured transfer model (analysis.transfer) is a guess, and a guess of a few seconds per
+// edge would decide predictions it cannot support (the simulator charges minutes per GB).
+replay::InputOptions inputOptions(const model::ClusterSnapshot& cluster,
+                                  const std::vector<graph::RunGraph>& graphs,
+                                  const PredictionOptions& options) {
+  replay::InputOptions out;
+  out.zone_label = options.zone_label;
+  const auto zones = analysis::ZoneIndex::of(cluster, options.zone_label);
+  const analysis::CrossingMeasurements crossings =
+      analysis::measureCrossings(graphs, cluster, zones);
+  for (const graph::RunGraph& g : graphs) {
+    for (model::TaskIndex t = 0; t < g.run->tasks.size(); ++t) {
+      const auto it = crossings.find(analysis::taskKey(*g.run, t));
+      if (it != crossings.end() && it->second.costSeconds() > 0) {
+        out.cross_zone_seconds.emplace(g.run->tasks[t].pod, it->second.costSeconds());
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<PredictionContext> PredictionContext::build(const model::ClusterSnapshot& cluster,
                                                    const std::vector<graph::RunGraph>& graphs,
                                                    const PredictionOptions& options) {
-  auto input = replay::buildReplayInput(cluster, graphs);
+  auto input = replay::buildReplayInput(cluster, graphs, inputOptions(cluster, graphs, options));
   if (!input.ok()) {
     return input.error();
   }

@@ -69,6 +69,9 @@ struct PredictionOptions {
   std::uint32_t replays = 5;     // perturbations; the first is the observed run times
   double run_time_spread = 0.1;  // each replayed run time × U[1 − spread, 1 + spread]
   std::size_t runs_listed = 10;
+  /// The node label naming the zone (cluster_labels.zone): where the DAG's runs measured what
+  /// a crossing costs a task, the replay charges it by where it puts the task and its parents.
+  std::string zone_label = "topology.kubernetes.io/zone";
 };
 
 /// The window prepared once per cycle: the replay input with its perturbations, the profile

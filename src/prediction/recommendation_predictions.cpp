@@ -20,13 +20,15 @@ bool joins(const std::string& id, std::size_t joined, const RecommendationPredic
 }  // namespace
 
 RecommendationPredictionOptions RecommendationPredictionOptions::fromConfig(
-    const config::Prediction& config) {
+    const config::Config& config) {
+  const config::Prediction& prediction = config.analysis.prediction;
   RecommendationPredictionOptions o;
-  o.enabled = config.enabled;
-  o.replay.replays = static_cast<std::uint32_t>(config.replays);
-  o.max_recommendations = static_cast<std::size_t>(config.max_recommendations);
+  o.enabled = prediction.enabled;
+  o.replay.replays = static_cast<std::uint32_t>(prediction.replays);
+  o.replay.zone_label = config.cluster_labels.zone;
+  o.max_recommendations = static_cast<std::size_t>(prediction.max_recommendations);
   o.together_limit = o.max_recommendations;
-  o.max_pods = static_cast<std::size_t>(config.max_pods);
+  o.max_pods = static_cast<std::size_t>(prediction.max_pods);
   return o;
 }
 

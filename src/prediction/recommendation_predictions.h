@@ -29,8 +29,8 @@ struct RecommendationPredictionOptions {
   bool enabled = true;
   std::size_t max_recommendations = 10;  // replayed one by one, in rank order
   std::size_t max_pods = 20000;          // a larger window is not replayed
-  /// From the configuration's `analysis.prediction`.
-  static RecommendationPredictionOptions fromConfig(const config::Prediction& config);
+  /// From the configuration's `analysis.prediction` and `cluster_labels.zone`.
+  static RecommendationPredictionOptions fromConfig(const config::Config& config);
   /// Which recommendations `together` applies: these ids (`whatif --apply`), or, when none are
   /// named, the first `together_limit` replayable ones in rank order.
   std::vector<std::string> together_selection;

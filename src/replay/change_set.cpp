@@ -75,8 +75,18 @@ std::size_t apply(ReplayInput& in, const AddRequiredNodeAffinity& c) {
   });
 }
 
+// matchLabelKeys is resolved as the API server does when the pod is created: each key the pod
+// carries becomes `key In (the pod's value)` of the term's selector; a key it lacks is ignored.
 std::size_t apply(ReplayInput& in, const AddPreferredPodAffinity& c) {
-  return editPods(in, c.pods, [&](ReplayPod& p) { p.preferred_pod_affinity.push_back(c.term); });
+  return editPods(in, c.pods, [&](ReplayPod& p) {
+    PreferredPodAffinityTerm term = c.term;
+    for (const std::string& key : c.match_label_keys) {
+      if (auto value = p.labels.get(key)) {
+        term.selector.requirements.push_back({key, SelectorOp::kIn, {std::string(*value)}});
+      }
+    }
+    p.preferred_pod_affinity.push_back(std::move(term));
+  });
 }
 
 std::size_t apply(ReplayInput& in, const SetPriority& c) {

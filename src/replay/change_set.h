@@ -69,10 +69,12 @@ struct AddRequiredNodeAffinity {
   LabelSelector term;
 };
 
-/// A preferred pod (anti-)affinity term appended to the pods' own.
+/// A preferred pod (anti-)affinity term appended to the pods' own; with `match_label_keys`
+/// (Kubernetes 1.29+), each pod's term also selects its own values of those keys.
 struct AddPreferredPodAffinity {
   PodMatch pods;
   PreferredPodAffinityTerm term;
+  std::vector<std::string> match_label_keys{};
 };
 
 /// A PriorityClass with its value and preemption policy for the pods.

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "graph/run_estimates.h"
+#include "replay/transfer.h"
 
 namespace dagadvisor::replay {
 namespace {
@@ -41,7 +42,9 @@ double median(std::vector<double> values) {
 }
 
 ReplayNode nodeOf(const model::Node& n, const InputOptions& options) {
-  return {n.name, n.allocatable, options.max_pods_per_node, n.labels, n.taints, n.unschedulable};
+  const std::string zone(n.labels.get(options.zone_label).value_or(""));
+  return {n.name,          n.allocatable, options.max_pods_per_node, n.labels, n.taints,
+          n.unschedulable, zone};
 }
 
 // A pod seen on a tainted node must have tolerated its NoSchedule/NoExecute taints (taints
@@ -317,7 +320,28 @@ class Builder {
     }
     if (!pod.parents.empty()) {
       pod.handoff = measuredHandoff(g, t).value_or(median_handoff_);
+      if (auto cost = options_.cross_zone_seconds.find(g.run->tasks[t].pod);
+          cost != options_.cross_zone_seconds.end()) {
+        pod.cross_zone_seconds = cost->second;
+        pod.observed_transfer_seconds = observedTransfer(pod);
+      }
     }
+  }
+
+  // What the crossing cost where the pod and its parents were observed; nullopt when a node is
+  // unknown (a pod never placed, a node gone) or transferSeconds() cannot compare zones.
+  std::optional<double> observedTransfer(const ReplayPod& pod) const {
+    if (!pod.observed_node) {
+      return std::nullopt;
+    }
+    std::vector<ReplayNodeId> parent_nodes;
+    for (ReplayPodId parent : pod.parents) {
+      if (!in_.pods[parent].observed_node) {
+        return std::nullopt;
+      }
+      parent_nodes.push_back(*in_.pods[parent].observed_node);
+    }
+    return transferSeconds(pod, *pod.observed_node, parent_nodes, in_.nodes);
   }
 
   const model::ClusterSnapshot& cluster_;

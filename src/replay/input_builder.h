@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "common/result.h"
@@ -21,6 +22,11 @@ struct InputOptions {
   /// ExtendedResourceToleration admission plugin (enabled on most GPU clusters) makes them.
   bool extended_resource_toleration = true;
   std::int64_t max_pods_per_node = 110;
+  /// The node label naming the zone (cluster_labels.zone).
+  std::string zone_label = "topology.kubernetes.io/zone";
+  /// By task pod: its measured slowdown across zones (ReplayPod::cross_zone_seconds). Tasks not
+  /// listed keep their observed run time wherever they land.
+  std::unordered_map<model::PodId, double> cross_zone_seconds;
 };
 
 /// The replay input of the window ending at cluster.at(): every node; every task pod of `runs`

@@ -8,7 +8,9 @@
 #include "replay/filter.h"
 #include "replay/node_groups.h"
 #include "replay/node_state.h"
+#include "replay/pod_affinity_score.h"
 #include "replay/preemption.h"
+#include "replay/transfer.h"
 
 namespace dagadvisor::replay {
 namespace {
@@ -211,13 +213,18 @@ class Engine {
       return;
     }
     const ReplayPod& pod = in_.pods[id];
-    if (profile_.prefer_observed_node && pod.observed_node &&
-        filterNode(pod, in_.nodes[*pod.observed_node], states_[*pod.observed_node]) ==
-            FilterResult::kFits) {
+    const bool observed_fits = profile_.prefer_observed_node && pod.observed_node &&
+                               filterNode(pod, in_.nodes[*pod.observed_node],
+                                          states_[*pod.observed_node]) == FilterResult::kFits;
+    if (observed_fits && pod.preferred_pod_affinity.empty()) {
       bind(id, *pod.observed_node, now);
       return;
     }
     const bool resolvable_rejection = findFeasible(id);
+    if (observed_fits && !termsRankAbove(pod, *pod.observed_node)) {
+      bind(id, *pod.observed_node, now);
+      return;
+    }
     if (!feasible_.empty()) {
       bind(id, pickNode(pod), now);
       return;
@@ -312,6 +319,15 @@ class Engine {
     return resolvable_rejection;
   }
 
+  // Whether the pod's preferred pod affinity terms score some feasible node above `observed`:
+  // the observed choice stands for what the model cannot see, the terms for what a change adds.
+  bool termsRankAbove(const ReplayPod& pod, ReplayNodeId observed) const {
+    std::vector<ReplayNodeId> candidates(feasible_);
+    candidates.push_back(observed);
+    const auto scores = interPodAffinityScores(pod, candidates, in_.nodes, states_, in_.pods);
+    return *std::max_element(scores.begin(), scores.end()) > scores.back();
+  }
+
   ReplayNodeId pickNode(const ReplayPod& pod) const {
     const auto scores =
         scoreNodes(pod, feasible_, {in_.nodes, states_, in_.pods, pod_affinity_}, profile_.weights);
@@ -380,8 +396,26 @@ class Engine {
     o.bound = now;
     o.started = now + p.start_delay;
     const UnixSeconds end = p.basis == RunTimeBasis::kUnknown ? std::max(in_.window_end, o.started)
-                                                              : o.started + p.run_seconds;
+                                                              : o.started + runSecondsOn(p, node);
     push(end, EventKind::kFinish, id, generation_[id]);
+  }
+
+  // The run time less what the observed placement cost to fetch the parents' outputs, plus
+  // what `node` costs, the parents where the replay put them.
+  double runSecondsOn(const ReplayPod& p, ReplayNodeId node) const {
+    if (!p.observed_transfer_seconds) {
+      return p.run_seconds;
+    }
+    std::vector<ReplayNodeId> parent_nodes;
+    for (ReplayPodId parent : p.parents) {
+      if (!out_.pods[parent].node) {
+        return p.run_seconds;
+      }
+      parent_nodes.push_back(*out_.pods[parent].node);
+    }
+    const auto here = transferSeconds(p, node, parent_nodes, in_.nodes);
+    return here ? std::max(0.0, p.run_seconds - *p.observed_transfer_seconds + *here)
+                : p.run_seconds;
   }
 
   void summarizeRuns() {

@@ -49,6 +49,7 @@ struct ReplayNode {
   model::LabelSet labels;
   std::vector<model::Taint> taints;
   bool unschedulable = false;  // cordoned: no new pod, bound ones stay
+  std::string zone;            // the zone label's value; empty when the node has none
 };
 
 /// A pod of the window with everything the scheduler filters and scores on and the times the
@@ -71,6 +72,8 @@ struct ReplayPod {
   bool tolerations_inferred = false;
   std::vector<std::pair<std::string, std::string>> node_selector;  // nodeSelector: key = value
   RequiredNodeAffinity node_affinity;
+  /// Terms a change added (the model carries none of the observed ones). Such a pod goes back to
+  /// its observed node only where its terms score no feasible node above it.
   std::vector<PreferredPodAffinityTerm> preferred_pod_affinity;
 
   /// Roots and standalone pods: the observed creation. Tasks with parents arrive `handoff`
@@ -85,6 +88,13 @@ struct ReplayPod {
   std::optional<double> observed_queue_seconds;
   double run_seconds = 0;  // container started → finished
   RunTimeBasis basis = RunTimeBasis::kObserved;
+  /// What fetching from a parent in another zone adds to the run: the task's slowdown across
+  /// zones as measured over its DAG's runs (replay/transfer.h); 0 where none was shown.
+  double cross_zone_seconds = 0;
+  /// What that charged the observed placement, part of `run_seconds`: the replay charges its
+  /// own placement instead. nullopt when a node or zone is unknown: the run time stays as
+  /// observed wherever the pods land.
+  std::optional<double> observed_transfer_seconds;
 
   ReplayRunId run = kNoRun;
   std::vector<ReplayPodId> parents;  // DAG parents within the run

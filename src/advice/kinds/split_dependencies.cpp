@@ -123,6 +123,21 @@ std::string runKeyOf(const analysis::RunScope& scope, const config::Config& conf
   return run_labels.empty() ? config.workflow_labels.run_label : run_labels.front().first;
 }
 
+/// The replay's edit: the static sibling affinity (second patch), each pod's term selecting its
+/// own run through matchLabelKeys. The zone per run (first patch) needs a value the user
+/// chooses per run, so it is not replayed, as the simulator does not apply it either.
+void addReplayChanges(Recommendation& rec, const std::optional<PodSelection>& pods,
+                      const PodAffinitySpec& siblings) {
+  if (!pods) {
+    return;
+  }
+  const replay::PreferredPodAffinityTerm term{siblings.weight, false,
+                                              replay::LabelSelector::equals(siblings.match_labels),
+                                              siblings.topology_key};
+  rec.changes.changes.push_back(
+      replay::AddPreferredPodAffinity{replayMatchOf(*pods), term, siblings.match_label_keys});
+}
+
 Recommendation adviseDag(const std::string& dag, const FindingList& findings,
                          const config::Config& config, const model::ClusterSnapshot& cluster) {
   const auto& latest = findings.back()->evidenceAs<SplitDependenciesEvidence>();
@@ -165,6 +180,7 @@ Recommendation adviseDag(const std::string& dag, const FindingList& findings,
       "concurrent tasks of one run only (matchLabelKeys takes " + run_key +
           " from each pod): static, for every task of " + dag,
       [&](const PodSpecSite& site) { return podAffinityPatches(site.path, siblings); }, pods));
+  addReplayChanges(rec, pods, siblings);
   rec.title = dag + ": " + std::to_string(totals.split_edges) +
               " dependency edge(s) split across nodes (" + std::to_string(totals.cross_zone_edges) +
               " across zones) in " + std::to_string(findings.size()) + " run(s); transfer " +

@@ -186,6 +186,18 @@ TEST_CASE("split-dependencies advice speaks each engine's templating",
               .as<std::string>() == "etl");
     CHECK_THAT(recs[0].action, Catch::Contains("templates[].affinity"));
     CHECK_THAT(recs[0].action, !Catch::Contains("dag-id"));
+    // The replay applies the same sibling term (the zone per run needs a value it cannot know).
+    REQUIRE(recs[0].changes.changes.size() == 1);
+    const auto& change = std::get<replay::AddPreferredPodAffinity>(recs[0].changes.changes[0]);
+    CHECK(change.match_label_keys == std::vector<std::string>{"workflows.argoproj.io/workflow"});
+    CHECK(change.term.weight == 50);
+    CHECK_FALSE(change.term.anti);
+    CHECK(change.term.topology_key == config.cluster_labels.zone);
+    CHECK(change.pods.namespace_ == "science");
+    model::LabelSet dag_pod;
+    dag_pod.set("workflows.argoproj.io/workflow-template", "etl");
+    CHECK(change.term.selector.matches(dag_pod));
+    CHECK(change.pods.labels.matches(dag_pod));
   }
   SECTION("Tekton: the affinity assistant's coscheduling") {
     const analysis::Finding tekton =

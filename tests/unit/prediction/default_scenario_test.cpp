@@ -89,8 +89,8 @@ TEST_CASE("the default scenario's hoarding and priority advice shorten their pod
 }
 
 TEST_CASE("the predictions a cycle pays for are bounded by analysis.prediction") {
-  config::Prediction bounded;
-  bounded.max_recommendations = 1;
+  config::Config bounded;
+  bounded.analysis.prediction.max_recommendations = 1;
   const Predicted one =
       predictDefaultScenario(prediction::RecommendationPredictionOptions::fromConfig(bounded));
   CHECK(one.predictions.by_id.size() == 1);
@@ -101,16 +101,16 @@ TEST_CASE("the predictions a cycle pays for are bounded by analysis.prediction")
   REQUIRE(first != one.recommendations.end());
   CHECK(one.predictions.by_id.count(first->id) == 1);
 
-  config::Prediction small;
-  small.max_pods = 100;
+  config::Config small;
+  small.analysis.prediction.max_pods = 100;
   const Predicted none =
       predictDefaultScenario(prediction::RecommendationPredictionOptions::fromConfig(small));
   CHECK(none.predictions.by_id.empty());
   CHECK(none.predictions.unavailable.find("more than analysis.prediction.max_pods (100)") !=
         std::string::npos);
 
-  config::Prediction off;
-  off.enabled = false;
+  config::Config off;
+  off.analysis.prediction.enabled = false;
   CHECK_FALSE(predictDefaultScenario(prediction::RecommendationPredictionOptions::fromConfig(off))
                   .predictions.unavailable.empty());
 }

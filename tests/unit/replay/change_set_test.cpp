@@ -246,3 +246,29 @@ TEST_CASE("AddPreferredPodAffinity: an anti-affinity on the pods' own label spre
   const auto after = replayed(in);
   CHECK(after.pods[0].node != after.pods[1].node);
 }
+
+TEST_CASE("AddPreferredPodAffinity: matchLabelKeys selects each pod's own value of the key") {
+  replay::ReplayInput in = gpuAndCpu();
+  in.pods[0].labels.set("run", "r1");
+  in.pods[1].labels.set("run", "r2");
+  auto third = in.pods[1];
+  third.name = "untagged";
+  third.labels = {};
+  third.labels.set("app", "train");
+  in.pods.push_back(third);
+  replay::PreferredPodAffinityTerm term{50, false, {}, "topology.kubernetes.io/zone"};
+  replay::PodMatch any{"", {}, "", ""};
+  auto report = replay::applyChanges(in, {{replay::AddPreferredPodAffinity{any, term, {"run"}}}});
+  REQUIRE(report.ok());
+  CHECK(report->matched == std::vector<std::size_t>{3});
+  for (const auto& [pod, value] : {std::pair{0, "r1"}, std::pair{1, "r2"}}) {
+    const auto& terms = in.pods[static_cast<std::size_t>(pod)].preferred_pod_affinity;
+    REQUIRE(terms.size() == 1);
+    REQUIRE(terms[0].selector.requirements.size() == 1);
+    CHECK(terms[0].selector.requirements[0].key == "run");
+    CHECK(terms[0].selector.requirements[0].values == std::vector<std::string>{value});
+  }
+  // A pod without the key keeps the term as written (the API server ignores a missing key).
+  REQUIRE(in.pods[2].preferred_pod_affinity.size() == 1);
+  CHECK(in.pods[2].preferred_pod_affinity[0].selector.requirements.empty());
+}

@@ -46,7 +46,8 @@ model::Pod taskPod(const std::string& name, const std::string& node, double crea
   });
 }
 
-Window window(const std::function<void(std::vector<model::Pod>&)>& tweak = {}) {
+Window window(const std::function<void(std::vector<model::Pod>&)>& tweak = {},
+              const std::function<void(std::vector<model::Node>&)>& tweak_nodes = {}) {
   std::vector<model::Node> nodes = {
       makeNode("gpu-1", 32, 128, 4,
                [](model::Node& n) {
@@ -64,6 +65,9 @@ Window window(const std::function<void(std::vector<model::Pod>&)>& tweak = {}) {
   pods[1].created = 10;  // long before the window
   if (tweak) {
     tweak(pods);
+  }
+  if (tweak_nodes) {
+    tweak_nodes(nodes);
   }
   Window w;
   w.cluster = std::make_unique<model::ClusterSnapshot>(2000, std::move(nodes), std::move(pods));
@@ -148,6 +152,32 @@ TEST_CASE("observed delays: start delay, hand-off after the last parent, run tim
   CHECK(b.handoff == Approx(3));
   REQUIRE(b.parents.size() == 1);
   CHECK(in.pods[b.parents[0]].name == "r1-a");
+}
+
+TEST_CASE("zones: each node's; a measured task's crossing, and what the observed one cost it") {
+  const auto in_zones = [](std::vector<model::Node>& nodes) {
+    nodes[0].labels.set("topology.kubernetes.io/zone", "zone-a");
+    nodes[1].labels.set("topology.kubernetes.io/zone", "zone-b");
+  };
+  const auto child_on_gpu = [](std::vector<model::Pod>& pods) {
+    pods[3].node_name = "gpu-1";
+  };
+  replay::InputOptions options;
+  options.cross_zone_seconds = {{3, 40.0}, {5, 40.0}};  // r1-b and r2-b, by snapshot pod id
+  Window w = window(child_on_gpu, in_zones);
+  const auto in = w.build(options);
+  CHECK(in.nodes[0].zone == "zone-a");
+  CHECK(in.nodes[1].zone == "zone-b");
+  CHECK(w.pod(in, "r1-b").cross_zone_seconds == 40);
+  CHECK(w.pod(in, "r1-b").observed_transfer_seconds == 40);  // its parent in the other zone
+  CHECK_FALSE(w.pod(in, "r2-b").observed_transfer_seconds.has_value());  // not placed
+  CHECK(w.pod(in, "r1-a").cross_zone_seconds == 0);                      // not measured
+
+  Window same_node = window({}, in_zones);
+  CHECK(same_node.pod(same_node.build(options), "r1-b").observed_transfer_seconds == 0);
+  Window unlabelled = window(child_on_gpu);
+  CHECK_FALSE(
+      unlabelled.pod(unlabelled.build(options), "r1-b").observed_transfer_seconds.has_value());
 }
 
 TEST_CASE("unfinished tasks are estimated from finished instances, or marked unknown") {

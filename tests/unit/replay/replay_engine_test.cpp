@@ -253,3 +253,80 @@ TEST_CASE("preemption reprieves the victims the preemptor fits beside, most impo
   CHECK(r.pods[1].evictions == 0);
   CHECK(r.pods[3].bound == Approx(10));
 }
+
+namespace {
+
+// A parent on a1 (zone-a) and its child, observed on `child_node` (a2 in zone-a, or b1 in
+// zone-b), whose observed run of 300 s includes 100 s when it fetched across zones.
+replay::ReplayInput parentAndChild(replay::ReplayNodeId child_node, bool zones_known = true) {
+  replay::ReplayInput in;
+  in.window_end = 10'000;
+  in.nodes = {replayNode("a1", 8, 16), replayNode("a2", 8, 16), replayNode("b1", 8, 16)};
+  if (zones_known) {
+    in.nodes[0].zone = in.nodes[1].zone = "zone-a";
+    in.nodes[2].zone = "zone-b";
+  }
+  auto parent = replayPod("parent", 1, 1, 0, 50);
+  parent.observed_node = 0;
+  auto child = replayPod("child", 1, 1, 0, 300);
+  child.observed_node = child_node;
+  child.cross_zone_seconds = 100;
+  if (zones_known) {
+    child.observed_transfer_seconds = child_node == 2 ? 100 : 0;
+  }
+  addReplayRun(in, "ns/dag/r1", {parent, child}, {{0, 1}});
+  return in;
+}
+
+double childRun(const replay::ReplayInput& in) {
+  const auto r = replayOk(in);
+  return r.pods[1].finished - r.pods[1].started;
+}
+
+void pinChildTo(replay::ReplayInput& in, replay::ReplayNodeId node) {
+  in.pods[1].node_selector = {{"kubernetes.io/hostname", in.nodes[node].name}};
+  in.nodes[node].labels.set("kubernetes.io/hostname", in.nodes[node].name);
+}
+
+}  // namespace
+
+TEST_CASE("a task's measured crossing follows where the replay puts it and its parent") {
+  replay::ReplayInput crossed = parentAndChild(2);
+  CHECK(childRun(crossed) == Approx(300));  // where it was observed: as observed
+  pinChildTo(crossed, 1);
+  CHECK(childRun(crossed) == Approx(200));  // in its parent's zone: no fetch across zones
+  pinChildTo(crossed, 0);
+  CHECK(childRun(crossed) == Approx(200));  // on its parent's node alike
+
+  replay::ReplayInput in_zone = parentAndChild(1);
+  CHECK(childRun(in_zone) == Approx(300));
+  pinChildTo(in_zone, 2);
+  CHECK(childRun(in_zone) == Approx(400));  // moved across zones: it pays the crossing
+
+  replay::ReplayInput unknown = parentAndChild(2, false);
+  pinChildTo(unknown, 1);
+  CHECK(childRun(unknown) == Approx(300));  // no zones known: the run time stays as observed
+}
+
+TEST_CASE("a pod a change gave affinity terms leaves its observed node only for a better one") {
+  // The observed node n1 fits; a sibling of the same run is bound on n2.
+  replay::ReplayInput in;
+  in.window_end = 1000;
+  in.nodes = {replayNode("n1", 8, 16), replayNode("n2", 8, 16)};
+  auto sibling = replayPod("sibling", 1, 1, 0, 500);
+  sibling.labels.set("run", "r1");
+  sibling.observed_node = 1;
+  auto pod = replayPod("pod", 1, 1, 10, 50);
+  pod.observed_node = 0;
+  in.pods = {sibling, pod};
+  CHECK(replayOk(in).pods[1].node == 0u);
+
+  const auto withTerm = [&](const std::string& run) {
+    replay::ReplayInput changed = in;
+    changed.pods[1].preferred_pod_affinity.push_back(
+        {50, false, replay::LabelSelector::equals({{"run", run}}), "kubernetes.io/hostname"});
+    return replayOk(changed).pods[1].node;
+  };
+  CHECK(withTerm("r1") == 1u);  // the term ranks the sibling's node above the observed one
+  CHECK(withTerm("r2") == 0u);  // a term matching nothing ranks no node above it: it stays
+}

@@ -110,11 +110,12 @@ report::RunSummary summarizeRun(const graph::RunGraph& g, const model::ClusterSn
   return s;
 }
 
-std::vector<report::QueryCostRow> queryCostRows(const std::vector<ingestion::QueryCost>& costs) {
+std::vector<report::QueryCostRow> queryCostRows(const ingestion::FetchStats& stats) {
   std::vector<report::QueryCostRow> rows;
-  for (const ingestion::QueryCost& cost : costs) {
+  for (const ingestion::QueryCost& cost : stats.costs) {
     report::QueryCostRow& row = rows.emplace_back();
     row.query = cost.query;
+    row.read = stats.window_read ? "window" : "full";
     row.response_bytes = cost.bytes;
     row.series = cost.series;
     if (cost.backend) {
@@ -196,7 +197,7 @@ Result<std::shared_ptr<const report::AnalysisReport>> runAnalysisCycle(
   report->data_time = at;
   report->queries = stats.queries;
   report->bytes_received = stats.bytes;
-  report->query_costs = queryCostRows(stats.costs);
+  report->query_costs = queryCostRows(stats);
   report->warnings = std::move(stats.warnings);
   report->warnings.insert(report->warnings.end(), object_warnings.begin(), object_warnings.end());
   report->summary = summarize(*cluster);

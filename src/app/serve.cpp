@@ -152,6 +152,12 @@ Result<WebAccess> loadWebAccess(const config::Config& config) {
   return access;
 }
 
+// Cycles over a moving clock read what changed; a fixed `--at` re-reads the same moment, where a
+// window is never due (a snapshot replay is read once whatever this says: setup.cpp).
+Reads daemonReads(const CliOptions& cli) {
+  return cli.at ? Reads::kOnce : Reads::kRepeated;
+}
+
 Result<Running> prepare(const CliOptions& cli) {
   auto config = loadEffectiveConfig(cli);
   if (!config.ok()) {
@@ -161,7 +167,7 @@ Result<Running> prepare(const CliOptions& cli) {
   if (!web.ok()) {
     return web.error();
   }
-  auto setup = openSource(*config);
+  auto setup = openSource(*config, daemonReads(cli));
   if (!setup.ok()) {
     return setup.error();
   }
@@ -271,7 +277,7 @@ int serve(const CliOptions& cli, config::Config initial) {
   mallopt(M_ARENA_MAX, 1);
   LoopControl control;
   SignalWatcher signals([&] { control.requestStop(); }, [&] { control.requestReload(); });
-  auto setup = openSource(initial);
+  auto setup = openSource(initial, daemonReads(cli));
   if (!setup.ok()) {
     kLog.error("cannot open the data source", {{"error", setup.error().describe()}});
     return kExitUsage;

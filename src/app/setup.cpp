@@ -98,9 +98,13 @@ Result<std::unique_ptr<sources::AirflowSource>> openAirflow(const config::Airflo
   return std::move(source).value();
 }
 
-ingestion::ClusterReaderPtr promqlReader(sources::MetricsSource& source,
-                                         const config::Config& config) {
-  return std::make_unique<ingestion::PromqlClusterReader>(source, config.sources.prometheus);
+// A one-shot read keeps no incremental state: its only read is a full one.
+config::PrometheusSource readSettings(const config::PrometheusSource& prom, Reads reads) {
+  config::PrometheusSource settings = prom;
+  if (reads == Reads::kOnce) {
+    settings.incremental.resync = config::Seconds(0);
+  }
+  return settings;
 }
 
 // What a live source opens: the source the reader asks (null for a direct scrape) and the reader.
@@ -143,13 +147,14 @@ Result<OpenedReader> openScrape(const config::Sources& settings) {
                                    std::move(scraper).value(), settings)};
 }
 
-Result<OpenedReader> openPrometheus(const config::Config& config) {
+Result<OpenedReader> openPrometheus(const config::Config& config, Reads reads) {
   auto source = openPrometheusSource(config.sources.prometheus);
   if (!source.ok()) {
     return source.error();
   }
   OpenedReader opened{std::move(source).value(), nullptr};
-  opened.reader = promqlReader(*opened.source, config);
+  opened.reader = std::make_unique<ingestion::PromqlClusterReader>(
+      *opened.source, readSettings(config.sources.prometheus, reads));
   return opened;
 }
 
@@ -182,7 +187,7 @@ void configureLogging(const config::Config& config) {
   log::setFormat(config.logging.format == "json" ? log::Format::kJson : log::Format::kLogfmt);
 }
 
-Result<SourceSetup> openSource(const config::Config& config) {
+Result<SourceSetup> openSource(const config::Config& config, Reads reads) {
   if (!config.sources.snapshot_dir.empty()) {
     auto snapshot = sources::SnapshotSource::open(config.sources.snapshot_dir);
     if (!snapshot.ok()) {
@@ -199,9 +204,8 @@ Result<SourceSetup> openSource(const config::Config& config) {
     SourceSetup setup{std::move(snapshot).value(), nullptr, at, std::move(kubernetes),
                       std::move(airflow).value()};
     // A recording holds the catalog's full answers only: no window to read.
-    config::PrometheusSource replay = config.sources.prometheus;
-    replay.incremental.resync = config::Seconds(0);
-    setup.reader = std::make_unique<ingestion::PromqlClusterReader>(*setup.source, replay);
+    setup.reader = std::make_unique<ingestion::PromqlClusterReader>(
+        *setup.source, readSettings(config.sources.prometheus, Reads::kOnce));
     return setup;
   }
   const config::PrometheusSource& prom = config.sources.prometheus;
@@ -210,7 +214,7 @@ Result<SourceSetup> openSource(const config::Config& config) {
         "no data source: give --prometheus URL or --snapshot DIR (or set sources.prometheus.url, "
         "sources.scrape.targets or sources.snapshot_dir in the config)");
   }
-  auto opened = prom.url.empty() ? openScrape(config.sources) : openPrometheus(config);
+  auto opened = prom.url.empty() ? openScrape(config.sources) : openPrometheus(config, reads);
   if (!opened.ok()) {
     return opened.error();
   }

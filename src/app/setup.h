@@ -38,7 +38,13 @@ struct SourceSetup {
   sources::KubeListSourcePtr kubernetes;
   std::unique_ptr<sources::AirflowApi> airflow{};
 };
-Result<SourceSetup> openSource(const config::Config& config);
+
+/// Who reads: one analysis (`analyze`, `snapshot record`, `whatif`, a daemon analysing a fixed
+/// `--at`), which reads the catalog once and keeps nothing, or a daemon's cycles over a moving
+/// clock, which read incrementally when sources.prometheus.incremental.resync is above 0 (the
+/// state they keep, and the pod_seen query that maintains it, pay off only from the second read).
+enum class Reads { kOnce, kRepeated };
+Result<SourceSetup> openSource(const config::Config& config, Reads reads = Reads::kOnce);
 
 /// The sources of workflow objects (exact task edges) for one cycle, reading through
 /// `kubernetes` and `airflow` (either may be null; not owned, must outlive the result).

@@ -80,9 +80,11 @@ struct HttpAuth {
 /// Cycles that read what changed (ingestion/incremental_reader.h): a full read first and at
 /// least every `resync`, and in between only what can have changed since the previous read.
 struct IncrementalReads {
-  // 0 (the default, until the daemon's query gauges and one-shot runs account for window
-  // reads) = every read is a full one; e.g. 1h turns incremental reads on.
-  Seconds resync{0};
+  // 1h: a full read at 1/60 of the cycles at the default 1-minute interval (its cost spread
+  // thin), and what the window reads miss at the edges (a series written later than `margin`,
+  // a pod's spec changed in place) corrected within the hour. 0 = every read is a full one.
+  // Only a daemon's cycles over a moving clock read incrementally (app/setup.h: Reads).
+  Seconds resync{3600};
   // How far before the previous read the next window starts: the 5-minute lookback delta
   // (tolerations of pending pods are read with it) and a scrape interval or late sample.
   Seconds margin{360};

@@ -60,31 +60,36 @@ const std::vector<MetricSpec>& table() {
       {kSourceQueryResponseBytes,
        "dagadvisor_source_query_response_bytes",
        kGauge,
-       "Response bytes of each query in the last successful cycle (the catalog's name).",
-       {"cluster", "query"}},
+       "Response bytes of each query (the catalog's name) in the last successful read of its "
+       "kind (read=\"full\": the whole catalog; read=\"window\": an incremental read of what "
+       "changed), summed over the query's requests; absent when that read did not ask it.",
+       {"cluster", "query", "read"}},
       {kSourceQuerySeries,
        "dagadvisor_source_query_series",
        kGauge,
-       "Series (instant-vector samples) each query answered in the last successful cycle.",
-       {"cluster", "query"}},
+       "Series (instant-vector samples) each query answered in the last successful read of "
+       "its kind, summed over its requests.",
+       {"cluster", "query", "read"}},
       {kSourceQueryEvalSeconds,
        "dagadvisor_source_query_eval_seconds",
        kGauge,
-       "Seconds Prometheus reports evaluating each query of the last successful cycle "
-       "(evalTotalTime of stats=all); absent when the backend reports no stats.",
-       {"cluster", "query"}},
+       "Seconds Prometheus reports evaluating each query of the last successful read of its "
+       "kind, summed over its requests (evalTotalTime of stats=all); absent when the backend "
+       "reports no stats.",
+       {"cluster", "query", "read"}},
       {kSourceQueryExecSeconds,
        "dagadvisor_source_query_exec_seconds",
        kGauge,
-       "Seconds Prometheus reports executing each query of the last successful cycle, queueing "
-       "and preparation included (execTotalTime of stats=all); absent without stats.",
-       {"cluster", "query"}},
+       "Seconds Prometheus reports executing each query of the last successful read of its "
+       "kind, summed over its requests, queueing and preparation included (execTotalTime of "
+       "stats=all); absent without stats.",
+       {"cluster", "query", "read"}},
       {kSourceQuerySamples,
        "dagadvisor_source_query_samples",
        kGauge,
-       "Samples Prometheus reports each query of the last successful cycle read "
-       "(totalQueryableSamples of stats=all); absent without stats.",
-       {"cluster", "query"}},
+       "Samples Prometheus reports each query of the last successful read of its kind read, "
+       "summed over its requests (totalQueryableSamples of stats=all); absent without stats.",
+       {"cluster", "query", "read"}},
       {kDetectorDuration,
        "dagadvisor_detector_duration_seconds",
        kGauge,

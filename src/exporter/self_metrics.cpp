@@ -5,6 +5,8 @@
 #include <prometheus/histogram.h>
 #include <prometheus/registry.h>
 
+#include <algorithm>
+
 #include "exporter/metric_catalog.h"
 
 namespace dagadvisor::exporter {
@@ -86,20 +88,53 @@ void SelfMetrics::recordCycle(const report::AnalysisReport& report) {
 }
 
 void SelfMetrics::recordQueryCosts(const std::vector<report::QueryCostRow>& costs) {
-  const auto set = [&](prometheus::Family<prometheus::Gauge>& family, MetricId id,
-                       const std::string& query, double value) {
-    family.Add(labels(id, {cluster_, query})).Set(value);
-  };
+  if (costs.empty()) {
+    return;  // a direct scrape asks no query
+  }
+  const std::string& read = costs.front().read;
+  std::vector<QueryGauges> kept;
+  for (QueryGauges& previous : query_gauges_) {
+    const bool asked_again =
+        std::any_of(costs.begin(), costs.end(),
+                    [&](const report::QueryCostRow& c) { return c.query == previous.query; });
+    if (previous.read != read || asked_again) {
+      kept.push_back(std::move(previous));
+      continue;
+    }
+    for (std::size_t i = 0; i < previous.gauges.size(); ++i) {
+      previous.families[i]->Remove(previous.gauges[i]);
+    }
+  }
+  query_gauges_ = std::move(kept);
   for (const report::QueryCostRow& cost : costs) {
-    set(query_bytes_, MetricId::kSourceQueryResponseBytes, cost.query,
+    QueryGauges added{read, cost.query, {}, {}};
+    const auto set = [&](prometheus::Family<prometheus::Gauge>& family, MetricId id, double value) {
+      Gauge& gauge = family.Add(labels(id, {cluster_, cost.query, read}));
+      gauge.Set(value);
+      added.gauges.push_back(&gauge);
+      added.families.push_back(&family);
+    };
+    set(query_bytes_, MetricId::kSourceQueryResponseBytes,
         static_cast<double>(cost.response_bytes));
-    set(query_series_, MetricId::kSourceQuerySeries, cost.query, static_cast<double>(cost.series));
+    set(query_series_, MetricId::kSourceQuerySeries, static_cast<double>(cost.series));
     if (cost.eval_seconds) {
-      set(query_eval_, MetricId::kSourceQueryEvalSeconds, cost.query, *cost.eval_seconds);
-      set(query_exec_, MetricId::kSourceQueryExecSeconds, cost.query,
-          cost.exec_seconds.value_or(0));
-      set(query_samples_, MetricId::kSourceQuerySamples, cost.query,
-          cost.queryable_samples.value_or(0));
+      set(query_eval_, MetricId::kSourceQueryEvalSeconds, *cost.eval_seconds);
+      set(query_exec_, MetricId::kSourceQueryExecSeconds, cost.exec_seconds.value_or(0));
+      set(query_samples_, MetricId::kSourceQuerySamples, cost.queryable_samples.value_or(0));
+    }
+    const auto same =
+        std::find_if(query_gauges_.begin(), query_gauges_.end(),
+                     [&](const QueryGauges& g) { return g.read == read && g.query == cost.query; });
+    if (same == query_gauges_.end()) {
+      query_gauges_.push_back(std::move(added));
+    } else {
+      for (std::size_t i = 0; i < same->gauges.size(); ++i) {  // e.g. no stats this time
+        if (std::find(added.gauges.begin(), added.gauges.end(), same->gauges[i]) ==
+            added.gauges.end()) {
+          same->families[i]->Remove(same->gauges[i]);
+        }
+      }
+      *same = std::move(added);
     }
   }
 }

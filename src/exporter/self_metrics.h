@@ -43,8 +43,17 @@ class SelfMetrics {
   const std::shared_ptr<prometheus::Registry>& registry() const { return registry_; }
 
  private:
-  // Per query of the catalog: bytes and series always, the backend's figures when it gave them.
+  // Per query of the catalog and read kind: bytes and series always, the backend's figures when
+  // it gave them. The series of a query the previous read of that kind asked and this one did
+  // not are removed (it cost nothing this time; a 0 would read as "asked, and free").
   void recordQueryCosts(const std::vector<report::QueryCostRow>& costs);
+  struct QueryGauges {
+    std::string read;
+    std::string query;
+    std::vector<prometheus::Gauge*> gauges;  // with the family each came from, in `families`
+    std::vector<prometheus::Family<prometheus::Gauge>*> families;
+  };
+  std::vector<QueryGauges> query_gauges_;
 
   std::shared_ptr<prometheus::Registry> registry_;
   std::string cluster_;

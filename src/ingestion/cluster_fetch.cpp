@@ -7,6 +7,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <utility>
 
 #include "common/log.h"
 #include "ingestion/cluster_builder.h"
@@ -62,9 +63,16 @@ Result<void> decodeInto(const PlannedQuery& planned, const Result<sources::Query
   const sources::DecodeLimits limits{max_series, "sources.prometheus.max_series_per_query"};
   auto decoded = sources::decodeInstantVector(*body, planned.sink, limits);
   const std::size_t series = decoded.ok() ? decoded->samples : 0;
-  const QueryCost& cost = stats.costs.emplace_back(
-      QueryCost{query.name, body->json.size(), series, sources::parseQueryStats(body->json)});
+  const QueryCost cost{query.name, 1, body->json.size(), series,
+                       sources::parseQueryStats(body->json)};
   logCost(cost, millisSince(started));
+  const auto same = std::find_if(stats.costs.begin(), stats.costs.end(),
+                                 [&](const QueryCost& c) { return c.query == query.name; });
+  if (same == stats.costs.end()) {
+    stats.costs.push_back(cost);
+  } else {
+    same->add(cost);
+  }
   if (!decoded.ok()) {
     return makeError("query " + query.name + ": " + decoded.error().describe(), query.name);
   }
@@ -152,6 +160,22 @@ class ParallelFetch {
 
 }  // namespace
 
+void QueryCost::add(const QueryCost& request) {
+  requests += request.requests;
+  bytes += request.bytes;
+  series += request.series;
+  if (request.backend) {
+    if (!backend) {
+      backend = request.backend;
+    } else {
+      backend->eval_seconds += request.backend->eval_seconds;
+      backend->exec_seconds += request.backend->exec_seconds;
+      backend->queryable_samples += request.backend->queryable_samples;
+      backend->peak_samples = std::max(backend->peak_samples, request.backend->peak_samples);
+    }
+  }
+}
+
 Result<void> runQueries(sources::MetricsSource& source, const std::vector<PlannedQuery>& plan,
                         UnixSeconds at, FetchStats& stats, std::size_t concurrency,
                         std::size_t max_series) {
@@ -180,7 +204,11 @@ Result<void> runQueries(sources::MetricsSource& source, const std::vector<Planne
 }
 
 PlannedQuery catalogQuery(const QueryCatalog& catalog, QueryId id, ClusterBuilder& builder) {
-  return {catalog.get(id), QueryCatalog::isOptional(id),
+  return builderQuery(catalog.get(id), id, builder);
+}
+
+PlannedQuery builderQuery(sources::Query query, QueryId id, ClusterBuilder& builder) {
+  return {std::move(query), QueryCatalog::isOptional(id),
           [&builder, id](const sources::SampleView& sample) {
             builder.add(id, sample);
           }};

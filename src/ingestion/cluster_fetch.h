@@ -14,13 +14,19 @@
 
 namespace dagadvisor::ingestion {
 
-/// What one query cost: what the daemon received and, when the backend says so (Prometheus
-/// answering stats=all), what evaluating it cost the backend.
+/// What one query of a read cost: what the daemon received and, when the backend says so
+/// (Prometheus answering stats=all), what evaluating it cost the backend. Summed over every
+/// request of that name in the read: an incremental read asks the once-per-pod queries in
+/// chunks of new pods' uids, and a window read that falls back to a full one asks some twice.
 struct QueryCost {
-  std::string query;  // the catalog name, e.g. "pod_info"
+  std::string query;  // the catalog name, e.g. "pod_info" (or "pod_seen")
+  std::size_t requests = 0;
   std::size_t bytes = 0;
-  std::size_t series = 0;  // samples of the instant vector: one per series
-  std::optional<sources::QueryStats> backend;
+  std::size_t series = 0;                      // samples of the instant vectors: one per series
+  std::optional<sources::QueryStats> backend;  // summed over the requests that reported it
+
+  /// Adds one more request of this name.
+  void add(const QueryCost& request);
 };
 
 /// What fetching cost and what the backend warned about.
@@ -28,7 +34,7 @@ struct FetchStats {
   std::size_t queries = 0;
   std::size_t bytes = 0;
   std::vector<std::string> warnings;  // "query pod_info: <backend warning>"
-  std::vector<QueryCost> costs;       // per query decoded, in catalog order
+  std::vector<QueryCost> costs;       // one per query name, in the order first asked
   bool window_read = false;           // an incremental read of what changed (IncrementalReader)
 };
 
@@ -53,6 +59,10 @@ class ClusterBuilder;
 
 /// The catalog's query `id`, its samples going into `builder`.
 PlannedQuery catalogQuery(const QueryCatalog& catalog, QueryId id, ClusterBuilder& builder);
+
+/// `query`, a variant of the catalog's `id` (same answer shape: an incremental read's window or
+/// uid list), its samples going into `builder` as that query's.
+PlannedQuery builderQuery(sources::Query query, QueryId id, ClusterBuilder& builder);
 
 /// The built snapshot, or an Error when no node answered (see fetchClusterSnapshot).
 Result<model::ClusterSnapshot> finishSnapshot(ClusterBuilder&& builder,

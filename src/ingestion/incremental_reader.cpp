@@ -125,7 +125,9 @@ Result<model::ClusterSnapshot> IncrementalReader::windowRead(sources::MetricsSou
   std::vector<PlannedQuery> plan;
   for (std::size_t i = 0; i < kQueryCount; ++i) {
     const auto id = static_cast<QueryId>(i);
-    if (!readOncePerPod(id) && (id != QueryId::kPodUsage || usage_due)) {
+    if (id == QueryId::kPodSpec) {
+      plan.push_back(builderQuery(podSpecQuery(settings_, PodSpecParts::kPendingNow), id, builder));
+    } else if (!readOncePerPod(id) && (id != QueryId::kPodUsage || usage_due)) {
       plan.push_back(catalogQuery(windowed, id, builder));
     }
   }
@@ -163,6 +165,8 @@ Result<model::ClusterSnapshot> IncrementalReader::windowRead(sources::MetricsSou
     for (QueryId id : kOncePerPod) {
       once.push_back(catalogQuery(catalog, id, builder));
     }
+    once.push_back(builderQuery(podSpecQuery(settings, PodSpecParts::kContainers),
+                                QueryId::kPodSpec, builder));
   }
   if (auto run = runQueries(source, once, at, stats, limits_.concurrency, limits_.max_series);
       !run.ok()) {

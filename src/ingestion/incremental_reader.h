@@ -17,11 +17,12 @@ namespace dagadvisor::ingestion {
 /// not later than the previous one are full reads: the catalog's 15 queries, plus pod_seen over
 /// the lookback (podNewestSampleQuery). Every other read asks over a window from the previous
 /// read's time minus `incremental.margin` to `at`:
-///  - pod info, phases, times, liveness, pod spec (container requests, and what pods pending
-///    unbound now tolerate and select), nodes and the scheduler: the catalog's queries with the
-///    lookback cut to the window (the node and scheduler ones have none: read whole);
-///  - requests, labels, annotations and owner (which never change once a pod exists): over the
-///    whole lookback, only for the pods new in the window (`uid=~"…"`);
+///  - pod info, phases, times, liveness, nodes and the scheduler: the catalog's queries with the
+///    lookback cut to the window (the node and scheduler ones have none: read whole), and of
+///    pod_spec what the pods pending unbound now tolerate and select (instant: no lookback);
+///  - requests, labels, annotations, owner and the app containers' requests of pod_spec (which
+///    never change once a pod exists): over the whole lookback, only for the pods new in the
+///    window (`uid=~"…"`, 500 uids a request);
 ///  - pod_usage only every `incremental.usage_refresh`, kept in between;
 ///  - pod_seen over the window, so that a kept pod is dropped once its newest sample leaves the
 ///    lookback, as the full read drops it.

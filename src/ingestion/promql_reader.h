@@ -14,9 +14,10 @@ namespace dagadvisor::ingestion {
 /// Reads the cluster by asking the query catalog's PromQL of any MetricsSource: a live
 /// Prometheus-compatible server, a recorded snapshot, or either through a SnapshotWriter.
 /// Queries run in parallel up to sources.prometheus.max_concurrent_queries when the source
-/// allows it (fetchClusterSnapshot). With sources.prometheus.incremental.resync above 0, reads
-/// after the first ask only what changed (IncrementalReader); recording turns that off, so that
-/// a recorded snapshot holds the catalog's full answers.
+/// allows it (fetchClusterSnapshot). With sources.prometheus.incremental.resync above 0 (the
+/// app sets it to 0 for a one-shot read), reads after the first ask only what changed
+/// (IncrementalReader); recording turns that off, so that a recorded snapshot holds the
+/// catalog's full answers.
 class PromqlClusterReader final : public ClusterReader {
  public:
   /// Reads through `source` (not owned; must outlive the reader) with the catalog and limits

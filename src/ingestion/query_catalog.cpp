@@ -130,9 +130,14 @@ class Builder {
   // each: instant, no range), twice (the join and the count); the answer holds only the pending
   // pods' ~4,000 toleration and ~1,500 node-selector series plus two counts, instead of the
   // ~525,000 series (~100 MB of JSON) that reading both families whole would send.
-  std::string podSpec() const {
-    const std::string containers = maxBy(
-        pod("container, resource"), recent(s_.metrics.pod_requests, R"(resource=~"cpu|memory")"));
+  std::string podSpec(PodSpecParts parts) const {
+    const std::string containers =
+        tagged(maxBy(pod("container, resource"),
+                     recent(s_.metrics.pod_requests, R"(resource=~"cpu|memory")")),
+               "spec", "container");
+    if (parts == PodSpecParts::kContainers) {
+      return containers;
+    }
     const std::string unbound = select(s_.metrics.pod_info, R"(node="")", s_.selector);
     auto ofUnbound = [&](const std::string& metric) {
       return select(metric, "", s_.selector) + " and on (" + std::string(kPodKey) + ") " + unbound;
@@ -141,16 +146,20 @@ class Builder {
       return tagged("count (" + select(metric, "", s_.selector) + ")", "spec", tag);
     };
     const auto& m = s_.metrics;
-    return either({
-        tagged(containers, "spec", "container"),
+    const std::string toleration =
         tagged(maxBy(pod("key, operator, value, effect, toleration_seconds"),
                      ofUnbound(m.pod_tolerations)),
-               "spec", "toleration"),
-        // Its labels are the selector's keys (nodeselector_<key>): no `by` list can name them.
-        tagged(dedup_ + " (" + ofUnbound(m.pod_nodeselectors) + ")", "spec", "node_selector"),
-        exported(m.pod_tolerations, "tolerations_exported"),
-        exported(m.pod_nodeselectors, "node_selectors_exported"),
-    });
+               "spec", "toleration");
+    // Its labels are the selector's keys (nodeselector_<key>): no `by` list can name them.
+    const std::string node_selector =
+        tagged(dedup_ + " (" + ofUnbound(m.pod_nodeselectors) + ")", "spec", "node_selector");
+    const std::string tolerations_exported = exported(m.pod_tolerations, "tolerations_exported");
+    const std::string selectors_exported = exported(m.pod_nodeselectors, "node_selectors_exported");
+    if (parts == PodSpecParts::kPendingNow) {
+      return either({toleration, node_selector, tolerations_exported, selectors_exported});
+    }
+    return either(
+        {containers, toleration, node_selector, tolerations_exported, selectors_exported});
   }
 
   // A pod needs the larger of its app containers' sum and its largest init container.
@@ -300,12 +309,16 @@ QueryCatalog::QueryCatalog(const config::PrometheusSource& s) {
   set(QueryId::kPodUsage, "pod_usage", b.podUsage());
   // Optional: snapshots recorded before it lack it, and only the advice's patches and the
   // constraint checks need it.
-  set(QueryId::kPodSpec, "pod_spec", b.podSpec());
+  set(QueryId::kPodSpec, "pod_spec", b.podSpec(PodSpecParts::kAll));
 }
 
 sources::Query podNewestSampleQuery(const config::PrometheusSource& settings,
                                     config::Seconds range) {
   return {"pod_seen", Builder(settings).newestSample(range)};
+}
+
+sources::Query podSpecQuery(const config::PrometheusSource& settings, PodSpecParts parts) {
+  return {"pod_spec", Builder(settings).podSpec(parts)};
 }
 
 }  // namespace dagadvisor::ingestion

@@ -65,4 +65,10 @@ class QueryCatalog {
 sources::Query podNewestSampleQuery(const config::PrometheusSource& settings,
                                     config::Seconds range);
 
+/// The parts of pod_spec: the catalog's query asks them all; an incremental window read asks
+/// those about the pods pending unbound now (and the families' counts) every time, and the app
+/// containers' requests, which never change once a pod exists, once per new pod.
+enum class PodSpecParts { kAll, kPendingNow, kContainers };
+sources::Query podSpecQuery(const config::PrometheusSource& settings, PodSpecParts parts);
+
 }  // namespace dagadvisor::ingestion

@@ -100,8 +100,9 @@ struct ClusterSummary {
 /// How one detector fared in a cycle (defined with the runner that measures it).
 using DetectorRun = analysis::DetectorRun;
 
-/// What one query of the cycle cost; the backend's figures when it reports them (Prometheus
-/// answering stats=all). A direct scrape sends no query and has none.
+/// What one query of the cycle cost, summed over its requests (an incremental read asks some in
+/// chunks); the backend's figures when it reports them (Prometheus answering stats=all). A
+/// direct scrape sends no query and has none.
 struct QueryCostRow {
   std::string query;  // the catalog name, e.g. "pod_info"
   std::size_t response_bytes = 0;
@@ -109,6 +110,7 @@ struct QueryCostRow {
   std::optional<double> eval_seconds;       // Prometheus' evalTotalTime
   std::optional<double> exec_seconds;       // Prometheus' execTotalTime (queueing included)
   std::optional<double> queryable_samples;  // Prometheus' totalQueryableSamples
+  std::string read = "full";                // "full", or "window": a read of what changed
 };
 
 /// Everything one analysis cycle produced. Immutable once published; servers share it by

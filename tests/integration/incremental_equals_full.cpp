@@ -173,8 +173,8 @@ Totals totals(const ingestion::FetchStats& stats, bool print, const char* who) {
     t.eval_seconds += eval;
     t.samples += samples;
     if (print) {
-      std::printf("  %s %-20s bytes=%zu series=%zu eval_s=%.4f samples=%.0f\n", who,
-                  cost.query.c_str(), cost.bytes, cost.series, eval, samples);
+      std::printf("  %s %-20s requests=%zu bytes=%zu series=%zu eval_s=%.4f samples=%.0f\n", who,
+                  cost.query.c_str(), cost.requests, cost.bytes, cost.series, eval, samples);
     }
   }
   return t;
@@ -314,8 +314,8 @@ int main(int argc, char** argv) {
       std::printf(
           "t=%s read=%s pods=%zu | incremental: queries=%zu bytes=%zu series=%zu "
           "eval_s=%.3f samples=%.0f\n",
-          args[i].c_str(), window ? "window" : "full", a->pods().size(),
-          incremental_stats.costs.size(), ti.bytes, ti.series, ti.eval_seconds, ti.samples);
+          args[i].c_str(), window ? "window" : "full", a->pods().size(), incremental_stats.queries,
+          ti.bytes, ti.series, ti.eval_seconds, ti.samples);
       continue;
     }
     ingestion::PromqlClusterReader fresh(*source, full_settings);
@@ -335,9 +335,9 @@ int main(int argc, char** argv) {
         "series=%zu eval_s=%.3f samples=%.0f | full: queries=%zu bytes=%zu series=%zu "
         "eval_s=%.3f samples=%.0f | %s\n",
         args[i].c_str(), window ? "window" : "full", with_usage ? "compared" : "kept", keys.size(),
-        missingFrom(keys, previous), missingFrom(previous, keys), incremental_stats.costs.size(),
-        ti.bytes, ti.series, ti.eval_seconds, ti.samples, full_stats.costs.size(), tf.bytes,
-        tf.series, tf.eval_seconds, tf.samples, equal ? "equal" : "DIFFERENT");
+        missingFrom(keys, previous), missingFrom(previous, keys), incremental_stats.queries,
+        ti.bytes, ti.series, ti.eval_seconds, ti.samples, full_stats.queries, tf.bytes, tf.series,
+        tf.eval_seconds, tf.samples, equal ? "equal" : "DIFFERENT");
     previous = keys;
   }
   std::printf("window_reads=%zu failures=%d\n", window_reads, failures);

@@ -1,49 +1,112 @@
 #!/usr/bin/env bash
 # What each query costs Prometheus (issue #18, item 3): the daemon asks a real Prometheus with
-# stats=all and exports, per catalog query, the evaluation and execution time and the samples
-# Prometheus reports, with the response bytes and series it received. Queries that read series
-# must show figures above zero; the debug log carries one line per query with the same figures.
+# stats=all and exports, per catalog query and read kind (read="full": the whole catalog;
+# read="window": an incremental read of what changed), the evaluation and execution time and the
+# samples Prometheus reports, with the response bytes and series it received, summed over the
+# query's requests. Queries that read series must show figures above zero; the debug log carries
+# one line per request with the same figures. The fixture is shifted to end 30 s ago, so that a
+# daemon on the wall clock sees it: first `serve --at` (the same moment every cycle: full reads
+# of the catalog's 15 queries, nothing kept), then `serve` on the clock (the default
+# incremental reads: a full read with pod_seen, then window reads).
 # Args: DAGADVISOR_BINARY FIXTURE_OM
 DAGADVISOR=$1
 FIXTURE=$2
 source "$(dirname "$0")/prometheus_harness.sh"
 
-start_prometheus_with_openmetrics "$FIXTURE"
-PORT=$(free_port)
-BASE="http://127.0.0.1:$PORT"
-"$DAGADVISOR" serve --prometheus "$PROM_URL" --at 2026-11-29T00:15:00Z \
-  --listen "127.0.0.1:$PORT" --interval 1s --log-level debug >"$WORK_DIR/daemon.log" 2>&1 &
-DAEMON=$!
+END=$(( $(date +%s) - 30 ))
+last=$(grep -v '^#' "$FIXTURE" | awk '{ print $NF }' | sort -n | tail -1)
+awk -v shift=$((END - last)) '/^#/ { print; next } { $NF = $NF + shift; print }' "$FIXTURE" \
+  >"$WORK_DIR/shifted.om"
+start_prometheus_with_openmetrics "$WORK_DIR/shifted.om"
+AT=$(date -u -d "@$END" +%Y-%m-%dT%H:%M:%SZ)
+
+# start_daemon LOG [ARGS…]: a daemon on a free port (sets BASE and DAEMON), ready.
+start_daemon() {
+  local log=$1
+  shift
+  PORT=$(free_port)
+  BASE="http://127.0.0.1:$PORT"
+  "$DAGADVISOR" serve --prometheus "$PROM_URL" "$@" \
+    --listen "127.0.0.1:$PORT" --interval 1s --log-level debug >"$WORK_DIR/$log" 2>&1 &
+  DAEMON=$!
+  wait_http_ok "$BASE/readyz" 30 || { cat "$WORK_DIR/$log" >&2; fail "never ready"; }
+}
 trap 'kill $DAEMON 2>/dev/null || true; cleanup' EXIT
 
-wait_http_ok "$BASE/readyz" 30 || { cat "$WORK_DIR/daemon.log" >&2; fail "never ready"; }
-curl -fsS "$BASE/metrics" >"$WORK_DIR/metrics.txt" || fail "/metrics down"
-
-# value METRIC QUERY: the sample of METRIC for query QUERY, empty when absent.
+# value METRIC QUERY READ: the sample of METRIC for query QUERY and read kind READ, empty when absent.
 value() {
-  grep "^$1{" "$WORK_DIR/metrics.txt" | grep "query=\"$2\"" | awk '{print $NF}' | head -1
+  grep "^$1{" "$WORK_DIR/metrics.txt" | grep "query=\"$2\"" | grep "read=\"$3\"" |
+    awk '{print $NF}' | head -1
 }
+# series METRIC READ: how many queries METRIC has a series for, for read kind READ.
+series() {
+  grep "^$1{" "$WORK_DIR/metrics.txt" | grep -c "read=\"$2\"" || true
+}
+# positive METRIC QUERY READ: the figure exists and is above zero.
+positive() {
+  local v; v=$(value "$1" "$2" "$3")
+  [ -n "$v" ] || { grep '^dagadvisor_source_query' "$WORK_DIR/metrics.txt" >&2; fail "$1{query=\"$2\",read=\"$3\"} missing"; }
+  awk -v v="$v" 'BEGIN { exit !(v > 0) }' || fail "$1{query=\"$2\",read=\"$3\"} is $v, not > 0"
+}
+ALL_COSTS="dagadvisor_source_query_eval_seconds dagadvisor_source_query_exec_seconds
+  dagadvisor_source_query_samples dagadvisor_source_query_response_bytes dagadvisor_source_query_series"
+
+start_daemon daemon-at.log --at "$AT"
+curl -fsS "$BASE/metrics" >"$WORK_DIR/metrics.txt" || fail "/metrics down"
 # kube_pod_info and kube_node_status_allocatable are in the fixture: these queries read series.
 for query in pod_info node_allocatable; do
-  for metric in dagadvisor_source_query_eval_seconds dagadvisor_source_query_exec_seconds \
-                dagadvisor_source_query_samples dagadvisor_source_query_response_bytes \
-                dagadvisor_source_query_series; do
-    v=$(value "$metric" "$query")
-    [ -n "$v" ] || { grep '^dagadvisor_source_query' "$WORK_DIR/metrics.txt" >&2; fail "$metric{query=\"$query\"} missing"; }
-    awk -v v="$v" 'BEGIN { exit !(v > 0) }' || fail "$metric{query=\"$query\"} is $v, not > 0"
+  for metric in $ALL_COSTS; do
+    positive "$metric" "$query" full
   done
-  echo "ok: $query: eval $(value dagadvisor_source_query_eval_seconds "$query") s," \
-    "$(value dagadvisor_source_query_samples "$query") samples," \
-    "$(value dagadvisor_source_query_response_bytes "$query") bytes," \
-    "$(value dagadvisor_source_query_series "$query") series"
+  echo "ok: $query: eval $(value dagadvisor_source_query_eval_seconds "$query" full) s," \
+    "$(value dagadvisor_source_query_samples "$query" full) samples," \
+    "$(value dagadvisor_source_query_response_bytes "$query" full) bytes," \
+    "$(value dagadvisor_source_query_series "$query" full) series"
 done
-# Every catalog query has its bytes; the exec time includes the evaluation.
-n=$(grep -c '^dagadvisor_source_query_response_bytes{' "$WORK_DIR/metrics.txt")
+# Every catalog query has its bytes, and nothing else is asked; the exec time includes the evaluation.
+n=$(series dagadvisor_source_query_response_bytes full)
 [ "$n" -eq 15 ] || fail "response bytes for $n queries, expected the catalog's 15"
-awk -v e="$(value dagadvisor_source_query_eval_seconds pod_info)" \
-    -v x="$(value dagadvisor_source_query_exec_seconds pod_info)" 'BEGIN { exit !(x >= e) }' \
+[ -z "$(value dagadvisor_source_query_response_bytes pod_seen full)" ] || fail "serve --at asked pod_seen"
+[ "$(series dagadvisor_source_query_response_bytes window)" -eq 0 ] || fail "serve --at read a window"
+awk -v e="$(value dagadvisor_source_query_eval_seconds pod_info full)" \
+    -v x="$(value dagadvisor_source_query_exec_seconds pod_info full)" 'BEGIN { exit !(x >= e) }' \
   || fail "pod_info: exec time below eval time"
-grep 'msg="query decoded"' "$WORK_DIR/daemon.log" | grep 'query=pod_info' | grep -q 'backend_eval_ms=' \
-  || { grep 'query decoded' "$WORK_DIR/daemon.log" | head -3 >&2; fail "no debug line with the backend's cost"; }
-echo "ok: 15 queries' bytes exported; the debug log names each query's cost"
+grep 'msg="query decoded"' "$WORK_DIR/daemon-at.log" | grep 'query=pod_info' | grep -q 'backend_eval_ms=' \
+  || { grep 'query decoded' "$WORK_DIR/daemon-at.log" | head -3 >&2; fail "no debug line with the backend's cost"; }
+echo "ok: serve --at: 15 queries' bytes exported, all full reads; the debug log names each query's cost"
+kill -0 "$DAEMON" || fail "daemon died"
+kill "$DAEMON"; wait "$DAEMON" 2>/dev/null || true
+
+# On the clock, with the default settings: the first read is full (the catalog and pod_seen,
+# which tells when a kept pod leaves the lookback), the next ones windows.
+start_daemon daemon.log
+for _ in $(seq 1 100); do
+  curl -fsS "$BASE/metrics" >"$WORK_DIR/metrics.txt" || fail "/metrics down"
+  [ "$(series dagadvisor_source_query_response_bytes window)" -gt 0 ] && break
+  sleep 0.2
+done
+grep -q 'msg="window read"' "$WORK_DIR/daemon.log" || { tail -20 "$WORK_DIR/daemon.log" >&2; fail "no window read"; }
+n=$(series dagadvisor_source_query_response_bytes full)
+[ "$n" -eq 16 ] || fail "full read: bytes for $n queries, expected the catalog's 15 and pod_seen"
+for query in pod_info pod_seen; do
+  for metric in $ALL_COSTS; do
+    positive "$metric" "$query" window
+  done
+done
+# A window read asks no pod_usage (kept for usage_refresh) and, with no new pod, none of the
+# facts read once per pod; of pod_spec only what the pods pending now tolerate and select, which
+# this fixture does not export (no series), while the full read has every container's requests.
+for query in pod_usage pod_requests pod_labels pod_annotations pod_owner; do
+  [ -n "$(value dagadvisor_source_query_response_bytes "$query" full)" ] || fail "full read without $query"
+  [ -z "$(value dagadvisor_source_query_response_bytes "$query" window)" ] \
+    || fail "a window read with no new pod asked $query"
+done
+positive dagadvisor_source_query_response_bytes pod_spec window
+positive dagadvisor_source_query_series pod_spec full
+full_spec=$(value dagadvisor_source_query_series pod_spec full)
+window_spec=$(value dagadvisor_source_query_series pod_spec window)
+[ "$window_spec" = 0 ] \
+  || fail "pod_spec: the window read answered $window_spec series (container requests re-read?)"
+echo "ok: serve: a full read of $n queries, window reads of $(series dagadvisor_source_query_response_bytes window);" \
+  "pod_spec $window_spec series in a window, $full_spec in the full read"
 kill -0 "$DAEMON" || fail "daemon died"

@@ -170,7 +170,7 @@ TEST_CASE("each query's cost is a gauge; the backend's figures only when it repo
   e.self.recordCycle(*report);
   const std::string text = e.render();
   const auto of = [&](const std::string& metric, const std::string& query) {
-    return sample(text, metric + R"({cluster="prod-eu",query=")" + query + R"("})");
+    return sample(text, metric + R"({cluster="prod-eu",query=")" + query + R"(",read="full"})");
   };
   CHECK(of("dagadvisor_source_query_response_bytes", "pod_info") == 2048);
   CHECK(of("dagadvisor_source_query_series", "pod_info") == 9);
@@ -181,6 +181,43 @@ TEST_CASE("each query's cost is a gauge; the backend's figures only when it repo
   CHECK(of("dagadvisor_source_query_series", "pod_usage") == 0);
   CHECK_FALSE(of("dagadvisor_source_query_eval_seconds", "pod_usage"));
   CHECK_FALSE(of("dagadvisor_source_query_samples", "pod_usage"));
+}
+
+TEST_CASE("query costs are kept per read kind; a query the last read of a kind skipped is absent") {
+  Exporter e;
+  using Row = dagadvisor::report::QueryCostRow;
+  const auto cycle = [&](std::vector<Row> rows) {
+    auto report = std::make_shared<dagadvisor::report::AnalysisReport>();
+    report->query_costs = std::move(rows);
+    e.self.recordCycle(*report);
+    return e.render();
+  };
+  const auto bytes = [](const std::string& text, const std::string& query,
+                        const std::string& read) {
+    return sample(text, R"(dagadvisor_source_query_response_bytes{cluster="prod-eu",query=")" +
+                            query + R"(",read=")" + read + R"("})");
+  };
+  cycle({{"pod_info", 5000, 50, 0.5, 0.6, 900, "full"},
+         {"pod_usage", 7000, 40, 0.7, 0.8, 1000, "full"},
+         {"pod_seen", 300, 50, 0.1, 0.1, 100, "full"}});
+  std::string text = cycle({{"pod_info", 100, 2, 0.01, 0.02, 9, "window"},
+                            {"pod_usage", 900, 40, 0.2, 0.3, 90, "window"}});
+  CHECK(bytes(text, "pod_info", "full") == 5000);  // the last full read's figures stay
+  CHECK(bytes(text, "pod_info", "window") == 100);
+  CHECK(bytes(text, "pod_usage", "window") == 900);
+  // The next window read skips pod_usage (kept between refreshes), and pod_info reports no stats.
+  text = cycle({{"pod_info", 120, 3, {}, {}, {}, "window"}});
+  CHECK(bytes(text, "pod_info", "window") == 120);
+  CHECK_FALSE(bytes(text, "pod_usage", "window"));
+  CHECK_FALSE(sample(
+      text,
+      R"(dagadvisor_source_query_eval_seconds{cluster="prod-eu",query="pod_info",read="window"})"));
+  CHECK(bytes(text, "pod_usage", "full") == 7000);
+  CHECK(
+      sample(
+          text,
+          R"(dagadvisor_source_query_eval_seconds{cluster="prod-eu",query="pod_usage",read="full"})") ==
+      0.7);
 }
 
 TEST_CASE("per-run series are bounded to the top runs by makespan") {

@@ -203,6 +203,12 @@ void keepUnanswered(model::Pod& pod, const model::Pod& kept) {
   if (pod.containers.empty()) {
     pod.containers = kept.containers;
   }
+  if (!pod.tolerations) {
+    pod.tolerations = kept.tolerations;
+  }
+  if (!pod.node_selector) {
+    pod.node_selector = kept.node_selector;
+  }
 }
 
 }  // namespace
@@ -282,6 +288,22 @@ std::vector<const model::Pod*> ClusterBuilder::podsWithInfo() const {
   return out;
 }
 
+std::vector<const model::Pod*> ClusterBuilder::podsNotLive() const {
+  std::vector<const model::Pod*> out;
+  for (std::size_t i = 0; i < pods_.size(); ++i) {
+    if (pods_[i].has_info && !pods_[i].live) {
+      out.push_back(&pods_[i].pod);
+    }
+  }
+  return out;
+}
+
+void ClusterBuilder::markLiveUnless(const std::function<bool(const model::Pod&)>& gone) {
+  for (std::size_t i = 0; i < pods_.size(); ++i) {
+    pods_[i].live = !gone(pods_[i].pod);
+  }
+}
+
 void ClusterBuilder::keepPod(const model::Pod& kept) {
   PodRecord& record = podFor(kept.namespace_, kept.name, kept.uid);
   model::Pod& pod = record.pod;
@@ -294,13 +316,9 @@ void ClusterBuilder::keepPod(const model::Pod& kept) {
     keepUnanswered(pod, kept);
     return;
   }
-  std::optional<std::vector<model::Toleration>> tolerations = std::move(pod.tolerations);
-  std::optional<model::LabelSet> node_selector = std::move(pod.node_selector);
   pod = kept;
   pod.node = model::kNoNode;
   pod.usage.reset();
-  pod.tolerations = std::move(tolerations);
-  pod.node_selector = std::move(node_selector);
   record.has_info = true;
 }
 
@@ -416,9 +434,13 @@ model::ClusterSnapshot ClusterBuilder::build() && {
     if (const model::ObservedUsage* usage = findUsage(pod)) {
       pod.usage = *usage;
     }
-    // kube-state-metrics exports no series for a pod without tolerations.
-    if (spec_families_.tolerations && pod.isPendingUnscheduled() && !pod.tolerations) {
-      pod.tolerations.emplace();
+    // Only the pods pending unbound need them (what could place them), and a read of new pods
+    // by uid answers them for every pod it names.
+    if (!pod.isPendingUnscheduled()) {
+      pod.tolerations.reset();
+      pod.node_selector.reset();
+    } else if (spec_families_.tolerations && !pod.tolerations) {
+      pod.tolerations.emplace();  // kube-state-metrics exports no series for a pod without any
     }
     kept.push_back(&pod);
   }

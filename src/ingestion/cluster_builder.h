@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -34,10 +35,23 @@ class ClusterBuilder {
 
   /// Adds a pod an earlier read built whole (an incremental read, incremental_state.h). When this
   /// read's answers have its info, they hold only what can change; the facts that never change
-  /// after a pod appears (requests, labels, annotations, owner) come from `kept`. Otherwise the
-  /// pod is `kept` as it was, but for what is read only for pods pending unbound now
-  /// (tolerations, node selector: this read's answers) and usage (this read's, or keepUsage's).
+  /// after a pod appears (requests, labels, annotations, owner, tolerations, node selector) come
+  /// from `kept`. Otherwise the pod is `kept` as it was, but for its usage (this read's, or
+  /// keepUsage's).
   void keepPod(const model::Pod& kept);
+
+  /// The pods kube_pod_info answered for that pod_live did not: deleted, history only.
+  std::vector<const model::Pod*> podsNotLive() const;
+
+  /// For a read that learns which pods are gone rather than which are live (an incremental
+  /// window read): every pod known so far is live unless `gone` says it is not.
+  void markLiveUnless(const std::function<bool(const model::Pod&)>& gone);
+
+  /// Whether kube-state-metrics exports tolerations and node selectors at all, as an earlier
+  /// read answered it, for a read that does not ask.
+  void keepSpecFamilies(model::ClusterSnapshot::SpecFamilies families) {
+    spec_families_ = families;
+  }
 
   /// The usage answered so far; keepUsage puts an earlier read's back when usage is not read.
   const std::vector<UsageRecord>& usage() const { return usage_; }

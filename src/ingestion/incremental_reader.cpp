@@ -16,27 +16,34 @@ namespace {
 
 const log::Logger kLog("incremental");
 
-// Beyond this many new pods in one window, a full read is cheaper than the uid lists.
-constexpr std::size_t kMaxNewPods = 2000;
+// Beyond this many changed pods in one window (or a quarter of the pods kept, if more), a full
+// read is cheaper than the uid lists.
+constexpr std::size_t kMinTouchedForFullRead = 2000;
 // Uids per query: keeps each request line well below servers' header limits (~37 bytes each).
 constexpr std::size_t kUidsPerQuery = 500;
 
 constexpr QueryId kOncePerPod[] = {QueryId::kPodRequests, QueryId::kPodLabels,
                                    QueryId::kPodAnnotations, QueryId::kPodOwner};
 
-bool readOncePerPod(QueryId id) {
-  return std::find(std::begin(kOncePerPod), std::end(kOncePerPod), id) != std::end(kOncePerPod);
+// What a pod's series can still say after it appeared: where it runs, its phase, its times.
+constexpr QueryId kChangingFacts[] = {QueryId::kPodInfo, QueryId::kPodPhase, QueryId::kPodTimes};
+
+// The queries about pods, which a window read asks only of the pods that changed.
+bool isPodQuery(QueryId id) {
+  return id != QueryId::kNodeAllocatable && id != QueryId::kNodeLabels &&
+         id != QueryId::kNodeTaints && id != QueryId::kSchedulingLatency &&
+         id != QueryId::kSchedulerSignals;
 }
 
 // `uid=~"a|b|…"`, the regex's special characters escaped for PromQL's double-quoted string.
-std::string uidMatcher(const std::vector<const model::Pod*>& pods, std::size_t from,
+std::string uidMatcher(const std::vector<std::string_view>& uids, std::size_t from,
                        std::size_t to) {
   std::string out = "uid=~\"";
   for (std::size_t i = from; i < to; ++i) {
     if (i > from) {
       out += '|';
     }
-    for (const char c : pods[i]->uid) {
+    for (const char c : uids[i]) {
       if (std::string_view(R"(\.+*?()|[]{}^$)").find(c) != std::string_view::npos) {
         out += "\\\\";
       } else if (c == '"') {
@@ -50,11 +57,6 @@ std::string uidMatcher(const std::vector<const model::Pod*>& pods, std::size_t f
 
 config::PrometheusSource withSelector(config::PrometheusSource settings, const std::string& extra) {
   settings.selector = settings.selector.empty() ? extra : settings.selector + ", " + extra;
-  return settings;
-}
-
-config::PrometheusSource withLookback(config::PrometheusSource settings, double seconds) {
-  settings.lookback = config::Seconds(seconds);
   return settings;
 }
 
@@ -105,75 +107,145 @@ Result<model::ClusterSnapshot> IncrementalReader::fullRead(sources::MetricsSourc
       !run.ok()) {
     return run.error();
   }
+  IncrementalState::PodSet gone;
+  for (const model::Pod* pod : builder.podsNotLive()) {
+    gone.add(*pod);
+  }
   std::vector<ClusterBuilder::UsageRecord> usage = builder.usage();
   auto snapshot = finishSnapshot(std::move(builder), catalog_);
   if (snapshot.ok()) {
-    state_ = state_.after({at, true, true, at - settings_.lookback.count()}, *snapshot, newest,
-                          std::move(usage));
+    // From scratch: nothing an earlier read concluded outlives a full one.
+    state_ = IncrementalState().after({at, true, true, at - settings_.lookback.count()}, *snapshot,
+                                      newest, gone, std::move(usage));
   }
   return snapshot;
 }
 
+namespace {
+
+// The pods a window read reads again, as pod_changed and pod_gone name them.
+struct Touched {
+  struct Pod {
+    std::string namespace_;
+    std::string name;
+    std::string uid;
+  };
+  std::vector<Pod> pods;
+  IncrementalState::PodSet all;
+  IncrementalState::PodSet gone;
+
+  void add(const sources::SampleView& sample, bool is_gone) {
+    const std::string_view ns = sample.label("namespace");
+    const std::string_view name = sample.label("pod");
+    const std::string_view uid = sample.label("uid");
+    if (name.empty()) {
+      return;
+    }
+    const std::size_t before = all.size();
+    all.add(ns, name, uid);
+    if (all.size() > before) {
+      pods.push_back({std::string(ns), std::string(name), std::string(uid)});
+    }
+    if (is_gone) {
+      gone.add(ns, name, uid);
+    }
+  }
+};
+
+// The uid lists of `uids`, each a selector of at most kUidsPerQuery pods.
+std::vector<config::PrometheusSource> uidSelectors(const config::PrometheusSource& settings,
+                                                   const std::vector<std::string_view>& uids) {
+  std::vector<config::PrometheusSource> out;
+  for (std::size_t from = 0; from < uids.size(); from += kUidsPerQuery) {
+    out.push_back(withSelector(
+        settings, uidMatcher(uids, from, std::min(uids.size(), from + kUidsPerQuery))));
+  }
+  return out;
+}
+
+}  // namespace
+
 Result<model::ClusterSnapshot> IncrementalReader::windowRead(sources::MetricsSource& source,
                                                              UnixSeconds at, FetchStats& stats) {
   // Whole seconds: PromQL durations, and a window a little longer is as correct.
-  const double window = std::ceil(at - state_.readAt() + settings_.incremental.margin.count());
+  const config::Seconds window(
+      std::ceil(at - state_.readAt() + settings_.incremental.margin.count()));
   const bool usage_due = at - state_.usageReadAt() >= settings_.incremental.usage_refresh.count();
-  const QueryCatalog windowed(withLookback(settings_, window));
   ClusterBuilder builder(at);
-  IncrementalState::NewestSamples newest;
+  Touched touched;
   std::vector<PlannedQuery> plan;
   for (std::size_t i = 0; i < kQueryCount; ++i) {
     const auto id = static_cast<QueryId>(i);
-    if (id == QueryId::kPodSpec) {
-      plan.push_back(builderQuery(podSpecQuery(settings_, PodSpecParts::kPendingNow), id, builder));
-    } else if (!readOncePerPod(id) && (id != QueryId::kPodUsage || usage_due)) {
-      plan.push_back(catalogQuery(windowed, id, builder));
+    if (!isPodQuery(id) || (id == QueryId::kPodUsage && usage_due)) {
+      plan.push_back(catalogQuery(catalog_, id, builder));
     }
   }
-  plan.push_back(newestSampleQuery(settings_, window, newest));
+  plan.push_back(
+      {podChangesQuery(settings_, window), false, [&touched](const sources::SampleView& sample) {
+         touched.add(sample, false);
+       }});
+  plan.push_back(
+      {podGoneQuery(settings_, window), false, [&touched](const sources::SampleView& sample) {
+         touched.add(sample, true);
+       }});
   if (auto run = runQueries(source, plan, at, stats, limits_.concurrency, limits_.max_series);
       !run.ok()) {
     return run.error();
   }
 
-  std::vector<const model::Pod*> fresh;
-  for (const model::Pod* pod : builder.podsWithInfo()) {
-    if (!state_.knows(*pod)) {
-      fresh.push_back(pod);
-    }
-  }
-  const bool without_uid = std::any_of(fresh.begin(), fresh.end(),
-                                       [](const model::Pod* pod) { return pod->uid.empty(); });
-  if (without_uid || fresh.size() > kMaxNewPods) {
+  const std::size_t most = std::max(kMinTouchedForFullRead, state_.size() / 4);
+  const bool without_uid = std::any_of(touched.pods.begin(), touched.pods.end(),
+                                       [](const Touched::Pod& pod) { return pod.uid.empty(); });
+  if (without_uid || touched.pods.size() > most) {
     kLog.info("full read instead of a window",
-              {{"new_pods", std::to_string(fresh.size())},
-               {"reason", without_uid ? "a new pod without uid" : "too many new pods"}});
+              {{"changed_pods", std::to_string(touched.pods.size())},
+               {"reason", without_uid ? "a changed pod without uid" : "too many changed pods"}});
     return fullRead(source, at, stats);
   }
-  // The uid lists are built before the samples below add pods to the builder.
-  std::vector<config::PrometheusSource> per_pod_settings;
-  for (std::size_t from = 0; from < fresh.size(); from += kUidsPerQuery) {
-    per_pod_settings.push_back(withSelector(
-        settings_, uidMatcher(fresh, from, std::min(fresh.size(), from + kUidsPerQuery))));
-  }
-  std::vector<QueryCatalog> per_pod;
-  per_pod.reserve(per_pod_settings.size());
-  std::vector<PlannedQuery> once;
-  for (const config::PrometheusSource& settings : per_pod_settings) {
-    const QueryCatalog& catalog = per_pod.emplace_back(settings);
-    for (QueryId id : kOncePerPod) {
-      once.push_back(catalogQuery(catalog, id, builder));
+  std::vector<std::string_view> all_uids;
+  std::vector<std::string_view> new_uids;
+  std::vector<std::string_view> gone_uids;
+  for (const Touched::Pod& pod : touched.pods) {
+    all_uids.push_back(pod.uid);
+    if (!state_.knows(pod.namespace_, pod.name, pod.uid)) {
+      new_uids.push_back(pod.uid);
     }
-    once.push_back(builderQuery(podSpecQuery(settings, PodSpecParts::kContainers),
-                                QueryId::kPodSpec, builder));
+    if (touched.gone.contains(pod.namespace_, pod.name, pod.uid)) {
+      gone_uids.push_back(pod.uid);
+    }
   }
-  if (auto run = runQueries(source, once, at, stats, limits_.concurrency, limits_.max_series);
+  IncrementalState::NewestSamples newest;
+  const std::vector<config::PrometheusSource> changed_selectors = uidSelectors(settings_, all_uids);
+  const std::vector<config::PrometheusSource> new_selectors = uidSelectors(settings_, new_uids);
+  const std::vector<config::PrometheusSource> gone_selectors = uidSelectors(settings_, gone_uids);
+  std::vector<QueryCatalog> catalogs;
+  catalogs.reserve(changed_selectors.size() + new_selectors.size());
+  std::vector<PlannedQuery> per_pod;
+  for (const config::PrometheusSource& selector : changed_selectors) {
+    const QueryCatalog& catalog = catalogs.emplace_back(selector);
+    for (QueryId id : kChangingFacts) {
+      per_pod.push_back(catalogQuery(catalog, id, builder));
+    }
+  }
+  for (const config::PrometheusSource& selector : new_selectors) {
+    const QueryCatalog& catalog = catalogs.emplace_back(selector);
+    for (QueryId id : kOncePerPod) {
+      per_pod.push_back(catalogQuery(catalog, id, builder));
+    }
+    per_pod.push_back(
+        builderQuery(podSpecQuery(selector, PodSpecParts::kOfPods), QueryId::kPodSpec, builder));
+  }
+  for (const config::PrometheusSource& selector : gone_selectors) {
+    per_pod.push_back(newestSampleQuery(selector, window.count(), newest));
+  }
+  if (auto run = runQueries(source, per_pod, at, stats, limits_.concurrency, limits_.max_series);
       !run.ok()) {
     return run.error();
   }
 
   state_.keepInto(builder, at, settings_.lookback.count());
+  builder.markLiveUnless([&touched](const model::Pod& pod) { return touched.gone.contains(pod); });
+  builder.keepSpecFamilies(state_.specFamilies());
   if (!usage_due) {
     builder.keepUsage(state_.usage());
   }
@@ -181,10 +253,13 @@ Result<model::ClusterSnapshot> IncrementalReader::windowRead(sources::MetricsSou
   auto snapshot = finishSnapshot(std::move(builder), catalog_);
   if (snapshot.ok()) {
     stats.window_read = true;
-    kLog.debug("window read", {{"window_s", std::to_string(window)},
-                               {"new_pods", std::to_string(fresh.size())},
+    kLog.debug("window read", {{"window_s", std::to_string(window.count())},
+                               {"changed_pods", std::to_string(touched.pods.size())},
+                               {"new_pods", std::to_string(new_uids.size())},
+                               {"gone_pods", std::to_string(gone_uids.size())},
                                {"usage_read", usage_due ? "true" : "false"}});
-    state_ = state_.after({at, false, usage_due, at - window}, *snapshot, newest, std::move(usage));
+    state_ = state_.after({at, false, usage_due, at - window.count()}, *snapshot, newest,
+                          touched.gone, std::move(usage));
   }
   return snapshot;
 }

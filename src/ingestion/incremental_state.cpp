@@ -39,8 +39,19 @@ std::optional<UnixSeconds> IncrementalState::NewestSamples::of(const model::Pod&
   return std::nullopt;
 }
 
-bool IncrementalState::knows(const model::Pod& pod) const {
-  return index_.find(podKey(pod)).has_value();
+void IncrementalState::PodSet::add(std::string_view namespace_, std::string_view name,
+                                   std::string_view uid) {
+  index_.findOrInsert(podKey(namespace_, name, uid), 0);
+}
+
+bool IncrementalState::PodSet::contains(std::string_view namespace_, std::string_view name,
+                                        std::string_view uid) const {
+  return index_.find(podKey(namespace_, name, uid)).has_value();
+}
+
+bool IncrementalState::knows(std::string_view namespace_, std::string_view name,
+                             std::string_view uid) const {
+  return index_.find(podKey(namespace_, name, uid)).has_value();
 }
 
 void IncrementalState::keepInto(ClusterBuilder& builder, UnixSeconds at,
@@ -55,22 +66,27 @@ void IncrementalState::keepInto(ClusterBuilder& builder, UnixSeconds at,
 }
 
 IncrementalState IncrementalState::after(const Read& read, const model::ClusterSnapshot& snapshot,
-                                         const NewestSamples& newest,
+                                         const NewestSamples& newest, const PodSet& gone,
                                          std::vector<ClusterBuilder::UsageRecord> usage) const {
   IncrementalState next;
   next.pods_.reserve(snapshot.pods().size());
   for (const model::Pod& pod : snapshot.pods()) {
     const model::Fingerprint key = podKey(pod);
-    UnixSeconds newest_sample = read.window_start;
-    if (const auto answered = newest.of(pod)) {
-      newest_sample = *answered;
-    } else if (const auto index = index_.find(key)) {
-      newest_sample = pods_[*index].newest_sample;
+    const auto kept = index_.find(key);
+    const bool kept_gone = kept && pods_[*kept].gone;
+    KeptPod next_pod{pod, read.at, gone.contains(pod) || kept_gone};
+    if (next_pod.gone) {
+      if (const auto answered = newest.of(pod)) {
+        next_pod.newest_sample = *answered;
+      } else {
+        next_pod.newest_sample = kept_gone ? pods_[*kept].newest_sample : read.window_start;
+      }
     }
     next.index_.findOrInsert(key, static_cast<model::RecordIndex::Record>(next.pods_.size()));
-    next.pods_.push_back({pod, newest_sample});
+    next.pods_.push_back(std::move(next_pod));
   }
   next.usage_ = std::move(usage);
+  next.spec_families_ = snapshot.specFamilies();
   next.read_at_ = read.at;
   next.full_read_at_ = read.full ? read.at : full_read_at_;
   next.usage_read_at_ = read.usage_read ? read.at : usage_read_at_;

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <cstddef>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "common/clock.h"
@@ -11,8 +13,9 @@
 
 namespace dagadvisor::ingestion {
 
-/// What an incremental reader keeps from one read to the next: every pod of the last snapshot
-/// with the time of its newest kube_pod_info sample, and the last usage read. Replaced whole
+/// What an incremental reader keeps from one read to the next: every pod of the last snapshot,
+/// whether it is gone and if so the time of its newest kube_pod_info sample, and the last usage
+/// read. Replaced whole
 /// after each successful read and never touched by a failed one, so a failure cannot leave it
 /// half-updated.
 class IncrementalState {
@@ -28,21 +31,39 @@ class IncrementalState {
     model::RecordIndex index_;  // by namespace, name and uid
   };
 
+  /// Pods by namespace, name and uid.
+  class PodSet {
+   public:
+    void add(std::string_view namespace_, std::string_view name, std::string_view uid);
+    void add(const model::Pod& pod) { add(pod.namespace_, pod.name, pod.uid); }
+    bool contains(std::string_view namespace_, std::string_view name, std::string_view uid) const;
+    bool contains(const model::Pod& pod) const {
+      return contains(pod.namespace_, pod.name, pod.uid);
+    }
+    std::size_t size() const { return index_.size(); }
+
+   private:
+    model::RecordIndex index_;
+  };
+
   /// No read has succeeded yet, or the last one failed: the next read is a full one.
   bool empty() const { return !read_at_; }
   UnixSeconds readAt() const { return *read_at_; }
   UnixSeconds fullReadAt() const { return full_read_at_; }
   UnixSeconds usageReadAt() const { return usage_read_at_; }
   const std::vector<ClusterBuilder::UsageRecord>& usage() const { return usage_; }
+  const model::ClusterSnapshot::SpecFamilies& specFamilies() const { return spec_families_; }
+  std::size_t size() const { return pods_.size(); }
 
-  bool knows(const model::Pod& pod) const;
+  bool knows(std::string_view namespace_, std::string_view name, std::string_view uid) const;
 
   /// Hands `builder` every kept pod whose newest sample is still within `lookback` of `at` (the
   /// others a full read would no longer see), to merge with what this read answered.
   void keepInto(ClusterBuilder& builder, UnixSeconds at, double lookback_seconds) const;
 
-  /// What a successful read leaves: the pods of `snapshot`, each with its newest sample from
-  /// `newest`, else the one kept, else `window_start` (it was answered within the window).
+  /// What a successful read leaves: the pods of `snapshot`. A pod still live has its newest
+  /// sample at the read. One `gone` now, or earlier, has it from `newest`, else the one kept,
+  /// else `window_start` (it was answered within the window).
   struct Read {
     UnixSeconds at;
     bool full;
@@ -50,17 +71,19 @@ class IncrementalState {
     UnixSeconds window_start;
   };
   IncrementalState after(const Read& read, const model::ClusterSnapshot& snapshot,
-                         const NewestSamples& newest,
+                         const NewestSamples& newest, const PodSet& gone,
                          std::vector<ClusterBuilder::UsageRecord> usage) const;
 
  private:
   struct KeptPod {
     model::Pod pod;
     UnixSeconds newest_sample;
+    bool gone;  // deleted: it leaves the lookback once its newest sample does
   };
   std::vector<KeptPod> pods_;
   model::RecordIndex index_;  // by namespace, name and uid
   std::vector<ClusterBuilder::UsageRecord> usage_;
+  model::ClusterSnapshot::SpecFamilies spec_families_;
   std::optional<UnixSeconds> read_at_;
   UnixSeconds full_read_at_ = 0;
   UnixSeconds usage_read_at_ = 0;

@@ -65,10 +65,19 @@ class QueryCatalog {
 sources::Query podNewestSampleQuery(const config::PrometheusSource& settings,
                                     config::Seconds range);
 
-/// The parts of pod_spec: the catalog's query asks them all; an incremental window read asks
-/// those about the pods pending unbound now (and the families' counts) every time, and the app
-/// containers' requests, which never change once a pod exists, once per new pod.
-enum class PodSpecParts { kAll, kPendingNow, kContainers };
+/// Not in the catalog either: how an incremental window read finds what it must read again.
+/// pod_changed: the pods (namespace, pod, uid) created, bound, started or finished within
+/// `window` before the evaluation time, or that left or entered Pending or Running in it.
+/// pod_gone: the pods with a kube_pod_info sample in `window` that are not live now.
+sources::Query podChangesQuery(const config::PrometheusSource& settings, config::Seconds window);
+sources::Query podGoneQuery(const config::PrometheusSource& settings, config::Seconds window);
+
+/// The parts of pod_spec: the catalog's query asks them all. An incremental window read asks
+/// what never changes once a pod exists (the app containers' requests, tolerations, node
+/// selector) once per new pod, of the pods its uid-list selector names (kOfPods: not joined on
+/// the pods pending unbound; the builder keeps them only for those). kPendingNow and kContainers
+/// are the halves of kAll.
+enum class PodSpecParts { kAll, kPendingNow, kContainers, kOfPods };
 sources::Query podSpecQuery(const config::PrometheusSource& settings, PodSpecParts parts);
 
 }  // namespace dagadvisor::ingestion

@@ -31,15 +31,21 @@ class ClusterSource final : public sources::MetricsSource {
       return sources::QueryBody{
           vector(R"({"metric":{"node":"n1","resource":"cpu"},"value":[1,"4"]})")};
     }
-    if (query.name != "pod_info" && query.name != "pod_seen") {
+    const bool per_pod = query.name == "pod_info" || query.name == "pod_seen" ||
+                         query.name == "pod_live" || query.name == "pod_phase" ||
+                         query.name == "pod_changed" || query.name == "pod_gone";
+    if (!per_pod) {
       return sources::QueryBody{kEmpty};
     }
     std::string series;
     for (int i = 0; i < pods; ++i) {
+      if (!answers(query, i)) {
+        continue;
+      }
       const std::string n = std::to_string(i);
-      series += std::string(i == 0 ? "" : ",") + R"({"metric":{"namespace":"ns","pod":"p)" + n +
-                R"(","uid":"u)" + n + R"(","node":"n1"},"value":[1,")" +
-                (query.name == "pod_seen" ? std::to_string(at) : "1") + R"("]})";
+      series += std::string(series.empty() ? "" : ",") + R"({"metric":{"namespace":"ns","pod":"p)" +
+                n + R"(","uid":"u)" + n + R"(","node":"n1","phase":"Running"},"value":[1,")" +
+                (query.name == "pod_seen" ? std::to_string(at - 30) : "1") + R"("]})";
     }
     return sources::QueryBody{vector(series)};
   }
@@ -52,8 +58,31 @@ class ClusterSource final : public sources::MetricsSource {
   }
 
   int pods = 1;
+  int changed_from = 0;  // pod_changed names pods from this one on
+  int gone = -1;         // the pod pod_gone names, and pod_live leaves out
 
  private:
+  // What a real Prometheus would answer of pod `i`: per-uid queries only of the pods they name.
+  bool answers(const sources::Query& query, int i) const {
+    const std::string uid = "u" + std::to_string(i);
+    const auto list = query.promql.find("uid=~\"");
+    if (list != std::string::npos) {
+      const std::string names = query.promql.substr(list, query.promql.find('"', list + 6) - list);
+      if (names.find("\"" + uid + "|") == std::string::npos &&
+          names.find("|" + uid + "|") == std::string::npos &&
+          names.find("|" + uid) + uid.size() + 1 != names.size() && names != "uid=~\"" + uid) {
+        return false;
+      }
+    }
+    if (query.name == "pod_changed") {
+      return i >= changed_from;
+    }
+    if (query.name == "pod_gone") {
+      return i == gone;
+    }
+    return query.name != "pod_live" || i != gone;
+  }
+
   std::mutex mutex_;
   std::vector<sources::Query> asked_;
 };
@@ -96,14 +125,18 @@ TEST_CASE(
   REQUIRE(window.window_read);
   CHECK(window.queries == asked.size());
   CHECK(count(asked, "pod_usage") == 0);  // kept until usage_refresh
+  CHECK(count(asked, "pod_live") == 0);   // pod_gone says which are not
+  CHECK(count(asked, "pod_changed") == 1);
+  CHECK(count(asked, "pod_gone") == 1);
   CHECK(count(asked, "pod_requests") == 2);
-  CHECK(count(asked, "pod_spec") == 3);  // pending pods now, then each list's container requests
+  CHECK(count(asked, "pod_spec") == 2);  // each list's container requests and tolerations
+  CHECK(count(asked, "pod_info") == 2);  // 601 changed: lists of 500 and 101
+  CHECK(count(asked, "pod_seen") == 0);  // no pod gone
   for (const sources::Query& query : asked) {
     const bool per_pod = query.promql.find("uid=~") != std::string::npos;
-    if (query.name == "pod_spec" &&
-        query.promql.find(container_metric + "{") != std::string::npos) {
-      CHECK(per_pod);  // container requests: never the window's live pods
-    }
+    const bool about_pods =
+        query.name.rfind("pod_", 0) == 0 && query.name != "pod_changed" && query.name != "pod_gone";
+    CHECK(per_pod == about_pods);  // what pods say: only of the pods that changed
   }
   // One cost per name, whatever the requests; its bytes are theirs summed.
   for (const QueryCost& cost : window.costs) {
@@ -116,6 +149,50 @@ TEST_CASE(
   CHECK(requests->requests == 2);
   CHECK(requests->bytes == 2 * std::string(kEmpty).size());
   CHECK(costOf(window, "pod_usage") == nullptr);
+}
+
+TEST_CASE(
+    "a window read reads again only the pods that changed, keeps the others live, and takes "
+    "a gone pod for deleted",
+    "[ingestion][incremental]") {
+  config::PrometheusSource settings;
+  settings.incremental.resync = config::Seconds(3600);
+  IncrementalReader reader(settings);
+  ClusterSource source;
+  source.pods = 3;
+  FetchStats full;
+  auto first = reader.read(source, 10000, full);
+  REQUIRE(first.ok());
+  REQUIRE(first->pods().size() == 3);
+  for (const model::Pod& pod : first->pods()) {
+    CHECK(pod.phase == model::PodPhase::kRunning);
+  }
+  source.take();
+
+  source.changed_from = 3;  // nothing changed
+  source.gone = 2;          // but p2 was deleted
+  FetchStats window;
+  auto second = reader.read(source, 10060, window);
+  REQUIRE(second.ok());
+  REQUIRE(window.window_read);
+  const std::vector<sources::Query> asked = source.take();
+  CHECK(count(asked, "pod_info") == 1);      // only p2's
+  CHECK(count(asked, "pod_seen") == 1);      // when p2's info was last seen
+  CHECK(count(asked, "pod_requests") == 0);  // no pod is new
+  REQUIRE(second->pods().size() == 3);
+  CHECK(second->pods()[0].phase == model::PodPhase::kRunning);  // kept, still live
+  CHECK(second->pods()[1].phase == model::PodPhase::kRunning);
+  CHECK(second->pods()[2].phase == model::PodPhase::kUnknown);  // deleted while running
+
+  // p2 stays gone, and p0 and p1 live, in the next window too, though nothing names them.
+  source.gone = -1;
+  FetchStats third_stats;
+  auto third = reader.read(source, 10120, third_stats);
+  REQUIRE(third.ok());
+  REQUIRE(third->pods().size() == 3);
+  CHECK(third->pods()[0].phase == model::PodPhase::kRunning);
+  CHECK(third->pods()[2].phase == model::PodPhase::kUnknown);
+  CHECK(count(source.take(), "pod_info") == 0);
 }
 
 TEST_CASE("pod_spec's parts: the catalog's holds both, a window's no container requests",
@@ -133,6 +210,28 @@ TEST_CASE("pod_spec's parts: the catalog's holds both, a window's no container r
   const std::string once = podSpecQuery(settings, PodSpecParts::kContainers).promql;
   CHECK(once.find(containers) != std::string::npos);
   CHECK(once.find(tolerations) == std::string::npos);
+  // Of the pods a uid list names: everything that never changes, not joined on the unbound.
+  const std::string of_pods = podSpecQuery(settings, PodSpecParts::kOfPods).promql;
+  CHECK(of_pods.find(containers) != std::string::npos);
+  CHECK(of_pods.find(tolerations) != std::string::npos);
+  CHECK(of_pods.find(R"(node="")") == std::string::npos);
+  CHECK(pending.find(R"(node="")") != std::string::npos);
+}
+
+TEST_CASE("a window's change queries select each family once and answer only changes",
+          "[ingestion][incremental]") {
+  const config::PrometheusSource settings;
+  const std::string changed = podChangesQuery(settings, config::Seconds(420)).promql;
+  for (const std::string& metric :
+       {settings.metrics.pod_created, settings.metrics.pod_scheduled_time,
+        settings.metrics.pod_start_time, settings.metrics.pod_completion_time}) {
+    CHECK(changed.find("last_over_time(" + metric + "{}[7m]) > time() - 420") != std::string::npos);
+  }
+  CHECK(changed.find("changes(" + settings.metrics.pod_phase +
+                     R"({phase=~"Pending|Running"}[7m]) > 0)") != std::string::npos);
+  const std::string gone = podGoneQuery(settings, config::Seconds(420)).promql;
+  CHECK(gone.find("last_over_time(" + settings.metrics.pod_info + "{}[7m])") != std::string::npos);
+  CHECK(gone.find(" unless on (namespace, pod, uid) ") != std::string::npos);
 }
 
 }  // namespace

@@ -17,17 +17,18 @@ namespace dagadvisor::ingestion {
 /// not later than the previous one are full reads: the catalog's 15 queries, plus pod_seen over
 /// the lookback (podNewestSampleQuery). Every other read asks over a window from the previous
 /// read's time minus `incremental.margin` to `at`:
-///  - pod info, phases, times, liveness, nodes and the scheduler: the catalog's queries with the
-///    lookback cut to the window (the node and scheduler ones have none: read whole), and of
-///    pod_spec what the pods pending unbound now tolerate and select (instant: no lookback);
-///  - requests, labels, annotations, owner and the app containers' requests of pod_spec (which
-///    never change once a pod exists): over the whole lookback, only for the pods new in the
-///    window (`uid=~"…"`, 500 uids a request);
-///  - pod_usage only every `incremental.usage_refresh`, kept in between;
-///  - pod_seen over the window, so that a kept pod is dropped once its newest sample leaves the
-///    lookback, as the full read drops it.
-/// Pods not answered in the window are kept as the last read left them (their series had no
-/// sample since: nothing of them changed).
+///  - nodes and the scheduler: the catalog's queries (they have no lookback: read whole);
+///  - which pods changed (podChangesQuery: created, bound, started or finished in the window, or
+///    left or entered Pending or Running) and which are gone (podGoneQuery: seen in the window,
+///    not live now), answering only those pods;
+///  - of those pods (`uid=~"…"`, 500 uids a request) what can change: info, phase, times, over
+///    the whole lookback; of the new ones among them what never changes once a pod exists
+///    (requests, labels, annotations, owner, and of pod_spec the app containers' requests,
+///    tolerations and node selectors); of the gone ones their newest sample (pod_seen), so that
+///    they are dropped once it leaves the lookback, as the full read drops them;
+///  - pod_usage only every `incremental.usage_refresh`, kept in between.
+/// Pods not named are kept as the last read left them, live unless a read found them gone.
+/// Too many changed pods (over 2,000 and a quarter of those kept) make it a full read.
 class IncrementalReader {
  public:
   explicit IncrementalReader(const config::PrometheusSource& settings);

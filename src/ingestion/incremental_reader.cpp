@@ -135,9 +135,10 @@ struct Touched {
   IncrementalState::PodSet gone;
 
   void add(const sources::SampleView& sample, bool is_gone) {
-    const std::string_view ns = sample.label("namespace");
-    const std::string_view name = sample.label("pod");
-    const std::string_view uid = sample.label("uid");
+    add(sample.label("namespace"), sample.label("pod"), sample.label("uid"), is_gone);
+  }
+
+  void add(std::string_view ns, std::string_view name, std::string_view uid, bool is_gone) {
     if (name.empty()) {
       return;
     }
@@ -193,6 +194,15 @@ Result<model::ClusterSnapshot> IncrementalReader::windowRead(sources::MetricsSou
     return run.error();
   }
 
+  const UnixSeconds window_start = at - window.count();
+  // Found gone by an earlier window, yet not by this one, which still sees their samples: live.
+  IncrementalState::PodSet revived;
+  for (const model::Pod* pod : state_.goneWithin(window_start)) {
+    if (!touched.gone.contains(*pod)) {
+      touched.add(pod->namespace_, pod->name, pod->uid, false);
+      revived.add(*pod);
+    }
+  }
   const std::size_t most = std::max(kMinTouchedForFullRead, state_.size() / 4);
   const bool without_uid = std::any_of(touched.pods.begin(), touched.pods.end(),
                                        [](const Touched::Pod& pod) { return pod.uid.empty(); });
@@ -257,9 +267,10 @@ Result<model::ClusterSnapshot> IncrementalReader::windowRead(sources::MetricsSou
                                {"changed_pods", std::to_string(touched.pods.size())},
                                {"new_pods", std::to_string(new_uids.size())},
                                {"gone_pods", std::to_string(gone_uids.size())},
+                               {"revived_pods", std::to_string(revived.size())},
                                {"usage_read", usage_due ? "true" : "false"}});
-    state_ = state_.after({at, false, usage_due, at - window.count()}, *snapshot, newest,
-                          touched.gone, std::move(usage));
+    state_ = state_.after({at, false, usage_due, window_start}, *snapshot, newest, touched.gone,
+                          std::move(usage));
   }
   return snapshot;
 }

@@ -54,6 +54,16 @@ bool IncrementalState::knows(std::string_view namespace_, std::string_view name,
   return index_.find(podKey(namespace_, name, uid)).has_value();
 }
 
+std::vector<const model::Pod*> IncrementalState::goneWithin(UnixSeconds window_start) const {
+  std::vector<const model::Pod*> out;
+  for (const KeptPod& kept : pods_) {
+    if (kept.gone && kept.newest_sample >= window_start) {
+      out.push_back(&kept.pod);
+    }
+  }
+  return out;
+}
+
 void IncrementalState::keepInto(ClusterBuilder& builder, UnixSeconds at,
                                 double lookback_seconds) const {
   // The full read's last_over_time(…[lookback]) sees a sample at exactly at − lookback.
@@ -73,7 +83,8 @@ IncrementalState IncrementalState::after(const Read& read, const model::ClusterS
   for (const model::Pod& pod : snapshot.pods()) {
     const model::Fingerprint key = podKey(pod);
     const auto kept = index_.find(key);
-    const bool kept_gone = kept && pods_[*kept].gone;
+    const bool kept_gone =
+        kept && pods_[*kept].gone && pods_[*kept].newest_sample < read.window_start;
     KeptPod next_pod{pod, read.at, gone.contains(pod) || kept_gone};
     if (next_pod.gone) {
       if (const auto answered = newest.of(pod)) {

@@ -57,13 +57,18 @@ class IncrementalState {
 
   bool knows(std::string_view namespace_, std::string_view name, std::string_view uid) const;
 
+  /// The kept pods a read found gone whose newest sample is at or after `window_start`: a
+  /// window from there that does not find them gone again finds them live (a scrape of
+  /// kube-state-metrics that failed made them look deleted), and reads them again.
+  std::vector<const model::Pod*> goneWithin(UnixSeconds window_start) const;
+
   /// Hands `builder` every kept pod whose newest sample is still within `lookback` of `at` (the
   /// others a full read would no longer see), to merge with what this read answered.
   void keepInto(ClusterBuilder& builder, UnixSeconds at, double lookback_seconds) const;
 
   /// What a successful read leaves: the pods of `snapshot`. A pod still live has its newest
-  /// sample at the read. One `gone` now, or earlier, has it from `newest`, else the one kept,
-  /// else `window_start` (it was answered within the window).
+  /// sample at the read. One `gone` now, or found gone earlier with its newest sample before
+  /// `window_start`, has it from `newest`, else the one kept, else `window_start`.
   struct Read {
     UnixSeconds at;
     bool full;

@@ -45,7 +45,8 @@ class ClusterSource final : public sources::MetricsSource {
       const std::string n = std::to_string(i);
       series += std::string(series.empty() ? "" : ",") + R"({"metric":{"namespace":"ns","pod":"p)" +
                 n + R"(","uid":"u)" + n + R"(","node":"n1","phase":"Running"},"value":[1,")" +
-                (query.name == "pod_seen" ? std::to_string(at - 30) : "1") + R"("]})";
+                (query.name == "pod_seen" ? std::to_string(i == gone ? gone_seen : at - 30) : "1") +
+                R"("]})";
     }
     return sources::QueryBody{vector(series)};
   }
@@ -58,8 +59,9 @@ class ClusterSource final : public sources::MetricsSource {
   }
 
   int pods = 1;
-  int changed_from = 0;  // pod_changed names pods from this one on
-  int gone = -1;         // the pod pod_gone names, and pod_live leaves out
+  int changed_from = 0;           // pod_changed names pods from this one on
+  int gone = -1;                  // the pod pod_gone names, and pod_live leaves out
+  UnixSeconds gone_seen = 10030;  // its newest sample
 
  private:
   // What a real Prometheus would answer of pod `i`: per-uid queries only of the pods they name.
@@ -184,14 +186,27 @@ TEST_CASE(
   CHECK(second->pods()[1].phase == model::PodPhase::kRunning);
   CHECK(second->pods()[2].phase == model::PodPhase::kUnknown);  // deleted while running
 
-  // p2 stays gone, and p0 and p1 live, in the next window too, though nothing names them.
+  // A scrape of kube-state-metrics had failed: the next window sees p2 live again (pod_gone no
+  // longer names it while its newest sample is in the window) and reads it again.
   source.gone = -1;
-  FetchStats third_stats;
-  auto third = reader.read(source, 10120, third_stats);
-  REQUIRE(third.ok());
-  REQUIRE(third->pods().size() == 3);
-  CHECK(third->pods()[0].phase == model::PodPhase::kRunning);
-  CHECK(third->pods()[2].phase == model::PodPhase::kUnknown);
+  auto read = [&](UnixSeconds at) {
+    FetchStats stats;
+    auto snapshot = reader.read(source, at, stats);
+    REQUIRE(snapshot.ok());
+    REQUIRE(stats.window_read);
+    REQUIRE(snapshot->pods().size() == 3);
+    CHECK(snapshot->pods()[0].phase == model::PodPhase::kRunning);  // never named: kept live
+    return snapshot->pods()[2].phase;
+  };
+  CHECK(read(10120) == model::PodPhase::kRunning);
+  CHECK(count(source.take(), "pod_info") == 1);
+  // Deleted now: gone in every window that still sees its newest sample (10,030), and after.
+  source.gone = 2;
+  CHECK(read(10180) == model::PodPhase::kUnknown);
+  CHECK(read(10400) == model::PodPhase::kUnknown);
+  source.gone = -1;  // its samples have left the window: nothing names it any more
+  source.take();
+  CHECK(read(10460) == model::PodPhase::kUnknown);
   CHECK(count(source.take(), "pod_info") == 0);
 }
 

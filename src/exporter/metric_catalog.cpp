@@ -60,7 +60,8 @@ const std::vector<MetricSpec>& table() {
       {kSourceQueryResponseBytes,
        "dagadvisor_source_query_response_bytes",
        kGauge,
-       "Response bytes of each query (the catalog's name) in the last successful read of its "
+       "Response bytes of each query (the catalog's name, or what an incremental read adds: "
+       "pod_seen, pod_changed, pod_gone) in the last successful read of its "
        "kind (read=\"full\": the whole catalog; read=\"window\": an incremental read of what "
        "changed), summed over the query's requests; absent when that read did not ask it.",
        {"cluster", "query", "read"}},

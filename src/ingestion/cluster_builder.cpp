@@ -186,10 +186,10 @@ void addUsageSample(model::ObservedUsage& usage, const SampleView& sample) {
 // A series of a pod that has not changed is re-written only every few minutes (and those of a
 // deleted pod end at different times): what the window did not answer, the last read did, and
 // it is the newest value the lookback holds.
-void keepUnanswered(model::Pod& pod, const model::Pod& kept) {
+void keepUnanswered(model::Pod& pod, model::Pod&& kept) {
   // A pod has one info series before binding and one after; the bound one wins.
   if (pod.node_name.empty()) {
-    pod.node_name = kept.node_name;
+    pod.node_name = std::move(kept.node_name);
   }
   if (pod.phase == model::PodPhase::kUnknown) {
     pod.phase = kept.phase;
@@ -201,13 +201,13 @@ void keepUnanswered(model::Pod& pod, const model::Pod& kept) {
     }
   }
   if (pod.containers.empty()) {
-    pod.containers = kept.containers;
+    pod.containers = std::move(kept.containers);
   }
   if (!pod.tolerations) {
-    pod.tolerations = kept.tolerations;
+    pod.tolerations = std::move(kept.tolerations);
   }
   if (!pod.node_selector) {
-    pod.node_selector = kept.node_selector;
+    pod.node_selector = std::move(kept.node_selector);
   }
 }
 
@@ -304,19 +304,19 @@ void ClusterBuilder::markLiveUnless(const std::function<bool(const model::Pod&)>
   }
 }
 
-void ClusterBuilder::keepPod(const model::Pod& kept) {
+void ClusterBuilder::keepPod(model::Pod&& kept) {
   PodRecord& record = podFor(kept.namespace_, kept.name, kept.uid);
   model::Pod& pod = record.pod;
   if (record.has_info) {
-    pod.requests = kept.requests;
-    pod.labels = kept.labels;
-    pod.annotations = kept.annotations;
-    pod.owner_kind = kept.owner_kind;
-    pod.owner_name = kept.owner_name;
-    keepUnanswered(pod, kept);
+    pod.requests = std::move(kept.requests);
+    pod.labels = std::move(kept.labels);
+    pod.annotations = std::move(kept.annotations);
+    pod.owner_kind = std::move(kept.owner_kind);
+    pod.owner_name = std::move(kept.owner_name);
+    keepUnanswered(pod, std::move(kept));
     return;
   }
-  pod = kept;
+  pod = std::move(kept);
   pod.node = model::kNoNode;
   pod.usage.reset();
   record.has_info = true;

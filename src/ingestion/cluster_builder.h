@@ -38,7 +38,7 @@ class ClusterBuilder {
   /// after a pod appears (requests, labels, annotations, owner, tolerations, node selector) come
   /// from `kept`. Otherwise the pod is `kept` as it was, but for its usage (this read's, or
   /// keepUsage's).
-  void keepPod(const model::Pod& kept);
+  void keepPod(model::Pod&& kept);
 
   /// The pods kube_pod_info answered for that pod_live did not: deleted, history only.
   std::vector<const model::Pod*> podsNotLive() const;

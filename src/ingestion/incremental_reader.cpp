@@ -253,7 +253,7 @@ Result<model::ClusterSnapshot> IncrementalReader::windowRead(sources::MetricsSou
     return run.error();
   }
 
-  state_.keepInto(builder, at, settings_.lookback.count());
+  state_.moveInto(builder, at, settings_.lookback.count());
   builder.markLiveUnless([&touched](const model::Pod& pod) { return touched.gone.contains(pod); });
   builder.keepSpecFamilies(state_.specFamilies());
   if (!usage_due) {

@@ -64,13 +64,12 @@ std::vector<const model::Pod*> IncrementalState::goneWithin(UnixSeconds window_s
   return out;
 }
 
-void IncrementalState::keepInto(ClusterBuilder& builder, UnixSeconds at,
-                                double lookback_seconds) const {
+void IncrementalState::moveInto(ClusterBuilder& builder, UnixSeconds at, double lookback_seconds) {
   // The full read's last_over_time(…[lookback]) sees a sample at exactly at − lookback.
   const UnixSeconds oldest = at - lookback_seconds;
-  for (const KeptPod& kept : pods_) {
+  for (KeptPod& kept : pods_) {
     if (kept.newest_sample >= oldest) {
-      builder.keepPod(kept.pod);
+      builder.keepPod(std::move(kept.pod));
     }
   }
 }

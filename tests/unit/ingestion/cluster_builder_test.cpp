@@ -313,8 +313,8 @@ TEST_CASE("a kept pod merges with a window that answered only what changes", "[i
   feed(b, QueryId::kPodInfo, with({{"node", "gpu-1"}, {"created_by_kind", "Job"}}), 1);
   feed(b, QueryId::kPodPhase, with({{"phase", "Succeeded"}}), 1);
   feed(b, QueryId::kPodTimes, with({{"event", "finished"}}), 1990);
-  b.keepPod(kept);
-  b.keepPod(gone);
+  b.keepPod(model::Pod(kept));
+  b.keepPod(model::Pod(gone));
   const model::ClusterSnapshot snap = std::move(b).build();
   REQUIRE(snap.pods().size() == 2);
   const model::Pod& merged = snap.pod(0);

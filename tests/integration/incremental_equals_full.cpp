@@ -329,6 +329,14 @@ int main(int argc, char** argv) {
       std::cout << "t=" << args[i] << " full read failed: " << b.error().describe() << "\n";
       return 1;
     }
+    // An optional query that failed (a timeout under load) makes the two reads differ without
+    // either being wrong: say so next to the difference.
+    for (const auto* stats : {&incremental_stats, &full_stats}) {
+      for (const std::string& warning : stats->warnings) {
+        std::cout << "  " << (stats == &full_stats ? "full" : "incremental")
+                  << " read warned: " << warning << "\n";
+      }
+    }
     // Usage is kept between its refreshes: compared when this read refreshed it.
     const bool with_usage = readUsage(incremental_stats);
     const bool equal = same(lines(*a, with_usage), lines(*b, with_usage));

@@ -97,10 +97,10 @@ ClusterSnapshot::ClusterSnapshot(UnixSeconds at, std::vector<Node> nodes, std::v
   }
   pods_by_node_.resize(nodes_.size());
   requested_by_node_.resize(nodes_.size());
-  pod_index_.reserve(pods_.size());
   for (PodId id = 0; id < pods_.size(); ++id) {
     Pod& pod = pods_[id];
-    pod_index_.emplace(pod.key(), id);
+    pod_index_.findOrInsert(fingerprint(pod.namespace_, pod.name),
+                            static_cast<RecordIndex::Record>(id));
     if (pod.node == kNoNode && !pod.node_name.empty()) {
       if (auto it = node_index_.find(pod.node_name); it != node_index_.end()) {
         pod.node = it->second;
@@ -124,11 +124,8 @@ std::optional<NodeId> ClusterSnapshot::findNode(std::string_view name) const {
 
 std::optional<PodId> ClusterSnapshot::findPod(std::string_view namespace_,
                                               std::string_view name) const {
-  std::string key;
-  key.reserve(namespace_.size() + name.size() + 1);
-  key.append(namespace_).append("/").append(name);
-  if (auto it = pod_index_.find(key); it != pod_index_.end()) {
-    return it->second;
+  if (const auto id = pod_index_.find(fingerprint(namespace_, name))) {
+    return static_cast<PodId>(*id);
   }
   return std::nullopt;
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "model/record_index.h"
 #include "model/resources.h"
 #include "model/scheduler_stats.h"
 #include "model/scheduling_spec.h"
@@ -183,7 +184,7 @@ class ClusterSnapshot {
   std::vector<Node> nodes_;
   std::vector<Pod> pods_;
   std::unordered_map<std::string, NodeId> node_index_;
-  std::unordered_map<std::string, PodId> pod_index_;  // "namespace/name"
+  RecordIndex pod_index_;  // by namespace and name: no string built per pod
   std::vector<std::vector<PodId>> pods_by_node_;
   std::vector<ResourceVector> requested_by_node_;
   std::vector<PodId> pending_;

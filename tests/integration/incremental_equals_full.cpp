@@ -5,7 +5,7 @@
 // --costs, one line per query. For benchmarks (scripts/bench-incremental.sh), --prometheus-pid PID
 // adds what each read cost that Prometheus process (CPU seconds, RSS) and --no-compare leaves
 // the fresh reader out, so that the CPU is the incremental reader's alone.
-// Usage: incremental_equals_full [--costs] [--no-compare] [--prometheus-pid PID]
+// Usage: incremental_equals_full [--costs] [--no-compare] [--prometheus-pid PID] [--max-series N]
 //          URL LOOKBACK_S MARGIN_S USAGE_REFRESH_S T1 T2 …
 #include <unistd.h>
 
@@ -256,6 +256,7 @@ int main(int argc, char** argv) {
   bool print_costs = false;
   bool compare = true;
   long prometheus_pid = 0;
+  long max_series = 0;  // 0: the default cap
   while (!args.empty() && args[0].rfind("--", 0) == 0) {
     if (args[0] == "--costs") {
       print_costs = true;
@@ -264,12 +265,15 @@ int main(int argc, char** argv) {
     } else if (args[0] == "--prometheus-pid" && args.size() > 1) {
       prometheus_pid = std::stol(args[1]);
       args.erase(args.begin());
+    } else if (args[0] == "--max-series" && args.size() > 1) {
+      max_series = std::stol(args[1]);
+      args.erase(args.begin());
     }
     args.erase(args.begin());
   }
   if (args.size() < 5) {
     std::cerr << "usage: incremental_equals_full [--costs] [--no-compare] [--prometheus-pid PID] "
-                 "URL LOOKBACK_S MARGIN_S USAGE_REFRESH_S T1 T2 …\n";
+                 "[--max-series N] URL LOOKBACK_S MARGIN_S USAGE_REFRESH_S T1 T2 …\n";
     return 2;
   }
   config::PrometheusSource settings;
@@ -278,6 +282,9 @@ int main(int argc, char** argv) {
   settings.incremental.margin = config::Seconds(std::stod(args[2]));
   settings.incremental.usage_refresh = config::Seconds(std::stod(args[3]));
   settings.incremental.resync = config::Seconds(1e9);  // only the first read is a full one
+  if (max_series > 0) {
+    settings.max_series_per_query = static_cast<int>(max_series);
+  }
   config::PrometheusSource full_settings = settings;
   full_settings.incremental.resync = config::Seconds(0);
 

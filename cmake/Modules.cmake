@@ -13,6 +13,13 @@ function(dagadvisor_module name)
   target_include_directories(dagadvisor_${name} PUBLIC ${PROJECT_SOURCE_DIR}/src)
   target_link_libraries(dagadvisor_${name} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
   dagadvisor_set_warnings(dagadvisor_${name})
+  # Most of a module's build is its files each parsing the same headers (nlohmann_json through
+  # the analysis headers) and instantiating the same templates again: compiled in batches of 8 the
+  # modules build in about a third of the CPU time. A file whose file-scope names (anonymous
+  # namespace, static) clash with another file of its module, or that must be compiled alone
+  # (its own target pragmas), is listed with SKIP_UNITY_BUILD_INCLUSION in its CMakeLists.txt.
+  set_target_properties(dagadvisor_${name} PROPERTIES UNITY_BUILD ${DAGADVISOR_UNITY_MODULES}
+                                                      UNITY_BUILD_BATCH_SIZE 8)
 endfunction()
 
 # One Catch2 test binary per module: tests/unit/<module>/*_test.cpp.

@@ -6,6 +6,8 @@ set -euo pipefail
 PACKAGES=(
   # build; clang and its runtime libraries (libFuzzer, sanitizers) for the fuzz targets
   g++ cmake ninja-build pkg-config clang-format clang libclang-rt-14-dev
+  # the linker of the sanitizer and fuzz passes of scripts/test.sh (faster than ld.bfd)
+  lld
   # libraries (each for one reason, see README "Dependencies")
   prometheus-cpp-dev libcivetweb-dev civetweb libcurl4-openssl-dev nlohmann-json3-dev
   libcxxopts-dev libyaml-cpp-dev libsimdjson-dev libgraphviz-dev zlib1g-dev libssl-dev

@@ -278,16 +278,6 @@ const model::ObservedUsage* ClusterBuilder::findUsage(const model::Pod& pod) con
   return index ? &usage_[*index].usage : nullptr;
 }
 
-std::vector<const model::Pod*> ClusterBuilder::podsWithInfo() const {
-  std::vector<const model::Pod*> out;
-  for (std::size_t i = 0; i < pods_.size(); ++i) {
-    if (pods_[i].has_info) {
-      out.push_back(&pods_[i].pod);
-    }
-  }
-  return out;
-}
-
 std::vector<const model::Pod*> ClusterBuilder::podsNotLive() const {
   std::vector<const model::Pod*> out;
   for (std::size_t i = 0; i < pods_.size(); ++i) {

@@ -30,9 +30,6 @@ class ClusterBuilder {
   /// Takes one sample of query `id`; samples without the labels the query must have are skipped.
   void add(QueryId id, const sources::SampleView& sample);
 
-  /// The pods kube_pod_info answered for so far.
-  std::vector<const model::Pod*> podsWithInfo() const;
-
   /// Adds a pod an earlier read built whole (an incremental read, incremental_state.h). When this
   /// read's answers have its info, they hold only what can change; the facts that never change
   /// after a pod appears (requests, labels, annotations, owner, tolerations, node selector) come

@@ -196,11 +196,11 @@ Result<model::ClusterSnapshot> IncrementalReader::windowRead(sources::MetricsSou
 
   const UnixSeconds window_start = at - window.count();
   // Found gone by an earlier window, yet not by this one, which still sees their samples: live.
-  IncrementalState::PodSet revived;
+  std::size_t revived = 0;
   for (const model::Pod* pod : state_.goneWithin(window_start)) {
     if (!touched.gone.contains(*pod)) {
       touched.add(pod->namespace_, pod->name, pod->uid, false);
-      revived.add(*pod);
+      ++revived;
     }
   }
   const std::size_t most = std::max(kMinTouchedForFullRead, state_.size() / 4);
@@ -267,7 +267,7 @@ Result<model::ClusterSnapshot> IncrementalReader::windowRead(sources::MetricsSou
                                {"changed_pods", std::to_string(touched.pods.size())},
                                {"new_pods", std::to_string(new_uids.size())},
                                {"gone_pods", std::to_string(gone_uids.size())},
-                               {"revived_pods", std::to_string(revived.size())},
+                               {"revived_pods", std::to_string(revived)},
                                {"usage_read", usage_due ? "true" : "false"}});
     state_ = state_.after({at, false, usage_due, window_start}, *snapshot, newest, touched.gone,
                           std::move(usage));

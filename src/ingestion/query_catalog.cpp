@@ -163,9 +163,6 @@ class Builder {
         tagged(maxBy(pod("container, resource"),
                      recent(s_.metrics.pod_requests, R"(resource=~"cpu|memory")")),
                "spec", "container");
-    if (parts == PodSpecParts::kContainers) {
-      return containers;
-    }
     const std::string unbound = select(s_.metrics.pod_info, R"(node="")", s_.selector);
     auto ofUnbound = [&](const std::string& metric) {
       const std::string series = select(metric, "", s_.selector);
@@ -187,9 +184,6 @@ class Builder {
         tagged(dedup_ + " (" + ofUnbound(m.pod_nodeselectors) + ")", "spec", "node_selector");
     const std::string tolerations_exported = exported(m.pod_tolerations, "tolerations_exported");
     const std::string selectors_exported = exported(m.pod_nodeselectors, "node_selectors_exported");
-    if (parts == PodSpecParts::kPendingNow) {
-      return either({toleration, node_selector, tolerations_exported, selectors_exported});
-    }
     if (parts == PodSpecParts::kOfPods) {
       return either({containers, toleration, node_selector});
     }

@@ -75,9 +75,8 @@ sources::Query podGoneQuery(const config::PrometheusSource& settings, config::Se
 /// The parts of pod_spec: the catalog's query asks them all. An incremental window read asks
 /// what never changes once a pod exists (the app containers' requests, tolerations, node
 /// selector) once per new pod, of the pods its uid-list selector names (kOfPods: not joined on
-/// the pods pending unbound; the builder keeps them only for those). kPendingNow and kContainers
-/// are the halves of kAll.
-enum class PodSpecParts { kAll, kPendingNow, kContainers, kOfPods };
+/// the pods pending unbound; the builder keeps them only for those).
+enum class PodSpecParts { kAll, kOfPods };
 sources::Query podSpecQuery(const config::PrometheusSource& settings, PodSpecParts parts);
 
 }  // namespace dagadvisor::ingestion

@@ -210,7 +210,7 @@ TEST_CASE(
   CHECK(count(source.take(), "pod_info") == 0);
 }
 
-TEST_CASE("pod_spec's parts: the catalog's holds both, a window's no container requests",
+TEST_CASE("pod_spec's parts: the catalog's joins on the unbound pods, a uid list's does not",
           "[ingestion][incremental]") {
   const config::PrometheusSource settings;
   const std::string containers = settings.metrics.pod_requests + "{";
@@ -219,18 +219,12 @@ TEST_CASE("pod_spec's parts: the catalog's holds both, a window's no container r
   CHECK(all == podSpecQuery(settings, PodSpecParts::kAll).promql);
   CHECK(all.find(containers) != std::string::npos);
   CHECK(all.find(tolerations) != std::string::npos);
-  const std::string pending = podSpecQuery(settings, PodSpecParts::kPendingNow).promql;
-  CHECK(pending.find(containers) == std::string::npos);
-  CHECK(pending.find(tolerations) != std::string::npos);
-  const std::string once = podSpecQuery(settings, PodSpecParts::kContainers).promql;
-  CHECK(once.find(containers) != std::string::npos);
-  CHECK(once.find(tolerations) == std::string::npos);
   // Of the pods a uid list names: everything that never changes, not joined on the unbound.
   const std::string of_pods = podSpecQuery(settings, PodSpecParts::kOfPods).promql;
   CHECK(of_pods.find(containers) != std::string::npos);
   CHECK(of_pods.find(tolerations) != std::string::npos);
   CHECK(of_pods.find(R"(node="")") == std::string::npos);
-  CHECK(pending.find(R"(node="")") != std::string::npos);
+  CHECK(all.find(R"(node="")") != std::string::npos);
 }
 
 TEST_CASE("a window's change queries select each family once and answer only changes",

@@ -53,15 +53,18 @@ std::optional<UnixSeconds> timeValue(double v) {
   return std::isfinite(v) && v > 0 ? std::optional<UnixSeconds>(v) : std::nullopt;
 }
 
-void addPodTime(model::Pod& pod, std::string_view event, std::optional<UnixSeconds> time) {
-  if (event == "created") {
-    pod.created = time;
-  } else if (event == "scheduled") {
-    pod.scheduled = time;
-  } else if (event == "started") {
-    pod.started = time;
-  } else if (event == "finished") {
-    pod.finished = time;
+using PodTime = std::optional<UnixSeconds> model::Pod::*;
+
+PodTime podTimeOf(QueryId id) {
+  switch (id) {
+    case QueryId::kPodCreated:
+      return &model::Pod::created;
+    case QueryId::kPodScheduled:
+      return &model::Pod::scheduled;
+    case QueryId::kPodStarted:
+      return &model::Pod::started;
+    default:
+      return &model::Pod::finished;
   }
 }
 
@@ -166,20 +169,22 @@ void addSignalSample(model::SchedulerStats& stats, const SampleView& sample) {
   stats.present = true;
 }
 
-void addUsageSample(model::ObservedUsage& usage, const SampleView& sample) {
-  const std::string_view stat = sample.label("stat");
-  const double value = sample.value;
+void addUsageSample(QueryId id, model::ObservedUsage& usage, double value) {
   if (!std::isfinite(value)) {
     return;
   }
-  if (stat == "cpu") {
-    usage.cpu_cores = value;
-  } else if (stat == "memory") {
-    usage.memory_bytes = value;
-  } else if (stat == "samples") {
-    usage.samples = value;
-  } else if (stat == "gpu") {
-    usage.gpu_utilization_percent = value;
+  switch (id) {
+    case QueryId::kPodUsageCpu:
+      usage.cpu_cores = value;
+      break;
+    case QueryId::kPodUsageMemory:
+      usage.memory_bytes = value;
+      break;
+    case QueryId::kPodUsageSamples:
+      usage.samples = value;
+      break;
+    default:
+      usage.gpu_utilization_percent = value;
   }
 }
 
@@ -222,9 +227,9 @@ void ClusterBuilder::add(QueryId id, const SampleView& sample) {
     addLatencySample(scheduler_, sample);
   } else if (id == QueryId::kSchedulerSignals) {
     addSignalSample(scheduler_, sample);
-  } else if (id == QueryId::kPodUsage) {
+  } else if (isPodUsage(id)) {
     if (!sample.label("pod").empty()) {
-      addUsageSample(usageFor(sample.label("namespace"), sample.label("pod")), sample);
+      addUsageSample(id, usageFor(sample.label("namespace"), sample.label("pod")), sample.value);
     }
   } else if (!sample.label("pod").empty()) {
     addPodSample(id, sample);
@@ -384,14 +389,13 @@ void ClusterBuilder::addPodSample(QueryId id, const SampleView& sample) {
       pod.owner_kind = sample.label("owner_kind");
       pod.owner_name = sample.label("owner_name");
       break;
-    case QueryId::kPodTimes:
-      addPodTime(pod, sample.label("event"), timeValue(sample.value));
-      break;
     case QueryId::kPodSpec:
       addSpecSample(pod, sample);
       break;
     default:
-      break;
+      if (isPodTime(id)) {
+        pod.*podTimeOf(id) = timeValue(sample.value);
+      }
   }
 }
 

@@ -26,7 +26,9 @@ constexpr QueryId kOncePerPod[] = {QueryId::kPodRequests, QueryId::kPodLabels,
                                    QueryId::kPodAnnotations, QueryId::kPodOwner};
 
 // What a pod's series can still say after it appeared: where it runs, its phase, its times.
-constexpr QueryId kChangingFacts[] = {QueryId::kPodInfo, QueryId::kPodPhase, QueryId::kPodTimes};
+constexpr QueryId kChangingFacts[] = {QueryId::kPodInfo,    QueryId::kPodPhase,
+                                      QueryId::kPodCreated, QueryId::kPodScheduled,
+                                      QueryId::kPodStarted, QueryId::kPodFinished};
 
 // The queries about pods, which a window read asks only of the pods that changed.
 bool isPodQuery(QueryId id) {
@@ -177,7 +179,7 @@ Result<model::ClusterSnapshot> IncrementalReader::windowRead(sources::MetricsSou
   std::vector<PlannedQuery> plan;
   for (std::size_t i = 0; i < kQueryCount; ++i) {
     const auto id = static_cast<QueryId>(i);
-    if (!isPodQuery(id) || (id == QueryId::kPodUsage && usage_due)) {
+    if (!isPodQuery(id) || (isPodUsage(id) && usage_due)) {
       plan.push_back(catalogQuery(catalog_, id, builder));
     }
   }

@@ -14,7 +14,7 @@ namespace dagadvisor::ingestion {
 
 /// Reads that cost Prometheus what changed, not what exists (issue #18). The first read, a read
 /// at least `incremental.resync` after the last full one, a read after a failed one and a read
-/// not later than the previous one are full reads: the catalog's 15 queries, plus pod_seen over
+/// not later than the previous one are full reads: the catalog's 21 queries, plus pod_seen over
 /// the lookback (podNewestSampleQuery). Every other read asks over a window from the previous
 /// read's time minus `incremental.margin` to `at`:
 ///  - nodes and the scheduler: the catalog's queries (they have no lookback: read whole);

@@ -201,14 +201,8 @@ class Builder {
     return either({app + " > " + init, init, app});
   }
 
-  std::string podTimes() const {
-    const auto& m = s_.metrics;
-    auto event = [&](const std::string& metric, std::string_view name) {
-      return tagged(maxBy(kPodKey, recent(metric)), "event", name);
-    };
-    return either({event(m.pod_created, "created"), event(m.pod_scheduled_time, "scheduled"),
-                   event(m.pod_start_time, "started"), event(m.pod_completion_time, "finished")});
-  }
+  // One event of a pod (created, bound, started, finished): the newest over the lookback.
+  std::string podTime(const std::string& metric) const { return maxBy(kPodKey, recent(metric)); }
 
   // The first configured histogram that exists wins (`or on (profile, stat)`), so one list covers
   // clusters from the e2e histogram to the SLI one; classic `_bucket` series and native
@@ -250,24 +244,31 @@ class Builder {
 
   // Right-sizing reads a percentile of the 5-minute CPU rate and the peak working set over days,
   // sampled every 5 minutes: the same resolution the right-sizing tools use.
-  std::string podUsage() const {
-    const auto& m = s_.metrics;
-    const std::string window =
-        "[" + formatDuration(std::chrono::duration_cast<Duration>(s_.usage_window)) + ":5m]";
-    auto perPod = [&](const std::string& inner) {
-      return aggregate("sum by", "namespace, pod", maxBy("namespace, pod, container", inner));
-    };
-    const std::string cpu =
-        perPod("rate(" + select(m.container_cpu_usage, kRealContainers, s_.selector) + "[5m])");
+  std::string podCpuUsage() const {
+    return "quantile_over_time(" + std::to_string(s_.usage_cpu_quantile) + ", " + podCpu() +
+           usageWindow() + ")";
+  }
+
+  // The CPU rate's samples in the window: how many days the percentile stands on.
+  std::string podUsageSamples() const {
+    return "count_over_time(" + podCpu() + usageWindow() + ")";
+  }
+
+  std::string podMemoryUsage() const {
     const std::string memory =
-        perPod(select(m.container_memory_working_set, kRealContainers, s_.selector));
-    const std::string quantile = std::to_string(s_.usage_cpu_quantile);
-    return either({
-        tagged("quantile_over_time(" + quantile + ", " + cpu + window + ")", "stat", "cpu"),
-        tagged("max_over_time(" + memory + window + ")", "stat", "memory"),
-        tagged("count_over_time(" + cpu + window + ")", "stat", "samples"),
-        tagged(gpuUse(window), "stat", "gpu"),
-    });
+        perPod(select(s_.metrics.container_memory_working_set, kRealContainers, s_.selector));
+    return "max_over_time(" + memory + usageWindow() + ")";
+  }
+
+  // dcgm-exporter names the pod `pod`, `exported_pod` or `pod_name` depending on its version and
+  // on honor_labels; all three are folded into `pod` (and `namespace` likewise).
+  std::string podGpuUsage() const {
+    std::string series = select(s_.metrics.gpu_utilization, "", s_.selector);
+    for (const char* alias : {"exported_pod", "pod_name"}) {
+      series = "label_replace(" + series + ", \"pod\", \"$1\", \"" + alias + "\", \"(.+)\")";
+    }
+    series = "label_replace(" + series + R"q(, "namespace", "$1", "exported_namespace", "(.+)"))q";
+    return "avg by (namespace, pod) (avg_over_time(" + series + usageWindow() + "))";
   }
 
  private:
@@ -289,15 +290,17 @@ class Builder {
     return tagged(either({classic, native}), "stat", "rate");
   }
 
-  // dcgm-exporter names the pod `pod`, `exported_pod` or `pod_name` depending on its version and
-  // on honor_labels; all three are folded into `pod` (and `namespace` likewise).
-  std::string gpuUse(const std::string& window) const {
-    std::string series = select(s_.metrics.gpu_utilization, "", s_.selector);
-    for (const char* alias : {"exported_pod", "pod_name"}) {
-      series = "label_replace(" + series + ", \"pod\", \"$1\", \"" + alias + "\", \"(.+)\")";
-    }
-    series = "label_replace(" + series + R"q(, "namespace", "$1", "exported_namespace", "(.+)"))q";
-    return "avg by (namespace, pod) (avg_over_time(" + series + window + "))";
+  std::string usageWindow() const {
+    return "[" + formatDuration(std::chrono::duration_cast<Duration>(s_.usage_window)) + ":5m]";
+  }
+
+  static std::string perPod(const std::string& inner) {
+    return aggregate("sum by", "namespace, pod", maxBy("namespace, pod, container", inner));
+  }
+
+  std::string podCpu() const {
+    return perPod("rate(" + select(s_.metrics.container_cpu_usage, kRealContainers, s_.selector) +
+                  "[5m])");
   }
 
   const config::PrometheusSource& s_;
@@ -332,10 +335,16 @@ QueryCatalog::QueryCatalog(const config::PrometheusSource& s) {
   set(QueryId::kPodAnnotations, "pod_annotations", b.recent(m.pod_annotations));
   set(QueryId::kPodOwner, "pod_owner",
       maxBy(b.pod("owner_kind, owner_name"), b.recent(m.pod_owner)));
-  set(QueryId::kPodTimes, "pod_times", b.podTimes());
+  set(QueryId::kPodCreated, "pod_created", b.podTime(m.pod_created));
+  set(QueryId::kPodScheduled, "pod_scheduled", b.podTime(m.pod_scheduled_time));
+  set(QueryId::kPodStarted, "pod_started", b.podTime(m.pod_start_time));
+  set(QueryId::kPodFinished, "pod_finished", b.podTime(m.pod_completion_time));
   set(QueryId::kSchedulingLatency, "scheduling_latency", b.schedulingLatency());
   set(QueryId::kSchedulerSignals, "scheduler_signals", b.schedulerSignals());
-  set(QueryId::kPodUsage, "pod_usage", b.podUsage());
+  set(QueryId::kPodUsageCpu, "pod_usage_cpu", b.podCpuUsage());
+  set(QueryId::kPodUsageMemory, "pod_usage_memory", b.podMemoryUsage());
+  set(QueryId::kPodUsageSamples, "pod_usage_samples", b.podUsageSamples());
+  set(QueryId::kPodUsageGpu, "pod_usage_gpu", b.podGpuUsage());
   // Optional: snapshots recorded before it lack it, and only the advice's patches and the
   // constraint checks need it.
   set(QueryId::kPodSpec, "pod_spec", b.podSpec(PodSpecParts::kAll));

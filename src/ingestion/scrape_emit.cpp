@@ -116,15 +116,14 @@ void emitPod(QueryId id, const scrape::PodFacts& p, bool live, Emitter& out) {
         out.add("owner_kind", kind).add("owner_name", owner).send(1);
       }
       break;
-    case QueryId::kPodTimes:
-      for (std::size_t e = 0; e < p.times.size(); ++e) {
-        if (!std::isnan(p.times[e])) {
-          out.add("event", scrape::PodFacts::kEvents[e]).send(p.times[e]);
+    default:
+      if (isPodTime(id)) {
+        const double time =
+            p.times[static_cast<std::size_t>(id) - static_cast<std::size_t>(QueryId::kPodCreated)];
+        if (!std::isnan(time)) {
+          out.send(time);
         }
       }
-      break;
-    default:
-      break;
   }
   out.clear();
 }
@@ -142,11 +141,12 @@ void ScrapeEvaluator::emit(QueryId id, const sources::SampleVisitor& visit) cons
     case QueryId::kSchedulerSignals:
       emitScheduler(id, visit);
       break;
-    case QueryId::kPodUsage:
-      emitUsage(visit);
-      break;
     default:
-      emitPods(id, visit);
+      if (isPodUsage(id)) {
+        emitUsage(id, visit);
+      } else {
+        emitPods(id, visit);
+      }
   }
 }
 
@@ -236,21 +236,20 @@ void ScrapeEvaluator::emitScheduler(QueryId id, const sources::SampleVisitor& vi
   }
 }
 
-void ScrapeEvaluator::emitUsage(const sources::SampleVisitor& visit) const {
+void ScrapeEvaluator::emitUsage(QueryId id, const sources::SampleVisitor& visit) const {
   Emitter out(visit, now_);
   for (const auto& [key, usage] : usage_) {
     const std::size_t slash = key.find('/');
     const std::string_view k(key);
     out.add("namespace", k.substr(0, slash)).add("pod", k.substr(slash + 1)).keep();
-    if (usage.has_cpu) {
-      out.add("stat", "cpu").send(usage.cpu);
-      out.add("stat", "samples").send(1);
-    }
-    if (usage.memory > 0) {
-      out.add("stat", "memory").send(usage.memory);
-    }
-    if (usage.gpu_count > 0) {
-      out.add("stat", "gpu").send(usage.gpu_sum / usage.gpu_count);
+    if (id == QueryId::kPodUsageCpu && usage.has_cpu) {
+      out.send(usage.cpu);
+    } else if (id == QueryId::kPodUsageSamples && usage.has_cpu) {
+      out.send(1);
+    } else if (id == QueryId::kPodUsageMemory && usage.memory > 0) {
+      out.send(usage.memory);
+    } else if (id == QueryId::kPodUsageGpu && usage.gpu_count > 0) {
+      out.send(usage.gpu_sum / usage.gpu_count);
     }
     out.clear();
   }

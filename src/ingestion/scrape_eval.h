@@ -26,7 +26,7 @@ namespace dagadvisor::ingestion {
 /// dcgm-exporter samples in, the samples each catalog query (QueryId) would have returned out,
 /// with the same labels and the same aggregation as the PromQL of query_catalog.cpp:
 ///   * container requests summed per pod and resource, against the largest init container;
-///   * pod timestamps tagged event=created|scheduled|started|finished;
+///   * each pod timestamp (created, scheduled, started, finished) in an answer of its own;
 ///   * pod spec facts tagged spec=…: containers of every pod, tolerations and node selectors of
 ///     the pods listed unbound by this scrape, and a count per family that answered;
 ///   * histogram quantiles (Prometheus' histogram_quantile) and rates from the cumulative
@@ -87,7 +87,7 @@ class ScrapeEvaluator {
   void emitPods(QueryId id, const sources::SampleVisitor& visit) const;
   void emitNodes(QueryId id, const sources::SampleVisitor& visit) const;
   void emitScheduler(QueryId id, const sources::SampleVisitor& visit) const;
-  void emitUsage(const sources::SampleVisitor& visit) const;
+  void emitUsage(QueryId id, const sources::SampleVisitor& visit) const;
   void emitSpecFamilies(const sources::SampleVisitor& visit) const;
 
   std::vector<std::string> metric_names_;  // latency histogram names, in preference order

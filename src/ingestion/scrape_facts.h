@@ -21,7 +21,7 @@ namespace dagadvisor::ingestion::scrape {
 using LabelPairs = std::vector<std::pair<std::string, std::string>>;
 
 /// What one raw metric feeds. The four pod timestamps are consecutive, in the order of
-/// PodFacts::kEvents.
+/// PodFacts::times.
 enum class Family : std::uint8_t {
   kNodeAllocatable,
   kNodeLabels,
@@ -64,8 +64,6 @@ void seriesKey(std::string_view target, const sources::SampleView& s, std::strin
 
 /// One pod as kube-state-metrics described it in its latest scrape.
 struct PodFacts {
-  static constexpr std::array<std::string_view, 4> kEvents = {"created", "scheduled", "started",
-                                                              "finished"};
   struct Request {
     std::string container;
     std::string resource;
@@ -82,7 +80,8 @@ struct PodFacts {
   std::vector<std::array<std::string, 5>> tolerations;  // key, operator, value, effect, seconds
   LabelPairs node_selector;                             // nodeselector_* labels
   bool has_node_selector = false;  // a kube_pod_nodeselectors series was seen, even empty
-  std::array<double, 4> times{};   // by kEvents; NaN = not reported
+  std::array<double, 4>
+      times{};  // created, scheduled, started, finished (as the QueryIds); NaN: none
   bool has_info = false;
   bool has_labels = false;  // a kube_pod_labels series was seen, even without label_* labels
   bool has_annotations = false;

@@ -90,12 +90,13 @@ check "kube-state-metrics alone still gives runs" "$WORK_DIR/ksm-only.json" '.su
 # request × cpu_util (0 < cpu_util ≤ 1) for every running container. A pod shorter than two
 # cAdvisor samples has no rate, hence no CPU figure and no sample count.
 U="$WORK_DIR/spike"
-jq -s '(.[0].data.result | map({key: "\(.metric.namespace)/\(.metric.pod)/\(.metric.stat)", value: (.value[1] | tonumber)}) | from_entries) as $use
-       | (.[1].data.result | map({key: "\(.metric.namespace)/\(.metric.pod)/\(.metric.resource)", value: (.value[1] | tonumber)}) | from_entries) as $req
+jq -s '([range(3) as $i | .[$i].data.result[] | {key: "\(.metric.namespace)/\(.metric.pod)/\(["cpu", "memory", "samples"][$i])", value: (.value[1] | tonumber)}] | from_entries) as $use
+       | (.[3].data.result | map({key: "\(.metric.namespace)/\(.metric.pod)/\(.metric.resource)", value: (.value[1] | tonumber)}) | from_entries) as $req
        | [$req | keys[] | select(endswith("/memory")) | rtrimstr("/memory")
           | select($req[. + "/memory"] >= 1073741824 and $use[. + "/memory"] != null)
           | {pod: ., ratio: ($use[. + "/memory"] / $req[. + "/memory"]), cpu: $use[. + "/cpu"], samples: $use[. + "/samples"], cpu_request: $req[. + "/cpu"]}]' \
-  "$U/pod_usage.json" "$U/pod_requests.json" >"$WORK_DIR/usage.json"
+  "$U/pod_usage_cpu.json" "$U/pod_usage_memory.json" "$U/pod_usage_samples.json" \
+  "$U/pod_requests.json" >"$WORK_DIR/usage.json"
 check "peak working set is 0.6 × request for every pod seen" "$WORK_DIR/usage.json" \
   'length > 0 and all(.[]; (.ratio - 0.6 | fabs) < 0.01)'
 check "a CPU percentile within the request wherever a rate was seen" "$WORK_DIR/usage.json" \

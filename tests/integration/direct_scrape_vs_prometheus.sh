@@ -36,8 +36,8 @@ normalize() {  # normalize FILE KEEP_PREFIXED
     + " " + (.value[1] | tonumber * 1000000 | round / 1000000 | tostring)' "$1" | sort
 }
 compared=0
-for query in node_allocatable node_taints pod_info pod_live pod_phase pod_requests pod_owner pod_times \
-             node_labels pod_labels pod_annotations; do
+for query in node_allocatable node_taints pod_info pod_live pod_phase pod_requests pod_owner pod_created \
+             pod_scheduled pod_started pod_finished node_labels pod_labels pod_annotations; do
   case $query in node_labels|pod_labels|pod_annotations) prefixed=true ;; *) prefixed=false ;; esac
   # pod_live's value is not a fact (ClusterBuilder reads its label sets only): labels compared.
   values='s/$//'; [ "$query" != pod_live ] || values='s/ [^ ]*$//'

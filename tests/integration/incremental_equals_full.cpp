@@ -149,7 +149,7 @@ std::size_t missingFrom(const std::set<std::string>& a, const std::set<std::stri
 
 bool readUsage(const ingestion::FetchStats& stats) {
   for (const ingestion::QueryCost& cost : stats.costs) {
-    if (cost.query == "pod_usage") {
+    if (cost.query.starts_with("pod_usage_")) {
       return true;
     }
   }

@@ -6,7 +6,7 @@
 # query's requests. Queries that read series must show figures above zero; the debug log carries
 # one line per request with the same figures. The fixture is shifted to end 30 s ago, so that a
 # daemon on the wall clock sees it: first `serve --at` (the same moment every cycle: full reads
-# of the catalog's 15 queries, nothing kept), then `serve` on the clock (the default
+# of the catalog's 21 queries, nothing kept), then `serve` on the clock (the default
 # incremental reads: a full read with pod_seen, then window reads).
 # Args: DAGADVISOR_BINARY FIXTURE_OM
 DAGADVISOR=$1
@@ -65,7 +65,7 @@ for query in pod_info node_allocatable; do
 done
 # Every catalog query has its bytes, and nothing else is asked; the exec time includes the evaluation.
 n=$(series dagadvisor_source_query_response_bytes full)
-[ "$n" -eq 15 ] || fail "response bytes for $n queries, expected the catalog's 15"
+[ "$n" -eq 21 ] || fail "response bytes for $n queries, expected the catalog's 21"
 [ -z "$(value dagadvisor_source_query_response_bytes pod_seen full)" ] || fail "serve --at asked pod_seen"
 [ "$(series dagadvisor_source_query_response_bytes window)" -eq 0 ] || fail "serve --at read a window"
 awk -v e="$(value dagadvisor_source_query_eval_seconds pod_info full)" \
@@ -73,7 +73,7 @@ awk -v e="$(value dagadvisor_source_query_eval_seconds pod_info full)" \
   || fail "pod_info: exec time below eval time"
 grep 'msg="query decoded"' "$WORK_DIR/daemon-at.log" | grep 'query=pod_info' | grep -q 'backend_eval_ms=' \
   || { grep 'query decoded' "$WORK_DIR/daemon-at.log" | head -3 >&2; fail "no debug line with the backend's cost"; }
-echo "ok: serve --at: 15 queries' bytes exported, all full reads; the debug log names each query's cost"
+echo "ok: serve --at: 21 queries' bytes exported, all full reads; the debug log names each query's cost"
 kill -0 "$DAEMON" || fail "daemon died"
 kill "$DAEMON"; wait "$DAEMON" 2>/dev/null || true
 
@@ -87,7 +87,7 @@ for _ in $(seq 1 100); do
 done
 grep -q 'msg="window read"' "$WORK_DIR/daemon.log" || { tail -20 "$WORK_DIR/daemon.log" >&2; fail "no window read"; }
 n=$(series dagadvisor_source_query_response_bytes full)
-[ "$n" -eq 16 ] || fail "full read: bytes for $n queries, expected the catalog's 15 and pod_seen"
+[ "$n" -eq 22 ] || fail "full read: bytes for $n queries, expected the catalog's 21 and pod_seen"
 # A window read asks which pods changed and which are gone (with this fixture, which holds one
 # moment, none), and of the pods nothing: no pod_usage (kept for usage_refresh), none of the
 # facts read once per new pod, none of those read again for changed pods.
@@ -98,12 +98,12 @@ for query in pod_changed pod_gone; do
   [ "$(value dagadvisor_source_query_series "$query" window)" = 0 ] \
     || fail "$query: pods changed in a fixture of one moment"
 done
-for query in pod_usage pod_requests pod_labels pod_annotations pod_owner pod_spec; do
+for query in pod_usage_cpu pod_usage_memory pod_usage_samples pod_requests pod_labels pod_annotations pod_owner pod_spec; do
   [ -n "$(value dagadvisor_source_query_response_bytes "$query" full)" ] || fail "full read without $query"
   [ -z "$(value dagadvisor_source_query_response_bytes "$query" window)" ] \
     || fail "a window read with no new pod asked $query"
 done
-for query in pod_info pod_phase pod_times pod_live pod_seen; do
+for query in pod_info pod_phase pod_created pod_scheduled pod_started pod_finished pod_live pod_seen; do
   [ -z "$(value dagadvisor_source_query_response_bytes "$query" window)" ] \
     || fail "a window read with no changed pod asked $query"
 done

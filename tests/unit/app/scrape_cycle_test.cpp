@@ -44,7 +44,7 @@ TEST_CASE("a direct scrape's cycle reports what the replay of its recording repo
   auto expected = runAnalysisCycle(*replay->reader, replay_config, at, clock, nullptr);
   REQUIRE(expected.ok());
 
-  // The direct path: one query per target, the exposition bytes; the replay asked 15 queries.
+  // The direct path: one query per target, the exposition bytes; the replay asked 21 queries.
   CHECK((*direct)->queries == config.sources.scrape.targets.size());
   CHECK((*direct)->bytes_received ==
         testing::readFile(config.sources.scrape.targets[0]).size() +

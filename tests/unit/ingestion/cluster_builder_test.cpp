@@ -52,8 +52,8 @@ TEST_CASE("kube-state-metrics samples become nodes and pods in model units", "[i
   feed(b, QueryId::kPodLabels, with({{"label_dag_id", "train"}}), 1);
   feed(b, QueryId::kPodAnnotations, with({{"annotation_workflow_dependencies", "a,b"}}), 1);
   feed(b, QueryId::kPodOwner, with({{"owner_kind", "Workflow"}, {"owner_name", "wf-1"}}), 1);
-  feed(b, QueryId::kPodTimes, with({{"event", "created"}}), 900);
-  feed(b, QueryId::kPodTimes, with({{"event", "started"}}), 950);
+  feed(b, QueryId::kPodCreated, with({}), 900);
+  feed(b, QueryId::kPodStarted, with({}), 950);
 
   const model::ClusterSnapshot snap = std::move(b).build();
   REQUIRE(snap.nodes().size() == 1);
@@ -86,7 +86,7 @@ TEST_CASE("a pod deleted before the analysis time holds nothing", "[ingestion]")
   feed(b, QueryId::kPodInfo, gone, 1);
   feed(b, QueryId::kPodPhase, {gone[0], gone[1], gone[2], {"phase", "Running"}}, 1);
   feed(b, QueryId::kPodRequests, {gone[0], gone[1], gone[2], {"resource", "cpu"}}, 2);
-  feed(b, QueryId::kPodTimes, {gone[0], gone[1], gone[2], {"event", "finished"}}, 990);
+  feed(b, QueryId::kPodFinished, {gone[0], gone[1], gone[2]}, 990);
   const auto snap = std::move(b).build();
   REQUIRE(snap.pods().size() == 1);
   CHECK(snap.pod(0).phase == model::PodPhase::kSucceeded);
@@ -99,10 +99,10 @@ TEST_CASE("usage is attached by namespace and pod, whatever the uid", "[ingestio
   feed(b, QueryId::kPodInfo, {{"namespace", "a"}, {"pod", "p"}, {"uid", "u2"}, {"node", ""}}, 1);
   feed(b, QueryId::kPodInfo, {{"namespace", "a"}, {"pod", "q"}, {"uid", "u3"}, {"node", ""}}, 1);
   const std::vector<LabelView> p = {{"namespace", "a"}, {"pod", "p"}};
-  feed(b, QueryId::kPodUsage, {p[0], p[1], {"stat", "cpu"}}, 0.75);
-  feed(b, QueryId::kPodUsage, {p[0], p[1], {"stat", "memory"}}, 2e9);
-  feed(b, QueryId::kPodUsage, {p[0], p[1], {"stat", "samples"}}, 288);
-  feed(b, QueryId::kPodUsage, {p[0], p[1], {"stat", "gpu"}}, std::nan(""));
+  feed(b, QueryId::kPodUsageCpu, {p[0], p[1]}, 0.75);
+  feed(b, QueryId::kPodUsageMemory, {p[0], p[1]}, 2e9);
+  feed(b, QueryId::kPodUsageSamples, {p[0], p[1]}, 288);
+  feed(b, QueryId::kPodUsageGpu, {p[0], p[1]}, std::nan(""));
   const auto snap = std::move(b).build();
   REQUIRE(snap.pods().size() == 2);
   REQUIRE(snap.pod(0).usage.has_value());
@@ -312,7 +312,7 @@ TEST_CASE("a kept pod merges with a window that answered only what changes", "[i
   // its completion; no requests, labels or owner, which are read once per pod.
   feed(b, QueryId::kPodInfo, with({{"node", "gpu-1"}, {"created_by_kind", "Job"}}), 1);
   feed(b, QueryId::kPodPhase, with({{"phase", "Succeeded"}}), 1);
-  feed(b, QueryId::kPodTimes, with({{"event", "finished"}}), 1990);
+  feed(b, QueryId::kPodFinished, with({}), 1990);
   b.keepPod(model::Pod(kept));
   b.keepPod(model::Pod(gone));
   const model::ClusterSnapshot snap = std::move(b).build();

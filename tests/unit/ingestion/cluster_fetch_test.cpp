@@ -76,7 +76,7 @@ TEST_CASE("queries run concurrently up to the limit, results in catalog order", 
 TEST_CASE("a failed optional query is a warning, a failed required one fails the fetch",
           "[ingestion]") {
   FetchStats stats;
-  FakeSource optional(0, {"pod_usage", "scheduling_latency"});
+  FakeSource optional(0, {"pod_usage_cpu", "scheduling_latency"});
   auto cluster = fetchClusterSnapshot(optional, QueryCatalog({}), 1000, stats, 4);
   REQUIRE(cluster.ok());
   REQUIRE(stats.warnings.size() == 2);

@@ -126,8 +126,8 @@ TEST_CASE(
   asked = source.take();
   REQUIRE(window.window_read);
   CHECK(window.queries == asked.size());
-  CHECK(count(asked, "pod_usage") == 0);  // kept until usage_refresh
-  CHECK(count(asked, "pod_live") == 0);   // pod_gone says which are not
+  CHECK(count(asked, "pod_usage_cpu") == 0);  // kept until usage_refresh
+  CHECK(count(asked, "pod_live") == 0);       // pod_gone says which are not
   CHECK(count(asked, "pod_changed") == 1);
   CHECK(count(asked, "pod_gone") == 1);
   CHECK(count(asked, "pod_requests") == 2);
@@ -150,7 +150,7 @@ TEST_CASE(
   REQUIRE(requests != nullptr);
   CHECK(requests->requests == 2);
   CHECK(requests->bytes == 2 * std::string(kEmpty).size());
-  CHECK(costOf(window, "pod_usage") == nullptr);
+  CHECK(costOf(window, "pod_usage_cpu") == nullptr);
 }
 
 TEST_CASE(

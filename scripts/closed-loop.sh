@@ -9,6 +9,10 @@
 # Usage: scripts/closed-loop.sh [BUILD_DIR] [--json FILE] SCENARIO.yaml...  (BUILD_DIR: build)
 # --json FILE: one JSON object per scenario appended to FILE, the predicted and realised change
 # of each figure (the realised one over the replayed window), for tests/integration/closed_loop.sh.
+# The realised change is a mean over TIE_BREAKS (default 16) pairs of histories, each pair under
+# its own stream of the scheduler's coin flips among equal scores (compare --tie-breaks): a change
+# of placement reshuffles every later decision, so one history's gain is one draw of it; the
+# lowest and highest draw are given too. The first draw is the history the daemon observed.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=build
@@ -33,34 +37,40 @@ for scenario in "$@"; do
   # or, when none was replayed, every recommendation: what following all the advice does.
   ids=$(jq -r '.prediction.together.recommendations // [] | join(",")' "$out/report.json")
   "$SIM" compare --scenario "$scenario" --apply "$out/report.json" ${ids:+--apply-ids "$ids"} \
-    --out "$out/compare.json" >/dev/null 2>"$out/compare.err" || fail "$name: compare exited $?"
+    --tie-breaks "${TIE_BREAKS:-16}" --out "$out/compare.json" >/dev/null 2>"$out/compare.err" ||
+    fail "$name: compare exited $?"
   echo "== $name: applied together: $(jq -r '.prediction.together.recommendations | join(", ")' \
     "$out/report.json")"
   # Realised over what the replay replays (compare's replayed_window: the runs with a task
-  # created in the window, those tasks, the GPU pods created in it), then over the whole run.
+  # created in the window, those tasks, the GPU pods created in it): the mean change over the
+  # draws, their range, and the observed history's own before and after.
   jq -r --slurpfile c "$out/compare.json" '
     .prediction.together.predicted as $p | $c[0] as $c | $c.replayed_window as $w |
-    def pair(a; b): "\(a | . * 10 | round / 10)  →  \(b | . * 10 | round / 10)";
-    def mean(s; n): if n > 0 then s / n else 0 end;
-    "  affected runs, mean makespan s   predicted \(if $p.replayed then "\($p.affected_runs) runs: " + pair($p.makespan_seconds.before; $p.makespan_seconds.after) else "not replayed" end)",
-    "                                   realised  \($w.affected_runs.count) runs: \(pair($w.affected_runs.mean_makespan_before_seconds; $w.affected_runs.mean_makespan_after_seconds)) (window), \($c.affected_runs.count) runs: \(pair($c.affected_runs.mean_makespan_before_seconds; $c.affected_runs.mean_makespan_after_seconds)) (whole runs)",
+    $c.replayed_window_over_tie_breaks as $d |
+    def r: . * 10 | round / 10;
+    def pair(a; b): "\(a | r)  →  \(b | r)";
+    def change(a; b): b - a | r;
+    def draws(x): "\(x.mean | r) (\(x.min | r) … \(x.max | r) over \($d.count) draws)";
+    "  affected runs, mean makespan s   predicted \(if $p.replayed then "\($p.affected_runs) runs: " + pair($p.makespan_seconds.before; $p.makespan_seconds.after) + ", change \(change($p.makespan_seconds.before; $p.makespan_seconds.after))" else "not replayed" end)",
+    "                                   realised  change \(draws($d.makespan_change_seconds)); observed history \($w.affected_runs.count) runs: \(pair($w.affected_runs.mean_makespan_before_seconds; $w.affected_runs.mean_makespan_after_seconds))",
     "  GPU pods, mean wait s            predicted \(if $p.replayed then pair($p.gpu_pod_pending_seconds.before; $p.gpu_pod_pending_seconds.after) else "-" end)",
-    "                                   realised  \(pair($w.gpu_pod_mean_wait_seconds.before; $w.gpu_pod_mean_wait_seconds.after)) (\($w.gpu_pods) GPU pods of the window), \(pair(mean($c.before.gpu_pod_pending_seconds; $c.before.gpu_pods); mean($c.after.gpu_pod_pending_seconds; $c.after.gpu_pods))) (all \($c.before.gpu_pods))",
+    "                                   realised  change \(draws($d.gpu_pod_wait_change_seconds)); observed history \(pair($w.gpu_pod_mean_wait_seconds.before; $w.gpu_pod_mean_wait_seconds.after)) (\($w.gpu_pods) GPU pods of the window)",
     "  GPU allocation in the window %   predicted \(if $p.replayed then pair($p.gpu_allocation.before * 100; $p.gpu_allocation.after * 100) else "-" end)",
-    "                                   realised  \(pair($w.gpu_allocation_pct.before; $w.gpu_allocation_pct.after))"
+    "                                   realised  change \(draws($d.gpu_allocation_change_points)); observed history \(pair($w.gpu_allocation_pct.before; $w.gpu_allocation_pct.after))"
   ' "$out/report.json"
   if [ -n "$JSON_OUT" ]; then
     jq -c --arg name "$name" --slurpfile c "$out/compare.json" '
-      .prediction.together as $t | $t.predicted as $p | $c[0].replayed_window as $w |
+      .prediction.together as $t | $t.predicted as $p | $c[0].replayed_window_over_tie_breaks as $d |
       def change(f): f.after - f.before;
+      def realised(x): {realised: x.mean, realised_min: x.min, realised_max: x.max};
       {scenario: $name, applied: ($t.recommendations // []), replayed: ($p.replayed == true),
-       realised_affected_runs: $w.affected_runs.count,
-       makespan_seconds: {predicted: (if $p.replayed then change($p.makespan_seconds) else 0 end),
-         realised: ($w.affected_runs.mean_makespan_after_seconds - $w.affected_runs.mean_makespan_before_seconds)},
-       gpu_pod_wait_seconds: {predicted: (if $p.replayed then change($p.gpu_pod_pending_seconds) else 0 end),
-         realised: change($w.gpu_pod_mean_wait_seconds)},
-       gpu_allocation_points: {predicted: (if $p.replayed then change($p.gpu_allocation) * 100 else 0 end),
-         realised: change($w.gpu_allocation_pct)}}' "$out/report.json" >>"$JSON_OUT"
+       draws: $d.count, realised_affected_runs_max: $d.affected_runs.max,
+       makespan_seconds: ({predicted: (if $p.replayed then change($p.makespan_seconds) else 0 end)}
+         + realised($d.makespan_change_seconds)),
+       gpu_pod_wait_seconds: ({predicted: (if $p.replayed then change($p.gpu_pod_pending_seconds) else 0 end)}
+         + realised($d.gpu_pod_wait_change_seconds)),
+       gpu_allocation_points: ({predicted: (if $p.replayed then change($p.gpu_allocation) * 100 else 0 end)}
+         + realised($d.gpu_allocation_change_points))}' "$out/report.json" >>"$JSON_OUT"
   fi
   grep -v ": applied" "$out/compare.err" | sed 's/^dagadvisor-sim: /  not applied: /' || true
   kill "$PROM_PID"

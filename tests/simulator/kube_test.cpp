@@ -119,6 +119,47 @@ TEST_CASE("pod affinity sees the running pods only, never the finished ones",
   CHECK(scheduler.rejectingPlugin(must) == "InterPodAffinity");
 }
 
+// As the API server does at creation, a term's label keys take the pod's own values: the
+// advice's "tasks of my run" term (an empty selector, matchLabelKeys: [run]) selects one run.
+TEST_CASE("matchLabelKeys and mismatchLabelKeys take their values from the pod's labels",
+          "[simulator][kube][scheduler]") {
+  std::vector<Node> nodes{nodeIn("a-0", "zone-a"), nodeIn("b-0", "zone-b")};
+  auto taskOf = [](int id, const KeyValues& labels, const char* podSpecJson) {
+    Pod p = podWith(id, "task");
+    p.labels = labels;
+    readPodObject(json{{"metadata", json::object()}, {"spec", json::parse(podSpecJson)}}, {}, p);
+    return p;
+  };
+  std::vector<Pod> pods{taskOf(0, {{"run", "r1"}}, "{}"), taskOf(1, {{"run", "r2"}}, "{}")};
+  Scheduler scheduler(nodes, pods, 1);
+  scheduler.bind(pods[0], 1);  // run r1 runs in zone-b
+  scheduler.bind(pods[1], 0);  // run r2 in zone-a
+
+  const char* ownRun =
+      R"({"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
+      [{"labelSelector": {"matchLabels": {}}, "matchLabelKeys": ["run"],
+        "topologyKey": "topology.kubernetes.io/zone"}]}}})";
+  CHECK(scheduler.place(taskOf(2, {{"run", "r1"}}, ownRun)) == 1);
+  CHECK(scheduler.place(taskOf(3, {{"run", "r2"}}, ownRun)) == 0);
+  // A key the pod lacks is ignored: the empty selector then matches every pod, in both zones.
+  const Pod unlabelled = taskOf(4, {}, ownRun);
+  CHECK(unlabelled.scheduling.requiredAffinity.at(0).selector.matchExpressions.empty());
+
+  const char* awayFromOtherRuns =
+      R"({"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
+      [{"labelSelector": {"matchLabels": {}}, "mismatchLabelKeys": ["run"],
+        "topologyKey": "topology.kubernetes.io/zone"}]}}})";
+  CHECK(scheduler.place(taskOf(5, {{"run", "r1"}}, awayFromOtherRuns)) == 1);
+  CHECK(scheduler.place(taskOf(6, {{"run", "r3"}}, awayFromOtherRuns)) == -1);
+
+  // The API server rejects label keys without a selector to merge them into.
+  CHECK_THROWS_WITH(
+      taskOf(7, {{"run", "r1"}},
+             R"({"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
+             [{"matchLabelKeys": ["run"], "topologyKey": "topology.kubernetes.io/zone"}]}}})"),
+      Catch::Contains("matchLabelKeys"));
+}
+
 TEST_CASE("required anti-affinity keeps pods apart, in both directions",
           "[simulator][kube][scheduler]") {
   std::vector<Node> nodes{nodeIn("a-0", "zone-a"), nodeIn("a-1", "zone-a")};

@@ -43,7 +43,8 @@ Run makeRun(const Scenario& scenario, int workflow, int index, double arrival);
 Pod makeTaskPod(const Scenario& scenario, const Run& run, int task, double created,
                 AdviceApplier& advice, const std::vector<PriorityClassSpec>& classes);
 
-/// Reads the scheduling fields, requests and priority of a Pod object into the pod.
+/// Reads the scheduling fields, requests and priority of a Pod object into the pod, whose
+/// labels must be set (the affinity terms' label keys are merged from them).
 /// Throws std::invalid_argument naming the field when the (patched) spec is malformed.
 void readPodObject(const nlohmann::json& pod, const std::vector<PriorityClassSpec>& classes,
                    Pod& out);

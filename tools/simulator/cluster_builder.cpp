@@ -315,6 +315,7 @@ Pod replacementOf(const Pod& evicted, int generation, double created) {
 void readPodObject(const json& pod, const std::vector<PriorityClassSpec>& classes, Pod& out) {
   const json& spec = pod.at("spec");
   out.scheduling = schedulingSpecOf(spec);
+  mergeLabelKeys(out.scheduling, out.labels);  // the pod's labels are set before its spec is read
   const Requests r = requestsOf(spec);
   out.request.cpu = r.cpu;
   out.request.memory = r.memory;

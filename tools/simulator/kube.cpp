@@ -86,13 +86,32 @@ SelectorTerm nodeSelectorTerm(const json& term, const std::string& field) {
   return requirements(listAt(term, "matchExpressions", field), field + ".matchExpressions");
 }
 
+std::vector<std::string> labelKeys(const json& term, const char* key, const std::string& field,
+                                   bool hasSelector) {
+  std::vector<std::string> keys;
+  const json& list = listAt(term, key, field);
+  if (!list.empty() && !hasSelector) {
+    badField(field + "." + key, "needs labelSelector (the API server rejects it without one)");
+  }
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (!list[i].is_string() || list[i].get<std::string>().empty()) {
+      badField(field + "." + key + "[" + std::to_string(i) + "]", "expected a label key");
+    }
+    keys.push_back(list[i].get<std::string>());
+  }
+  return keys;
+}
+
 PodAffinityTerm podAffinityTerm(const json& term, const std::string& field) {
   PodAffinityTerm t;
-  if (const json* selector = member(term, "labelSelector")) {
+  const json* selector = member(term, "labelSelector");
+  if (selector != nullptr) {
     t.selector.matchLabels = stringMap(member(*selector, "matchLabels"), field + ".matchLabels");
     t.selector.matchExpressions = requirements(listAt(*selector, "matchExpressions", field),
                                                field + ".labelSelector.matchExpressions");
   }
+  t.matchLabelKeys = labelKeys(term, "matchLabelKeys", field, selector != nullptr);
+  t.mismatchLabelKeys = labelKeys(term, "mismatchLabelKeys", field, selector != nullptr);
   t.topologyKey = stringAt(term, "topologyKey", field);
   if (t.topologyKey.empty()) {
     badField(field + ".topologyKey", "must not be empty");
@@ -203,6 +222,20 @@ bool matchesRequirement(const Requirement& r, const KeyValues& labels) {
   }
 }
 
+void mergeLabelKeys(PodAffinityTerm& term, const KeyValues& podLabels) {
+  auto merge = [&](const std::vector<std::string>& keys, const char* op) {
+    for (const auto& key : keys) {
+      if (const std::string* value = labelValue(podLabels, key)) {
+        term.selector.matchExpressions.push_back({key, op, {*value}});
+      }
+    }
+  };
+  merge(term.matchLabelKeys, "In");
+  merge(term.mismatchLabelKeys, "NotIn");
+  term.matchLabelKeys.clear();  // merged once, as at creation
+  term.mismatchLabelKeys.clear();
+}
+
 }  // namespace
 
 const std::string* labelValue(const KeyValues& labels, const std::string& key) {
@@ -302,6 +335,21 @@ SchedulingSpec schedulingSpecOf(const json& podSpec) {
                 s.requiredAntiAffinity, s.preferredAntiAffinity);
   }
   return s;
+}
+
+void mergeLabelKeys(SchedulingSpec& spec, const KeyValues& podLabels) {
+  for (auto& t : spec.requiredAffinity) {
+    mergeLabelKeys(t, podLabels);
+  }
+  for (auto& t : spec.requiredAntiAffinity) {
+    mergeLabelKeys(t, podLabels);
+  }
+  for (auto& w : spec.preferredAffinity) {
+    mergeLabelKeys(w.term, podLabels);
+  }
+  for (auto& w : spec.preferredAntiAffinity) {
+    mergeLabelKeys(w.term, podLabels);
+  }
 }
 
 Requests requestsOf(const json& podSpec) {

@@ -52,6 +52,10 @@ struct PodAffinityTerm {
   LabelSelector selector;
   std::string topologyKey;
   std::vector<std::string> namespaces;  // empty: the pod's own namespace
+  // Label keys whose values the API server copies from the pod into `selector` when the pod is
+  // created (mergeLabelKeys): In for matchLabelKeys, NotIn for mismatchLabelKeys.
+  std::vector<std::string> matchLabelKeys;
+  std::vector<std::string> mismatchLabelKeys;
 };
 
 template <typename Term>
@@ -102,6 +106,13 @@ int preferredNodeAffinityScore(const SchedulingSpec& spec, const KeyValues& node
 /// The scheduling view of a Pod spec (`spec` of a Pod, or `spec.template.spec`); throws
 /// std::invalid_argument naming the field when a present field has the wrong shape.
 SchedulingSpec schedulingSpecOf(const nlohmann::json& podSpec);
+
+/// What the API server does to a new pod's affinity terms (MatchLabelKeysInPodAffinity, beta
+/// and on by default since Kubernetes 1.31): each `matchLabelKeys` key the pod carries joins
+/// the term's selector as `key In (value)`, each `mismatchLabelKeys` key as `key NotIn (value)`;
+/// a key the pod lacks is ignored. Without this, a term whose own selector is empty would match
+/// every pod of the namespace.
+void mergeLabelKeys(SchedulingSpec& spec, const KeyValues& podLabels);
 
 /// Sum of containers[].resources.requests as cores, bytes and GPUs; throws on a bad quantity.
 struct Requests {

@@ -496,6 +496,7 @@ json windowComparison(const History& before, const History& after, double from, 
   double sumAfter = 0;
   std::size_t affected = 0;
   std::size_t runs = 0;
+  json changed = json::array();
   for (const auto& r : before.runs) {
     std::vector<std::size_t> tasks;
     for (std::size_t i = 0; i < r.taskPods.size(); ++i) {
@@ -515,6 +516,7 @@ json windowComparison(const History& before, const History& after, double from, 
       ++affected;
       sumBefore += b;
       sumAfter += a;
+      changed.push_back(json{{"run", r.name}, {"before_seconds", b}, {"after_seconds", a}});
     }
   }
   const WindowSide b = windowSide(before, gpuPods, from, to);
@@ -527,10 +529,42 @@ json windowComparison(const History& before, const History& after, double from, 
       {"affected_runs",
        {{"count", affected},
         {"mean_makespan_before_seconds", sumBefore / n},
-        {"mean_makespan_after_seconds", sumAfter / n}}},
+        {"mean_makespan_after_seconds", sumAfter / n},
+        {"runs", changed}}},
       {"gpu_pods", gpuPods.size()},
       {"gpu_pod_mean_wait_seconds", {{"before", b.gpuWait}, {"after", a.gpuWait}}},
       {"gpu_allocation_pct", {{"before", b.gpuAllocationPct}, {"after", a.gpuAllocationPct}}}};
+}
+
+json changeOverDraws(const std::vector<json>& draws) {
+  auto spread = [&](auto change) {
+    double sum = 0;
+    double lo = 0;
+    double hi = 0;
+    for (std::size_t i = 0; i < draws.size(); ++i) {
+      const double c = change(draws[i]);
+      sum += c;
+      lo = i == 0 ? c : std::min(lo, c);
+      hi = i == 0 ? c : std::max(hi, c);
+    }
+    return json{{"mean", draws.empty() ? 0 : sum / static_cast<double>(draws.size())},
+                {"min", lo},
+                {"max", hi}};
+  };
+  auto change = [](const json& pair) {
+    return pair["after"].get<double>() - pair["before"].get<double>();
+  };
+  return json{{"count", draws.size()},
+              {"affected_runs",
+               spread([](const json& d) { return d["affected_runs"]["count"].get<double>(); })},
+              {"makespan_change_seconds", spread([](const json& d) {
+                 return d["affected_runs"]["mean_makespan_after_seconds"].get<double>() -
+                        d["affected_runs"]["mean_makespan_before_seconds"].get<double>();
+               })},
+              {"gpu_pod_wait_change_seconds",
+               spread([&](const json& d) { return change(d["gpu_pod_mean_wait_seconds"]); })},
+              {"gpu_allocation_change_points",
+               spread([&](const json& d) { return change(d["gpu_allocation_pct"]); })}};
 }
 
 json comparison(const History& before, const History& after) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "simulation.h"
 
@@ -33,6 +34,10 @@ nlohmann::json comparison(const History& before, const History& after);
 /// of the GPU pods created in it and the GPU allocation within it (docs/whatif.md).
 nlohmann::json windowComparison(const History& before, const History& after, double from,
                                 double to);
+
+/// The paired change of windowComparison's figures over several draws of the same comparison
+/// (the scheduler's tie-breaks): count, and mean, min and max of each change.
+nlohmann::json changeOverDraws(const std::vector<nlohmann::json>& windowComparisons);
 
 /// The ground truth document (see config/scenarios/README.md for the format).
 nlohmann::json groundTruth(const History& history);

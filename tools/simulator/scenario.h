@@ -123,6 +123,9 @@ struct SchedulerSpec {
   double podStartupSeconds = 5;      // bind -> container start (image pull, sandbox)
   std::vector<LatencySpike> spikes;
   bool legacyDurationMetric = false;  // also emit scheduler_pod_scheduling_duration_seconds
+  // Which stream of kube-scheduler's random picks among equal scores: 0 is the scenario's own;
+  // another gives the same workload under other coin flips (compare --tie-breaks).
+  std::uint64_t tieBreakStream = 0;
 };
 
 /// The seed's remedies, applied under the `remedied` policy as a built-in list of patches in

@@ -45,7 +45,10 @@ class Simulation {
         advice_(advice),
         classes_(clusterPriorityClasses(s)),
         nodes_(buildNodes(s, advice_)),
-        scheduler_(nodes_, pods_, s.seed) {
+        scheduler_(nodes_, pods_,
+                   s.scheduler.tieBreakStream == 0
+                       ? s.seed
+                       : hashKeys(s.seed, 52, s.scheduler.tieBreakStream)) {
     advice_.createPriorityClasses(classes_);
   }
 

@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
+#include <vector>
+
+#include "replay/filter.h"
 
 namespace dagadvisor::replay {
 namespace {
@@ -129,6 +133,41 @@ std::size_t apply(ReplayInput& in, const RecreatePods& c) {
   return n;
 }
 
+// A node whose taints or labels a change edits no longer holds the pods it held: those the
+// change keeps off leave, those it lets on arrive. Every pod that may still use such a node
+// chose its observed node in a cluster that is gone, so it is scored again (ReplayPod::rescored).
+void rescoreAroundEditedNodes(ReplayInput& in, const ChangeSet& changes) {
+  std::vector<ReplayNodeId> edited;
+  for (ReplayNodeId n = 0; n < in.nodes.size(); ++n) {
+    const bool hit = std::any_of(changes.changes.begin(), changes.changes.end(), [&](const auto& c) {
+      return std::visit(
+          [&](const auto& change) {
+            using T = std::decay_t<decltype(change)>;
+            if constexpr (std::is_same_v<T, AddNodeTaint> || std::is_same_v<T, SetNodeLabel>) {
+              return change.nodes.matches(in.nodes[n]);
+            } else {
+              return false;
+            }
+          },
+          c);
+    });
+    if (hit) {
+      edited.push_back(n);
+    }
+  }
+  if (edited.empty()) {
+    return;
+  }
+  for (ReplayPod& pod : in.pods) {
+    if (pod.role == PodRole::kFixed || pod.rescored) {
+      continue;
+    }
+    pod.rescored = std::any_of(edited.begin(), edited.end(), [&](ReplayNodeId n) {
+      return filterStatic(pod, in.nodes[n]) == FilterResult::kFits;
+    });
+  }
+}
+
 }  // namespace
 
 bool NodeMatch::matches(const ReplayNode& node) const {
@@ -156,6 +195,7 @@ Result<ChangeReport> applyChanges(ReplayInput& input, const ChangeSet& changes) 
     }
     report.matched.push_back(n);
   }
+  rescoreAroundEditedNodes(input, changes);
   return report;
 }
 

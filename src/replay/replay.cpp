@@ -216,12 +216,12 @@ class Engine {
     const bool observed_fits = profile_.prefer_observed_node && pod.observed_node &&
                                filterNode(pod, in_.nodes[*pod.observed_node],
                                           states_[*pod.observed_node]) == FilterResult::kFits;
-    if (observed_fits && pod.preferred_pod_affinity.empty()) {
+    if (observed_fits && pod.preferred_pod_affinity.empty() && !pod.rescored) {
       bind(id, *pod.observed_node, now);
       return;
     }
     const bool resolvable_rejection = findFeasible(id);
-    if (observed_fits && !termsRankAbove(pod, *pod.observed_node)) {
+    if (observed_fits && !pod.rescored && !termsRankAbove(pod, *pod.observed_node)) {
       bind(id, *pod.observed_node, now);
       return;
     }

@@ -75,6 +75,10 @@ struct ReplayPod {
   /// Terms a change added (the model carries none of the observed ones). Such a pod goes back to
   /// its observed node only where its terms score no feasible node above it.
   std::vector<PreferredPodAffinityTerm> preferred_pod_affinity;
+  /// A change edited the taints or labels of a node the pod may use: the observed node was
+  /// chosen among nodes that no longer hold what they held, so the pod is scored like any
+  /// other, the observed node winning only ties (applyChanges sets it).
+  bool rescored = false;
 
   /// Roots and standalone pods: the observed creation. Tasks with parents arrive `handoff`
   /// after their last parent finished instead.

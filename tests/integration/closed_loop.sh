@@ -4,9 +4,7 @@
 # the daemon's own patches to the same seeds (scripts/closed-loop.sh), the realised change being
 # the mean over 16 pairs of histories that differ only in the scheduler's coin flips among equal
 # scores (one history's change is one draw of it; seed's makespan draws span −275 … −109 s).
-# Within 25 % of the realised mean: every headline figure on gpu-hoarding, the GPU pods' wait and
-# the GPU allocation on seed. Seed's makespan is under-predicted (−126 s against a mean of
-# −184 s: issue 17 stays open on it), so it is held only inside the range of the draws. Where
+# Within 25 % of the realised mean: every headline figure on seed and gpu-hoarding. Where
 # nothing is advised that the replay models (healthy), nothing may be predicted or realised. On
 # run-stacking the spread the advice asks for (a preferred pod anti-affinity) is replayed, and
 # neither side gains: when the stacked tasks were created the other node was full. On
@@ -40,13 +38,11 @@ done
 for scenario in seed gpu-hoarding; do
   jq -e '.replayed' <<<"$(record "$scenario")" >/dev/null || fail "$scenario: the advice was not replayed"
 done
-for figure in makespan_seconds gpu_pod_wait_seconds gpu_allocation_points; do
-  within25 gpu-hoarding "$figure"
+for scenario in seed gpu-hoarding; do
+  for figure in makespan_seconds gpu_pod_wait_seconds gpu_allocation_points; do
+    within25 "$scenario" "$figure"
+  done
 done
-within25 seed gpu_pod_wait_seconds
-within25 seed gpu_allocation_points
-jq -e '.makespan_seconds | .predicted < 0 and .realised_min <= .predicted and .predicted <= .realised_max' \
-  <<<"$(record seed)" >/dev/null || fail "seed: makespan outside the draws: $(jq -c .makespan_seconds <<<"$(record seed)")"
 
 nothing='[.makespan_seconds, .gpu_pod_wait_seconds, .gpu_allocation_points] | all(.predicted == 0 and .realised_min == 0 and .realised_max == 0)'
 jq -e ".applied == [] and .replayed == false and .realised_affected_runs_max == 0 and ($nothing)" \
@@ -57,4 +53,4 @@ jq -e '(.applied | map(startswith("split-dependencies-")) | any) and .replayed
        and .makespan_seconds.predicted == 0 and (.makespan_seconds.realised | fabs) < 10
        and .makespan_seconds.realised_min <= 0 and .makespan_seconds.realised_max >= 0' \
   <<<"$(record latency-spike)" >/dev/null || fail "latency-spike: the sibling affinity gained: $(record latency-spike)"
-echo "closed loop: gpu-hoarding and seed's GPU figures within 25 % of the realised mean, seed's makespan within its draws; healthy, run-stacking and latency-spike gain nothing"
+echo "closed loop: seed and gpu-hoarding within 25 % of the realised mean; healthy, run-stacking and latency-spike gain nothing"

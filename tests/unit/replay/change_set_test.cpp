@@ -76,6 +76,34 @@ TEST_CASE("AddToleration lets the matching pods back onto the tainted nodes") {
   CHECK(r.pods[1].node == 0u);
 }
 
+// The observed node stands in for the observed decision only while the nodes a pod may use
+// hold what they held: tainting a node changes its population, so the pods that may still use
+// it are scored again, and the others keep their observed node.
+TEST_CASE("a pod that may use a node a change edited is scored again, not sent back") {
+  replay::ReplayInput in = gpuAndCpu();
+  in.pods.clear();
+  auto batch = replayPod("batch", 1, 1, 0, 100);
+  batch.labels.set("app", "batch");
+  batch.observed_node = 1;  // observed on the CPU node, when the GPU node was full
+  auto report = batch;
+  report.name = "report";
+  report.labels.set("app", "report");
+  in.pods = {batch, report};
+  CHECK(replayed(in).pods[0].node == 1u);  // unchanged: both go back where they were seen
+  CHECK(replayed(in).pods[1].node == 1u);
+
+  replay::ChangeSet set;
+  set.changes.push_back(replay::AddNodeTaint{{{"gpu-1"}, {}}, kGpuTaint});
+  set.changes.push_back(replay::AddToleration{
+      app("batch"), {"nvidia.com/gpu", replay::TolerationOp::kExists, "", "NoSchedule"}});
+  REQUIRE(replay::applyChanges(in, set).ok());
+  CHECK(in.pods[0].rescored);
+  CHECK_FALSE(in.pods[1].rescored);  // the taint keeps it off the edited node
+  const auto r = replayed(in);
+  CHECK(r.pods[0].node == 0u);  // scored: the emptier GPU node, which it tolerates
+  CHECK(r.pods[1].node == 1u);
+}
+
 TEST_CASE("SetNodeSelector pins the matching pods to the labelled nodes") {
   replay::ReplayInput in = gpuAndCpu();
   replay::ChangeSet set;

@@ -235,6 +235,14 @@ Result<PredictionContext> PredictionContext::fromInput(const replay::ReplayInput
   return context;
 }
 
+bool reliablyHarmful(const Prediction& p) {
+  const bool slower = p.replayed && p.affected_runs > 0 && p.makespan_seconds.change_low > 0;
+  const bool gains = p.gpu_pod_pending_seconds.change_high < 0 ||
+                     (p.watched_pods > 0 && p.watched_pending_seconds.change_high < 0) ||
+                     p.gpu_allocation.change_low > 0;
+  return slower && !gains;
+}
+
 Prediction PredictionContext::predict(const replay::ChangeSet& changes,
                                       const std::vector<std::string>& watched) const {
   Prediction none;

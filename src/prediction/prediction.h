@@ -65,6 +65,12 @@ struct Prediction {
   std::vector<RunPrediction> runs;         // the affected runs, largest gain first, bounded
 };
 
+/// Slower in every replay (the affected runs' makespan up in each perturbation), with none of
+/// the figures a change can be worth a slowdown for better in every replay (the GPU pods' wait,
+/// the wait of the pods it is about, the GPU allocation): advice its own prediction shows to
+/// cost, which is not applied with the rest.
+bool reliablyHarmful(const Prediction& p);
+
 struct PredictionOptions {
   std::uint32_t replays = 5;     // perturbations; the first is the observed run times
   double run_time_spread = 0.1;  // each replayed run time × U[1 − spread, 1 + spread]

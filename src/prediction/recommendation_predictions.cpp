@@ -90,8 +90,12 @@ RecommendationPredictions predictRecommendations(
       return out;
     }
     Prediction p = context->predict(rec.changes, rec.watched_pods);
-    // A set the replay cannot apply would make the joint one fail as a whole.
-    if (p.replayed && joins(rec.id, out.together_ids.size(), options)) {
+    // A set the replay cannot apply would make the joint one fail as a whole; advice whose own
+    // prediction is a cost is left out unless the user named it.
+    const bool harmful = options.together_selection.empty() && reliablyHarmful(p);
+    if (p.replayed && harmful) {
+      out.left_out_of_together.push_back(rec.id);
+    } else if (p.replayed && joins(rec.id, out.together_ids.size(), options)) {
       out.together_ids.push_back(rec.id);
       together.changes.insert(together.changes.end(), rec.changes.changes.begin(),
                               rec.changes.changes.end());

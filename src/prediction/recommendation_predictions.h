@@ -20,6 +20,9 @@ struct RecommendationPredictions {
   std::unordered_map<std::string, Prediction> by_id;  // recommendations with changes only
   /// The recommendations with changes, in rank order, applied together (up to `together_limit`).
   std::vector<std::string> together_ids;
+  /// Replayed, reliably harmful on their own (reliablyHarmful), so not applied together unless
+  /// named (`whatif --apply ID,…`).
+  std::vector<std::string> left_out_of_together;
   Prediction together;
   double seconds = 0;  // wall time of every replay
 };
@@ -32,7 +35,8 @@ struct RecommendationPredictionOptions {
   /// From the configuration's `analysis.prediction` and `cluster_labels.zone`.
   static RecommendationPredictionOptions fromConfig(const config::Config& config);
   /// Which recommendations `together` applies: these ids (`whatif --apply`), or, when none are
-  /// named, the first `together_limit` replayable ones in rank order.
+  /// named, the first `together_limit` replayable ones in rank order that are not reliably
+  /// harmful on their own.
   std::vector<std::string> together_selection;
   std::size_t together_limit = 10;
 };

@@ -81,6 +81,7 @@ json predictionSummaryJson(const AnalysisReport& report) {
         {"max_error", c.max_error}}},
       {"together",
        {{"recommendations", p.together_ids},
+        {"left_out", p.left_out_of_together},
         {"predicted", p.together_ids.empty() ? notReplayed("no recommendation with changes")
                                              : predictionJson(p.together)}}}};
 }

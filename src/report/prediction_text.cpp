@@ -127,6 +127,9 @@ std::string renderWhatIfText(const AnalysisReport& report) {
   for (const std::string& id : all.together_ids) {
     text += "  applied: " + id + "\n";
   }
+  for (const std::string& id : all.left_out_of_together) {
+    text += "  left out: " + id + " (slower in every replay on its own; name it to apply it)\n";
+  }
   text += calibrationLine(all.calibration);
   if (!p.replayed) {
     return text + "not replayed: " + p.not_replayed + "\n";

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `dagadvisor whatif --apply` on the bundled scenario: the applied set is what the analysis
-# replays, with its calibration; ids it cannot apply are refused with exit 2 and a reason.
+# replays but the advice its own prediction shows to cost (left out unless named), with its
+# calibration; ids it cannot apply are refused with exit 2 and a reason.
 set -euo pipefail
 BIN=$1
 SNAPSHOT=$2
@@ -13,7 +14,19 @@ trap 'rm -rf "$WORK"' EXIT
 replayable=$(jq -r '[.recommendations[] | select(.predicted.replayed) | .id] | sort | join(",")' "$WORK/report.json")
 applied=$(jq -r '.together.recommendations | sort | join(",")' "$WORK/all.json")
 [ -n "$applied" ] || { echo "FAIL: --apply all applied nothing"; exit 1; }
-[ "$applied" = "$replayable" ] || { echo "FAIL: applied $applied, replayable $replayable"; exit 1; }
+# `all` is every replayable one but those whose own prediction is a cost (left_out).
+left_out=$(jq -r '.together.left_out | sort | join(",")' "$WORK/all.json")
+either=$(jq -r '.together.recommendations + .together.left_out | sort | join(",")' "$WORK/all.json")
+[ "$either" = "$replayable" ] || { echo "FAIL: applied $applied and left out $left_out, replayable $replayable"; exit 1; }
+jq -e '(.together.recommendations - .together.left_out) == .together.recommendations' "$WORK/all.json" \
+  > /dev/null || { echo "FAIL: $left_out both applied and left out"; exit 1; }
+for id in $(jq -r '.together.left_out[]' "$WORK/all.json"); do  # named, it is applied
+  jq -e --arg id "$id" '.recommendations[] | select(.id == $id) | .predicted.makespan_seconds.change_range[0] > 0' \
+    "$WORK/report.json" > /dev/null || { echo "FAIL: $id left out without being slower in every replay"; exit 1; }
+  "$BIN" whatif --snapshot "$SNAPSHOT" --apply "$id" --output json |
+    jq -e --arg id "$id" '.together.recommendations == [$id] and .together.left_out == []' > /dev/null ||
+    { echo "FAIL: $id named but not applied"; exit 1; }
+done
 jq -e '.together.predicted.replayed and .calibration.finished_runs > 0 and .calibration.median_error <= 0.10' \
   "$WORK/all.json" > /dev/null || { echo "FAIL: no calibrated joint prediction"; exit 1; }
 # With every run listed, the runs are exactly the affected ones.

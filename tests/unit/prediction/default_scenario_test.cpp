@@ -114,3 +114,49 @@ TEST_CASE("the predictions a cycle pays for are bounded by analysis.prediction")
   CHECK_FALSE(predictDefaultScenario(prediction::RecommendationPredictionOptions::fromConfig(off))
                   .predictions.unavailable.empty());
 }
+
+// Advice whose own prediction is a cost in every replay stays out of the joint prediction (and
+// so out of what the simulator applies in the closed loop), unless the user names it.
+TEST_CASE("a recommendation reliably harmful on its own is left out of the joint prediction") {
+  const Predicted p = predictDefaultScenario();
+  std::vector<std::string> harmful;
+  for (const auto& [id, prediction] : p.predictions.by_id) {
+    if (prediction::reliablyHarmful(prediction)) {
+      harmful.push_back(id);
+      CHECK(prediction.makespan_seconds.change_low > 0);
+    }
+  }
+  REQUIRE_FALSE(harmful.empty());  // the bundled scenario has one: a sibling affinity
+  CHECK(p.predictions.left_out_of_together == harmful);
+  for (const std::string& id : harmful) {
+    CHECK(std::find(p.predictions.together_ids.begin(), p.predictions.together_ids.end(), id) ==
+          p.predictions.together_ids.end());
+  }
+  CHECK(p.predictions.together_ids.size() + harmful.size() == p.predictions.by_id.size());
+
+  prediction::RecommendationPredictionOptions named;
+  named.together_selection = harmful;
+  const Predicted asked = predictDefaultScenario(named);
+  CHECK(asked.predictions.together_ids == harmful);
+  CHECK(asked.predictions.left_out_of_together.empty());
+}
+
+TEST_CASE("reliably harmful: slower in every replay, and no GPU figure better in every replay") {
+  prediction::Prediction p;
+  p.replayed = true;
+  p.affected_runs = 3;
+  p.makespan_seconds = {100, 130, 2, 60};
+  CHECK(prediction::reliablyHarmful(p));
+  p.makespan_seconds.change_low = 0;  // one replay without the slowdown: not reliable
+  CHECK_FALSE(prediction::reliablyHarmful(p));
+  p.makespan_seconds.change_low = 2;
+  p.gpu_pod_pending_seconds = {600, 100, -550, -400};  // the GPU pods wait less in every replay
+  CHECK_FALSE(prediction::reliablyHarmful(p));
+  p.gpu_pod_pending_seconds = {};
+  p.gpu_allocation = {0.2, 0.3, 0.05, 0.12};
+  CHECK_FALSE(prediction::reliablyHarmful(p));
+  p.gpu_allocation = {};
+  p.watched_pods = 2;
+  p.watched_pending_seconds = {900, 10, -890, -700};
+  CHECK_FALSE(prediction::reliablyHarmful(p));
+}

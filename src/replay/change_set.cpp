@@ -139,18 +139,19 @@ std::size_t apply(ReplayInput& in, const RecreatePods& c) {
 void rescoreAroundEditedNodes(ReplayInput& in, const ChangeSet& changes) {
   std::vector<ReplayNodeId> edited;
   for (ReplayNodeId n = 0; n < in.nodes.size(); ++n) {
-    const bool hit = std::any_of(changes.changes.begin(), changes.changes.end(), [&](const auto& c) {
-      return std::visit(
-          [&](const auto& change) {
-            using T = std::decay_t<decltype(change)>;
-            if constexpr (std::is_same_v<T, AddNodeTaint> || std::is_same_v<T, SetNodeLabel>) {
-              return change.nodes.matches(in.nodes[n]);
-            } else {
-              return false;
-            }
-          },
-          c);
-    });
+    const bool hit =
+        std::any_of(changes.changes.begin(), changes.changes.end(), [&](const auto& c) {
+          return std::visit(
+              [&](const auto& change) {
+                using T = std::decay_t<decltype(change)>;
+                if constexpr (std::is_same_v<T, AddNodeTaint> || std::is_same_v<T, SetNodeLabel>) {
+                  return change.nodes.matches(in.nodes[n]);
+                } else {
+                  return false;
+                }
+              },
+              c);
+        });
     if (hit) {
       edited.push_back(n);
     }

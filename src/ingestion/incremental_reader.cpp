@@ -70,6 +70,17 @@ PlannedQuery newestSampleQuery(const config::PrometheusSource& settings, double 
           }};
 }
 
+// The uid lists of `uids`, each a selector of at most kUidsPerQuery pods.
+std::vector<config::PrometheusSource> uidSelectors(const config::PrometheusSource& settings,
+                                                   const std::vector<std::string_view>& uids) {
+  std::vector<config::PrometheusSource> out;
+  for (std::size_t from = 0; from < uids.size(); from += kUidsPerQuery) {
+    out.push_back(withSelector(
+        settings, uidMatcher(uids, from, std::min(uids.size(), from + kUidsPerQuery))));
+  }
+  return out;
+}
+
 }  // namespace
 
 IncrementalReader::IncrementalReader(const config::PrometheusSource& settings)
@@ -99,19 +110,23 @@ bool IncrementalReader::needsFullRead(UnixSeconds at) const {
 Result<model::ClusterSnapshot> IncrementalReader::fullRead(sources::MetricsSource& source,
                                                            UnixSeconds at, FetchStats& stats) {
   ClusterBuilder builder(at);
-  IncrementalState::NewestSamples newest;
   std::vector<PlannedQuery> plan;
   for (std::size_t i = 0; i < kQueryCount; ++i) {
     plan.push_back(catalogQuery(catalog_, static_cast<QueryId>(i), builder));
   }
-  plan.push_back(newestSampleQuery(settings_, settings_.lookback.count(), newest));
+  IncrementalState::NewestSamples newest;
   if (auto run = runQueries(source, plan, at, stats, limits_.concurrency, limits_.max_series);
       !run.ok()) {
     return run.error();
   }
   IncrementalState::PodSet gone;
+  std::vector<std::string_view> gone_uids;
   for (const model::Pod* pod : builder.podsNotLive()) {
     gone.add(*pod);
+    gone_uids.push_back(pod->uid);
+  }
+  if (auto run = readNewestSamples(source, at, gone_uids, newest, stats); !run.ok()) {
+    return run.error();
   }
   std::vector<ClusterBuilder::UsageRecord> usage = builder.usage();
   auto snapshot = finishSnapshot(std::move(builder), catalog_);
@@ -121,6 +136,30 @@ Result<model::ClusterSnapshot> IncrementalReader::fullRead(sources::MetricsSourc
                                       newest, gone, std::move(usage));
   }
   return snapshot;
+}
+
+// Only a pod that is not live needs its newest sample (IncrementalState::after takes a live
+// one's as the read's time), so only those are asked, by uid: the subquery over the lookback
+// that pod_seen is costs Prometheus per series, and most pods of a lookback are usually live
+// (a tenth of the reference: 530 of 11,176 not, 1.9 s of evaluation whole, 0.07 s a list). A
+// pod without uid cannot be listed: then every pod is asked, as one query.
+Result<void> IncrementalReader::readNewestSamples(sources::MetricsSource& source, UnixSeconds at,
+                                                  const std::vector<std::string_view>& uids,
+                                                  IncrementalState::NewestSamples& newest,
+                                                  FetchStats& stats) {
+  const double lookback = settings_.lookback.count();
+  std::vector<PlannedQuery> plan;
+  if (std::any_of(uids.begin(), uids.end(), [](std::string_view uid) { return uid.empty(); })) {
+    plan.push_back(newestSampleQuery(settings_, lookback, newest));
+  } else {
+    for (const config::PrometheusSource& selector : uidSelectors(settings_, uids)) {
+      plan.push_back(newestSampleQuery(selector, lookback, newest));
+    }
+  }
+  if (plan.empty()) {
+    return Result<void>();
+  }
+  return runQueries(source, plan, at, stats, limits_.concurrency, limits_.max_series);
 }
 
 namespace {
@@ -154,17 +193,6 @@ struct Touched {
     }
   }
 };
-
-// The uid lists of `uids`, each a selector of at most kUidsPerQuery pods.
-std::vector<config::PrometheusSource> uidSelectors(const config::PrometheusSource& settings,
-                                                   const std::vector<std::string_view>& uids) {
-  std::vector<config::PrometheusSource> out;
-  for (std::size_t from = 0; from < uids.size(); from += kUidsPerQuery) {
-    out.push_back(withSelector(
-        settings, uidMatcher(uids, from, std::min(uids.size(), from + kUidsPerQuery))));
-  }
-  return out;
-}
 
 }  // namespace
 

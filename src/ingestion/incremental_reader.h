@@ -1,6 +1,8 @@
 #pragma once
 
 #include <cstddef>
+#include <string_view>
+#include <vector>
 
 #include "common/result.h"
 #include "config/config.h"
@@ -14,9 +16,9 @@ namespace dagadvisor::ingestion {
 
 /// Reads that cost Prometheus what changed, not what exists (issue #18). The first read, a read
 /// at least `incremental.resync` after the last full one, a read after a failed one and a read
-/// not later than the previous one are full reads: the catalog's 21 queries, plus pod_seen over
-/// the lookback (podNewestSampleQuery). Every other read asks over a window from the previous
-/// read's time minus `incremental.margin` to `at`:
+/// not later than the previous one are full reads: the catalog's 21 queries, then pod_seen over
+/// the lookback (podNewestSampleQuery) of the pods not live, by uid. Every other read asks over a
+/// window from the previous read's time minus `incremental.margin` to `at`:
 ///  - nodes and the scheduler: the catalog's queries (they have no lookback: read whole);
 ///  - which pods changed (podChangesQuery: created, bound, started or finished in the window, or
 ///    left or entered Pending or Running) and which are gone (podGoneQuery: seen in the window,
@@ -50,6 +52,10 @@ class IncrementalReader {
                                           FetchStats& stats);
   Result<model::ClusterSnapshot> windowRead(sources::MetricsSource& source, UnixSeconds at,
                                             FetchStats& stats);
+  /// pod_seen of the pods not live (`uids`) into `newest`.
+  Result<void> readNewestSamples(sources::MetricsSource& source, UnixSeconds at,
+                                 const std::vector<std::string_view>& uids,
+                                 IncrementalState::NewestSamples& newest, FetchStats& stats);
 
   config::PrometheusSource settings_;
   QueryCatalog catalog_;

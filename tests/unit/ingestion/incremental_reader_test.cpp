@@ -114,9 +114,9 @@ TEST_CASE(
   REQUIRE(reader.read(source, 10000, full).ok());
   std::vector<sources::Query> asked = source.take();
   CHECK_FALSE(full.window_read);
-  CHECK(asked.size() == kQueryCount + 1);  // the catalog and pod_seen
-  CHECK(full.costs.size() == kQueryCount + 1);
-  CHECK(count(asked, "pod_seen") == 1);
+  CHECK(asked.size() == kQueryCount);  // the catalog; every pod is live: no pod_seen
+  CHECK(full.costs.size() == kQueryCount);
+  CHECK(count(asked, "pod_seen") == 0);
 
   source.pods = 601;  // 600 new pods: two uid lists of 500 and 100
   FetchStats window;
@@ -208,6 +208,43 @@ TEST_CASE(
   source.take();
   CHECK(read(10460) == model::PodPhase::kUnknown);
   CHECK(count(source.take(), "pod_info") == 0);
+}
+
+TEST_CASE(
+    "a full read asks the newest sample only of the pods not live, by uid, and a window drops "
+    "such a pod when that sample leaves the lookback, as a full read would",
+    "[ingestion][incremental]") {
+  config::PrometheusSource settings;
+  settings.incremental.resync = config::Seconds(3600);
+  settings.lookback = config::Seconds(600);
+  IncrementalReader reader(settings);
+  ClusterSource source;
+  source.pods = 3;
+  source.gone = 2;  // deleted: pod_live leaves it out; its newest sample is at 10,030
+  source.changed_from = 3;
+  FetchStats full;
+  auto first = reader.read(source, 10060, full);
+  REQUIRE(first.ok());
+  CHECK_FALSE(full.window_read);
+  REQUIRE(first->pods().size() == 3);
+  const std::vector<sources::Query> asked = source.take();
+  REQUIRE(count(asked, "pod_seen") == 1);
+  for (const sources::Query& query : asked) {
+    if (query.name == "pod_seen") {
+      CHECK(query.promql.find(R"(uid=~"u2")") != std::string::npos);
+    }
+  }
+  // 10,030 + 600 s of lookback: the pod is in every read until 10,630, and in none after. Once
+  // its newest sample has left a window (420 s: 60 s since the last read and the margin),
+  // pod_gone no longer names it, as Prometheus would not.
+  for (UnixSeconds at = 10120; at <= 10660; at += 60) {
+    source.gone = at - 420 <= 10030 ? 2 : -1;
+    FetchStats stats;
+    auto snapshot = reader.read(source, at, stats);
+    REQUIRE(snapshot.ok());
+    REQUIRE(stats.window_read);
+    CHECK(snapshot->pods().size() == (at <= 10630 ? 3U : 2U));
+  }
 }
 
 TEST_CASE("pod_spec's parts: the catalog's joins on the unbound pods, a uid list's does not",

@@ -1,8 +1,9 @@
 #pragma once
 
 // A civetweb server on 127.0.0.1:<ephemeral> shared by the test cases of unit_sources. One
-// instance per binary, because stopping a CivetServer takes up to 2 s. Each test routes its own
-// unique path, and the server logs every request it receives for the test to inspect.
+// instance per binary, never stopped, because stopping a CivetServer takes up to 2 s. Each test
+// routes its own unique path, and the server logs every request it receives for the test to
+// inspect.
 
 #include <CivetServer.h>
 
@@ -62,10 +63,13 @@ class Gate {
 
 class LoopbackServer : public CivetHandler {
  public:
+  /// Never destroyed: stopping a CivetServer waits for its listener's poll, up to 2 s, and
+  /// ctest runs each test case as a process of its own (50 of them paid it at exit, 100 s of a
+  /// CI run). Exiting closes the socket; no request is in flight once a test has returned.
   static LoopbackServer& instance() {
-    static LoopbackServer server(
+    static auto* server = new LoopbackServer(
         "http", std::vector<std::string>{"listening_ports", "127.0.0.1:0", "num_threads", "4"});
-    return server;
+    return *server;
   }
 
   /// "<scheme>://127.0.0.1:<port><path>".

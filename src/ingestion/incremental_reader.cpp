@@ -98,6 +98,10 @@ Result<model::ClusterSnapshot> IncrementalReader::read(sources::MetricsSource& s
   return snapshot;
 }
 
+bool IncrementalReader::usageDue(UnixSeconds at) const {
+  return at - state_.usageReadAt() >= settings_.incremental.usage_refresh.count();
+}
+
 bool IncrementalReader::needsFullRead(UnixSeconds at) const {
   if (state_.empty() || at <= state_.readAt()) {
     return true;
@@ -109,10 +113,16 @@ bool IncrementalReader::needsFullRead(UnixSeconds at) const {
 
 Result<model::ClusterSnapshot> IncrementalReader::fullRead(sources::MetricsSource& source,
                                                            UnixSeconds at, FetchStats& stats) {
+  // A resync keeps the usage read less than usage_refresh ago, as a window read does: the three
+  // usage queries are a third of a full read's cost to Prometheus.
+  const bool usage_due = state_.empty() || at <= state_.readAt() || usageDue(at);
   ClusterBuilder builder(at);
   std::vector<PlannedQuery> plan;
   for (std::size_t i = 0; i < kQueryCount; ++i) {
-    plan.push_back(catalogQuery(catalog_, static_cast<QueryId>(i), builder));
+    const auto id = static_cast<QueryId>(i);
+    if (!isPodUsage(id) || usage_due) {
+      plan.push_back(catalogQuery(catalog_, id, builder));
+    }
   }
   IncrementalState::NewestSamples newest;
   if (auto run = runQueries(source, plan, at, stats, limits_.concurrency, limits_.max_series);
@@ -128,12 +138,16 @@ Result<model::ClusterSnapshot> IncrementalReader::fullRead(sources::MetricsSourc
   if (auto run = readNewestSamples(source, at, gone_uids, newest, stats); !run.ok()) {
     return run.error();
   }
+  const UnixSeconds usage_read_at = usage_due ? at : state_.usageReadAt();
+  if (!usage_due) {
+    builder.keepUsage(state_.usage());
+  }
   std::vector<ClusterBuilder::UsageRecord> usage = builder.usage();
   auto snapshot = finishSnapshot(std::move(builder), catalog_);
   if (snapshot.ok()) {
-    // From scratch: nothing an earlier read concluded outlives a full one.
-    state_ = IncrementalState().after({at, true, true, at - settings_.lookback.count()}, *snapshot,
-                                      newest, gone, std::move(usage));
+    // From scratch: nothing an earlier read concluded outlives a full one, but the usage kept.
+    state_ = IncrementalState().after({at, true, usage_read_at, at - settings_.lookback.count()},
+                                      *snapshot, newest, gone, std::move(usage));
   }
   return snapshot;
 }
@@ -201,7 +215,7 @@ Result<model::ClusterSnapshot> IncrementalReader::windowRead(sources::MetricsSou
   // Whole seconds: PromQL durations, and a window a little longer is as correct.
   const config::Seconds window(
       std::ceil(at - state_.readAt() + settings_.incremental.margin.count()));
-  const bool usage_due = at - state_.usageReadAt() >= settings_.incremental.usage_refresh.count();
+  const bool usage_due = usageDue(at);
   ClusterBuilder builder(at);
   Touched touched;
   std::vector<PlannedQuery> plan;
@@ -299,8 +313,8 @@ Result<model::ClusterSnapshot> IncrementalReader::windowRead(sources::MetricsSou
                                {"gone_pods", std::to_string(gone_uids.size())},
                                {"revived_pods", std::to_string(revived)},
                                {"usage_read", usage_due ? "true" : "false"}});
-    state_ = state_.after({at, false, usage_due, window_start}, *snapshot, newest, touched.gone,
-                          std::move(usage));
+    state_ = state_.after({at, false, usage_due ? at : state_.usageReadAt(), window_start},
+                          *snapshot, newest, touched.gone, std::move(usage));
   }
   return snapshot;
 }

@@ -28,7 +28,8 @@ namespace dagadvisor::ingestion {
 ///    (requests, labels, annotations, owner, and of pod_spec the app containers' requests,
 ///    tolerations and node selectors); of the gone ones their newest sample (pod_seen), so that
 ///    they are dropped once it leaves the lookback, as the full read drops them;
-///  - pod_usage only every `incremental.usage_refresh`, kept in between.
+///  - pod_usage only every `incremental.usage_refresh`, kept in between (a resync's full read
+///    keeps it too until then).
 /// Pods not named are kept as the last read left them, live unless a read found them gone.
 /// Too many changed pods (over 2,000 and a quarter of those kept) make it a full read.
 class IncrementalReader {
@@ -48,6 +49,7 @@ class IncrementalReader {
   };
 
   bool needsFullRead(UnixSeconds at) const;
+  bool usageDue(UnixSeconds at) const;
   Result<model::ClusterSnapshot> fullRead(sources::MetricsSource& source, UnixSeconds at,
                                           FetchStats& stats);
   Result<model::ClusterSnapshot> windowRead(sources::MetricsSource& source, UnixSeconds at,

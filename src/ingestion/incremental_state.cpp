@@ -99,7 +99,7 @@ IncrementalState IncrementalState::after(const Read& read, const model::ClusterS
   next.spec_families_ = snapshot.specFamilies();
   next.read_at_ = read.at;
   next.full_read_at_ = read.full ? read.at : full_read_at_;
-  next.usage_read_at_ = read.usage_read ? read.at : usage_read_at_;
+  next.usage_read_at_ = read.usage_read_at;
   return next;
 }
 

@@ -73,7 +73,7 @@ class IncrementalState {
   struct Read {
     UnixSeconds at;
     bool full;
-    bool usage_read;
+    UnixSeconds usage_read_at;  // when the usage the snapshot carries was read
     UnixSeconds window_start;
   };
   IncrementalState after(const Read& read, const model::ClusterSnapshot& snapshot,

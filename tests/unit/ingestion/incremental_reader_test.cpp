@@ -18,8 +18,8 @@ std::string vector(const std::string& series) {
   return R"({"status":"success","data":{"resultType":"vector","result":[)" + series + "]}}";
 }
 
-// One node; `pods` pods with info and a newest sample at the read's time; every other answer
-// empty. Records what each read asked.
+// One node; `pods` pods with info, a newest sample at the read's time and one core of CPU
+// usage; every other answer empty. Records what each read asked.
 class ClusterSource final : public sources::MetricsSource {
  public:
   Result<sources::QueryBody> instantQuery(const sources::Query& query, UnixSeconds at) override {
@@ -33,7 +33,8 @@ class ClusterSource final : public sources::MetricsSource {
     }
     const bool per_pod = query.name == "pod_info" || query.name == "pod_seen" ||
                          query.name == "pod_live" || query.name == "pod_phase" ||
-                         query.name == "pod_changed" || query.name == "pod_gone";
+                         query.name == "pod_changed" || query.name == "pod_gone" ||
+                         query.name == "pod_usage_cpu";
     if (!per_pod) {
       return sources::QueryBody{kEmpty};
     }
@@ -245,6 +246,32 @@ TEST_CASE(
     REQUIRE(stats.window_read);
     CHECK(snapshot->pods().size() == (at <= 10630 ? 3U : 2U));
   }
+}
+
+TEST_CASE("a resync's full read keeps the usage read less than usage_refresh ago",
+          "[ingestion][incremental]") {
+  config::PrometheusSource settings;
+  settings.incremental.resync = config::Seconds(300);
+  settings.incremental.usage_refresh = config::Seconds(900);
+  IncrementalReader reader(settings);
+  ClusterSource source;
+  auto read = [&](UnixSeconds at, bool window, bool usage_asked) {
+    FetchStats stats;
+    auto snapshot = reader.read(source, at, stats);
+    REQUIRE(snapshot.ok());
+    CHECK(stats.window_read == window);
+    CHECK(count(source.take(), "pod_usage_cpu") == (usage_asked ? 1U : 0U));
+    REQUIRE(snapshot->pods().size() == 1);
+    REQUIRE(snapshot->pods()[0].usage.has_value());
+    CHECK(snapshot->pods()[0].usage->cpu_cores == 1);
+  };
+  read(10000, false, true);   // the first read: everything
+  read(10060, true, false);   // a window: usage kept
+  read(10310, false, false);  // a resync (310 s after the full read): the usage is 310 s old
+  read(10370, true, false);
+  read(10620, false, false);  // the next resync keeps it too: 620 s old
+  read(10930, false, true);   // 930 s: this resync reads it again
+  read(10990, true, false);
 }
 
 TEST_CASE("pod_spec's parts: the catalog's joins on the unbound pods, a uid list's does not",

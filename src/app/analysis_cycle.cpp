@@ -4,12 +4,14 @@
 #include <array>
 #include <chrono>
 #include <iterator>
+#include <optional>
 #include <utility>
 
 #include "advice/kind_list.h"
 #include "analysis/detector_runner.h"
 #include "analysis/detectors/stranded_resources.h"
 #include "analysis/stranding.h"
+#include "common/cancellation.h"
 #include "common/log.h"
 #include "graph/cluster_whatif.h"
 #include "graph/run_graph.h"
@@ -159,6 +161,15 @@ std::vector<report::NodeRow> summarizeNodes(const model::ClusterSnapshot& cluste
   return rows;
 }
 
+// A daemon asked to stop must exit within its grace period: a stage that would start after the
+// request is not run (under a sanitizer, the stages after the fetch take seconds).
+std::optional<Error> stopRequested() {
+  if (Cancellation::process()->stopped()) {
+    return makeError("stopped: " + Cancellation::process()->reason());
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Result<std::shared_ptr<const report::AnalysisReport>> runAnalysisCycle(
@@ -181,6 +192,9 @@ Result<std::shared_ptr<const report::AnalysisReport>> runAnalysisCycle(
               std::back_inserter(object_warnings));
   }
   timer.lap("fetch");
+  if (auto stop = stopRequested()) {
+    return *stop;
+  }
   const auto runs =
       model::buildRunsWithObjects(*cluster, config.workflow_labels, objects, object_warnings);
   timer.lap("runs");
@@ -190,6 +204,9 @@ Result<std::shared_ptr<const report::AnalysisReport>> runAnalysisCycle(
   auto detection = analysis::runDetectors(advice::enabledDetectors(config.detectors),
                                           analysis::AnalysisInput{*cluster, graphs, config});
   timer.lap("detectors");
+  if (auto stop = stopRequested()) {
+    return *stop;
+  }
 
   auto report = std::make_shared<report::AnalysisReport>();
   report->cluster = config.analysis.cluster;
@@ -208,6 +225,9 @@ Result<std::shared_ptr<const report::AnalysisReport>> runAnalysisCycle(
   report->scheduler = cluster->scheduler();
   report->recommendations = advice::recommend(detection.findings, config, *cluster);
   timer.lap("advice");
+  if (auto stop = stopRequested()) {
+    return *stop;
+  }
   report->predictions = prediction::predictRecommendations(
       *cluster, graphs, report->recommendations,
       predict.value_or(prediction::RecommendationPredictionOptions::fromConfig(config)));

@@ -206,6 +206,9 @@ Result<PredictionContext> PredictionContext::build(const model::ClusterSnapshot&
   if (auto latency = replay::estimateSchedulerLatency(*input); !latency.ok()) {
     return latency.error();
   }
+  if (stopping()) {  // before the calibration's replays
+    return makeError("stopped: " + Cancellation::process()->reason());
+  }
   return fromInput(*input, options);
 }
 

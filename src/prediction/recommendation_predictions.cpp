@@ -104,6 +104,10 @@ RecommendationPredictions predictRecommendations(
     }
     out.by_id.emplace(rec.id, std::move(p));
   }
+  if (Cancellation::process()->stopped()) {  // the joint replay is as long as one of them
+    out.unavailable = "stopped: " + Cancellation::process()->reason();
+    return out;
+  }
   if (!out.together_ids.empty()) {
     out.together = context->predict(together, watched_together);
   }

@@ -164,8 +164,8 @@ std::vector<report::NodeRow> summarizeNodes(const model::ClusterSnapshot& cluste
 // A daemon asked to stop must exit within its grace period: a stage that would start after the
 // request is not run (under a sanitizer, the stages after the fetch take seconds).
 std::optional<Error> stopRequested() {
-  if (Cancellation::process()->stopped()) {
-    return makeError("stopped: " + Cancellation::process()->reason());
+  if (auto stop = Cancellation::process()->stoppedBecause()) {
+    return makeError(*stop);
   }
   return std::nullopt;
 }

@@ -38,6 +38,13 @@ bool Cancellation::stopped() const {
   return false;
 }
 
+std::optional<std::string> Cancellation::stoppedBecause() const {
+  if (!stopped()) {
+    return std::nullopt;
+  }
+  return "stopped: " + reason();
+}
+
 std::string Cancellation::reason() const {
   for (const Cancellation* c = this; c != nullptr; c = c->parent_.get()) {
     if (c->cancelledHere()) {

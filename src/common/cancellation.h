@@ -39,6 +39,10 @@ class Cancellation {
   /// Why stopped() is true ("" when it is not): the cancel reason, or "cycle deadline passed".
   std::string reason() const;
 
+  /// "stopped: <reason>" when stopped(), else nullopt: the message of work that was not done
+  /// because a stop was asked for.
+  std::optional<std::string> stoppedBecause() const;
+
   /// The earliest deadline of this one and its parents; nullopt when there is none.
   std::optional<SteadyClock::time_point> deadline() const;
 

@@ -98,8 +98,20 @@ Result<model::ClusterSnapshot> IncrementalReader::read(sources::MetricsSource& s
   return snapshot;
 }
 
+// A first read, one after a failure and one back in time read usage; otherwise it is read again
+// every usage_refresh: the three usage queries are a third of a full read's cost to Prometheus.
 bool IncrementalReader::usageDue(UnixSeconds at) const {
-  return at - state_.usageReadAt() >= settings_.incremental.usage_refresh.count();
+  return state_.empty() || at <= state_.readAt() ||
+         at - state_.usageReadAt() >= settings_.incremental.usage_refresh.count();
+}
+
+UnixSeconds IncrementalReader::keepOrReadUsage(ClusterBuilder& builder, UnixSeconds at,
+                                               bool usage_due) const {
+  if (usage_due) {
+    return at;
+  }
+  builder.keepUsage(state_.usage());
+  return state_.usageReadAt();
 }
 
 bool IncrementalReader::needsFullRead(UnixSeconds at) const {
@@ -113,9 +125,8 @@ bool IncrementalReader::needsFullRead(UnixSeconds at) const {
 
 Result<model::ClusterSnapshot> IncrementalReader::fullRead(sources::MetricsSource& source,
                                                            UnixSeconds at, FetchStats& stats) {
-  // A resync keeps the usage read less than usage_refresh ago, as a window read does: the three
-  // usage queries are a third of a full read's cost to Prometheus.
-  const bool usage_due = state_.empty() || at <= state_.readAt() || usageDue(at);
+  // A resync keeps the usage read less than usage_refresh ago, as a window read does.
+  const bool usage_due = usageDue(at);
   ClusterBuilder builder(at);
   std::vector<PlannedQuery> plan;
   for (std::size_t i = 0; i < kQueryCount; ++i) {
@@ -138,10 +149,7 @@ Result<model::ClusterSnapshot> IncrementalReader::fullRead(sources::MetricsSourc
   if (auto run = readNewestSamples(source, at, gone_uids, newest, stats); !run.ok()) {
     return run.error();
   }
-  const UnixSeconds usage_read_at = usage_due ? at : state_.usageReadAt();
-  if (!usage_due) {
-    builder.keepUsage(state_.usage());
-  }
+  const UnixSeconds usage_read_at = keepOrReadUsage(builder, at, usage_due);
   std::vector<ClusterBuilder::UsageRecord> usage = builder.usage();
   auto snapshot = finishSnapshot(std::move(builder), catalog_);
   if (snapshot.ok()) {
@@ -300,9 +308,7 @@ Result<model::ClusterSnapshot> IncrementalReader::windowRead(sources::MetricsSou
   state_.moveInto(builder, at, settings_.lookback.count());
   builder.markLiveUnless([&touched](const model::Pod& pod) { return touched.gone.contains(pod); });
   builder.keepSpecFamilies(state_.specFamilies());
-  if (!usage_due) {
-    builder.keepUsage(state_.usage());
-  }
+  const UnixSeconds usage_read_at = keepOrReadUsage(builder, at, usage_due);
   std::vector<ClusterBuilder::UsageRecord> usage = builder.usage();
   auto snapshot = finishSnapshot(std::move(builder), catalog_);
   if (snapshot.ok()) {
@@ -313,8 +319,8 @@ Result<model::ClusterSnapshot> IncrementalReader::windowRead(sources::MetricsSou
                                {"gone_pods", std::to_string(gone_uids.size())},
                                {"revived_pods", std::to_string(revived)},
                                {"usage_read", usage_due ? "true" : "false"}});
-    state_ = state_.after({at, false, usage_due ? at : state_.usageReadAt(), window_start},
-                          *snapshot, newest, touched.gone, std::move(usage));
+    state_ = state_.after({at, false, usage_read_at, window_start}, *snapshot, newest, touched.gone,
+                          std::move(usage));
   }
   return snapshot;
 }

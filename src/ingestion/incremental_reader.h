@@ -50,6 +50,9 @@ class IncrementalReader {
 
   bool needsFullRead(UnixSeconds at) const;
   bool usageDue(UnixSeconds at) const;
+  /// When the usage the read's snapshot carries was read: `at` when due (the read asked it),
+  /// else the kept usage's time, and the kept usage goes into `builder`.
+  UnixSeconds keepOrReadUsage(ClusterBuilder& builder, UnixSeconds at, bool usage_due) const;
   Result<model::ClusterSnapshot> fullRead(sources::MetricsSource& source, UnixSeconds at,
                                           FetchStats& stats);
   Result<model::ClusterSnapshot> windowRead(sources::MetricsSource& source, UnixSeconds at,

@@ -144,8 +144,8 @@ replay::ReplayInput withRunTimesOf(replay::ReplayInput changed, const replay::Re
 }
 
 // A daemon asked to stop must exit within its grace period, not after the replays.
-bool stopping() {
-  return Cancellation::process()->stopped();
+std::optional<std::string> stopping() {
+  return Cancellation::process()->stoppedBecause();
 }
 
 Prediction figures(const replay::ReplayInput& input, const Sides& sides,
@@ -206,8 +206,8 @@ Result<PredictionContext> PredictionContext::build(const model::ClusterSnapshot&
   if (auto latency = replay::estimateSchedulerLatency(*input); !latency.ok()) {
     return latency.error();
   }
-  if (stopping()) {  // before the calibration's replays
-    return makeError("stopped: " + Cancellation::process()->reason());
+  if (auto stop = stopping()) {  // before the calibration's replays
+    return makeError(*stop);
   }
   return fromInput(*input, options);
 }
@@ -224,8 +224,8 @@ Result<PredictionContext> PredictionContext::fromInput(const replay::ReplayInput
   context.profile_ = fit->profile;
   context.calibration_ = std::move(fit->calibration);
   for (std::uint32_t k = 0; k < context.options_.replays; ++k) {
-    if (stopping()) {
-      return makeError("stopped: " + Cancellation::process()->reason());
+    if (auto stop = stopping()) {
+      return makeError(*stop);
     }
     context.inputs_.push_back(perturbRunTimes(input, k, options.run_time_spread));
     auto before = replay::replay(context.inputs_.back(), context.profile_);
@@ -258,8 +258,8 @@ Prediction PredictionContext::predict(const replay::ChangeSet& changes,
   const replay::ReplayScope scope = replay::scopeOfChange(inputs_.front(), changed);
   std::vector<ReplayMeasures> after;
   for (std::size_t k = 0; k < inputs_.size(); ++k) {
-    if (stopping()) {
-      none.not_replayed = "stopped: " + Cancellation::process()->reason();
+    if (auto stop = stopping()) {
+      none.not_replayed = *stop;
       return none;
     }
     auto measured = replayChanged(k, changed, scope);

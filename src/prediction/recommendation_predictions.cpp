@@ -85,8 +85,8 @@ RecommendationPredictions predictRecommendations(
       break;  // the rest say "not replayed in this cycle"
     }
     // A daemon asked to stop must exit within its grace period, not after the replays.
-    if (Cancellation::process()->stopped()) {
-      out.unavailable = "stopped: " + Cancellation::process()->reason();
+    if (auto stop = Cancellation::process()->stoppedBecause()) {
+      out.unavailable = *stop;
       return out;
     }
     Prediction p = context->predict(rec.changes, rec.watched_pods);
@@ -104,8 +104,9 @@ RecommendationPredictions predictRecommendations(
     }
     out.by_id.emplace(rec.id, std::move(p));
   }
-  if (Cancellation::process()->stopped()) {  // the joint replay is as long as one of them
-    out.unavailable = "stopped: " + Cancellation::process()->reason();
+  // The joint replay is as long as one of them.
+  if (auto stop = Cancellation::process()->stoppedBecause()) {
+    out.unavailable = *stop;
     return out;
   }
   if (!out.together_ids.empty()) {

@@ -14,11 +14,14 @@ TEST_CASE("a cancellation keeps its first reason and stops its children, not its
   auto child = std::make_shared<Cancellation>(parent);
   CHECK_FALSE(child->stopped());
   CHECK(child->reason().empty());
+  CHECK_FALSE(child->stoppedBecause());
   child->cancel("a reload was requested");
   child->cancel("later reason");
   CHECK(child->stopped());
   CHECK(child->reason() == "a reload was requested");
+  CHECK(child->stoppedBecause() == "stopped: a reload was requested");
   CHECK_FALSE(parent->stopped());
+  CHECK_FALSE(parent->stoppedBecause());
 
   auto sibling = std::make_shared<Cancellation>(parent);
   parent->cancel("the daemon is stopping");

@@ -1,5 +1,7 @@
-// Recording rules: the scheduling-SLO error ratios the burn-rate alerts read, and the GPU and
-// allocation aggregates the dashboards read. Inputs: kube-scheduler and kube-state-metrics series.
+// Recording rules: the scheduling-SLO error ratios the burn-rate alerts read, the GPU and
+// allocation aggregates the dashboards read (inputs: kube-scheduler and kube-state-metrics
+// series), and each pod's usage every 5 minutes, which the daemon reads with
+// sources.prometheus.usage_from_recording_rules (inputs: cAdvisor and dcgm-exporter).
 {
   local c = $._config,
   local fmt(s) = s % (c { slo: c.schedulingLatencySLO.latencyThreshold }),
@@ -65,6 +67,53 @@
           {
             record: 'cluster:kube_node_gpus_free:sum',
             expr: 'cluster:kube_node_gpus_allocatable:sum - cluster:kube_pod_gpus_requested_bound:sum',
+          },
+        ],
+      },
+      {
+        // Each pod's usage at the resolution right-sizing reads it (the daemon's pod_usage_*
+        // queries): the interval must stay 5m, since the daemon counts a pod's CPU samples as
+        // 5-minute points. Reading a day of these is a range function over one series a pod;
+        // without them every read re-evaluates every container's rate at 288 steps. Names:
+        // the daemon's sources.prometheus.metrics.recorded_*.
+        name: 'dagadvisor-usage.recording',
+        interval: '5m',
+        rules: [
+          {
+            record: 'namespace_pod:dagadvisor_container_cpu_usage_seconds:rate5m',
+            expr: fmt(|||
+              sum by (%(clusterLabel)s, namespace, pod) (
+                max by (%(clusterLabel)s, namespace, pod, container) (
+                  rate(container_cpu_usage_seconds_total{container!="", container!="POD"}[5m])
+                )
+              )
+            |||),
+          },
+          {
+            record: 'namespace_pod:dagadvisor_container_memory_working_set_bytes:sum',
+            expr: fmt(|||
+              sum by (%(clusterLabel)s, namespace, pod) (
+                max by (%(clusterLabel)s, namespace, pod, container) (
+                  container_memory_working_set_bytes{container!="", container!="POD"}
+                )
+              )
+            |||),
+          },
+          {
+            // dcgm-exporter names the pod `pod`, `exported_pod` or `pod_name` by version and
+            // honor_labels; all three are folded into `pod`, as the daemon's own query does.
+            record: 'namespace_pod:dagadvisor_gpu_utilization:avg',
+            expr: fmt(|||
+              avg by (%(clusterLabel)s, namespace, pod) (
+                label_replace(
+                  label_replace(
+                    label_replace(DCGM_FI_DEV_GPU_UTIL, "pod", "$1", "exported_pod", "(.+)"),
+                    "pod", "$1", "pod_name", "(.+)"
+                  ),
+                  "namespace", "$1", "exported_namespace", "(.+)"
+                )
+              )
+            |||),
           },
         ],
       },

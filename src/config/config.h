@@ -40,6 +40,12 @@ struct MetricNames {
   std::string container_cpu_usage = "container_cpu_usage_seconds_total";
   std::string container_memory_working_set = "container_memory_working_set_bytes";
   std::string gpu_utilization = "DCGM_FI_DEV_GPU_UTIL";
+  // What the mixin's usage recording rules (alerts/dagadvisor.rules.yml) record every 5 minutes,
+  // one series per pod: read instead of the three above with usage_from_recording_rules.
+  std::string recorded_pod_cpu_rate = "namespace_pod:dagadvisor_container_cpu_usage_seconds:rate5m";
+  std::string recorded_pod_memory =
+      "namespace_pod:dagadvisor_container_memory_working_set_bytes:sum";
+  std::string recorded_pod_gpu_utilization = "namespace_pod:dagadvisor_gpu_utilization:avg";
 
   bool operator==(const MetricNames&) const = default;
 };
@@ -103,6 +109,9 @@ struct PrometheusSource : HttpAuth {
   Seconds rate_window{300};      // window of the scheduler's rates and histogram quantiles
   Seconds usage_window{86400};   // window of observed pod usage (right-sizing needs days)
   double usage_cpu_quantile = 0.95;
+  // Read usage from the mixin's recording rules (metrics.recorded_*): a range function over one
+  // series a pod instead of a subquery over every container's series (issue #18: cost).
+  bool usage_from_recording_rules = false;
   int max_concurrent_queries = 2;  // queries of one cycle in flight at once
   // Memory bounds of one cycle: per response body, all bodies in flight or waiting to be
   // decoded together, and series per query (what the model pays for).

@@ -89,17 +89,43 @@ check "kube-state-metrics alone still gives runs" "$WORK_DIR/ksm-only.json" '.su
 # cAdvisor: the simulator writes a working set of 0.6 × the memory request and a CPU rate of
 # request × cpu_util (0 < cpu_util ≤ 1) for every running container. A pod shorter than two
 # cAdvisor samples has no rate, hence no CPU figure and no sample count.
-U="$WORK_DIR/spike"
-jq -s '([range(3) as $i | .[$i].data.result[] | {key: "\(.metric.namespace)/\(.metric.pod)/\(["cpu", "memory", "samples"][$i])", value: (.value[1] | tonumber)}] | from_entries) as $use
-       | (.[3].data.result | map({key: "\(.metric.namespace)/\(.metric.pod)/\(.metric.resource)", value: (.value[1] | tonumber)}) | from_entries) as $req
-       | [$req | keys[] | select(endswith("/memory")) | rtrimstr("/memory")
-          | select($req[. + "/memory"] >= 1073741824 and $use[. + "/memory"] != null)
-          | {pod: ., ratio: ($use[. + "/memory"] / $req[. + "/memory"]), cpu: $use[. + "/cpu"], samples: $use[. + "/samples"], cpu_request: $req[. + "/cpu"]}]' \
-  "$U/pod_usage_cpu.json" "$U/pod_usage_memory.json" "$U/pod_usage_samples.json" \
-  "$U/pod_requests.json" >"$WORK_DIR/usage.json"
-check "peak working set is 0.6 × request for every pod seen" "$WORK_DIR/usage.json" \
-  'length > 0 and all(.[]; (.ratio - 0.6 | fabs) < 0.01)'
-check "a CPU percentile within the request wherever a rate was seen" "$WORK_DIR/usage.json" \
-  '[.[] | select(.samples != null)] as $seen | ($seen | length) > (length / 2)
-   and all($seen[]; .cpu != null and .cpu > 0 and .cpu <= .cpu_request * 1.05)'
+usage_checks() {  # usage_checks SNAPSHOT_DIR: the usage it recorded against what the simulator wrote
+  local U=$1
+  jq -s '([range(3) as $i | .[$i].data.result[] | {key: "\(.metric.namespace)/\(.metric.pod)/\(["cpu", "memory", "samples"][$i])", value: (.value[1] | tonumber)}] | from_entries) as $use
+         | (.[3].data.result | map({key: "\(.metric.namespace)/\(.metric.pod)/\(.metric.resource)", value: (.value[1] | tonumber)}) | from_entries) as $req
+         | [$req | keys[] | select(endswith("/memory")) | rtrimstr("/memory")
+            | select($req[. + "/memory"] >= 1073741824 and $use[. + "/memory"] != null)
+            | {pod: ., ratio: ($use[. + "/memory"] / $req[. + "/memory"]), cpu: $use[. + "/cpu"], samples: $use[. + "/samples"], cpu_request: $req[. + "/cpu"], memory: $use[. + "/memory"]}]' \
+    "$U/pod_usage_cpu.json" "$U/pod_usage_memory.json" "$U/pod_usage_samples.json" \
+    "$U/pod_requests.json" >"$U.usage.json"
+  check "peak working set is 0.6 × request for every pod seen ($(basename "$U"))" "$U.usage.json" \
+    'length > 0 and all(.[]; (.ratio - 0.6 | fabs) < 0.01)'
+  check "a CPU percentile within the request wherever a rate was seen ($(basename "$U"))" "$U.usage.json" \
+    '[.[] | select(.samples != null)] as $seen | ($seen | length) > (length / 2)
+     and all($seen[]; .cpu != null and .cpu > 0 and .cpu <= .cpu_request * 1.05)'
+}
+usage_checks "$WORK_DIR/spike"
+
+# The same usage from the mixin's recording rules (alerts/dagadvisor.rules.yml, recorded every
+# 5 minutes over the simulated window as Prometheus would have): the daemon reads one series a
+# pod with usage_from_recording_rules, and the figures hold the same checks. The rules' points
+# lie a few seconds off the subquery's 5-minute steps (promtool, like Prometheus, starts a
+# group at its own offset), so a pod's sample count may differ by one and a pod shorter than
+# 5 minutes may be seen by one side only; the peak working set is the same figure.
+window_start=$(jq '.window.start' "$TRUTH")
+window_end=$(jq '.window.end' "$TRUTH")
+backfill_recording_rules "$(dirname "$0")/../../alerts/dagadvisor.rules.yml" "$window_start" "$window_end" 5m
+printf 'sources:\n  prometheus:\n    usage_from_recording_rules: true\n' >"$WORK_DIR/rules.yaml"
+record spike-rules $((spike_end - 60)) "$WORK_DIR/rules.yaml"
+check "usage read from the recorded series" "$WORK_DIR/spike-rules/manifest.json" \
+  '[.queries[] | select(.name | startswith("pod_usage_")) | .promql] | length == 4 and all(.[]; contains("namespace_pod:dagadvisor_") and (contains("[1d:") | not))'
+usage_checks "$WORK_DIR/spike-rules"
+jq -s '(.[0] | map({key: .pod, value: .}) | from_entries) as $plain
+       | [.[1][] | select($plain[.pod] != null) | {pod, memory, plain_memory: $plain[.pod].memory, samples, plain_samples: $plain[.pod].samples}]' \
+  "$WORK_DIR/spike.usage.json" "$WORK_DIR/spike-rules.usage.json" >"$WORK_DIR/rules-vs-plain.json"
+plain_pods=$(jq length "$WORK_DIR/spike.usage.json")
+check "recorded usage covers nearly every pod the subquery sees" "$WORK_DIR/rules-vs-plain.json" \
+  "length >= $plain_pods * 0.9"
+check "the same peak working set per pod, and the sample count within one" "$WORK_DIR/rules-vs-plain.json" \
+  'all(.[]; .memory == .plain_memory and ((.samples // 0) - (.plain_samples // 0) | fabs) <= 1)'
 stop_prometheus

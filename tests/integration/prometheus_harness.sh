@@ -1,7 +1,8 @@
 # Sourced by integration tests: a real Prometheus (Debian's `prometheus`) on a free loopback port,
 # over a TSDB backfilled from an OpenMetrics file, stopped and deleted when the test exits.
 # Usage: start_prometheus_with_openmetrics FILE [PROMTOOL_FLAG…]  → sets PROM_URL, PROM_PID,
-# WORK_DIR (the flags go to `promtool tsdb create-blocks-from openmetrics`)
+# WORK_DIR (the flags go to `promtool tsdb create-blocks-from openmetrics`);
+# backfill_recording_rules adds what a rule file would have recorded.
 
 set -euo pipefail
 
@@ -71,6 +72,23 @@ start_prometheus_with_openmetrics() {
   mkdir -p "$WORK_DIR/data"
   promtool tsdb create-blocks-from openmetrics "$@" "$om" "$WORK_DIR/data" >"$WORK_DIR/promtool.log" 2>&1 \
     || { cat "$WORK_DIR/promtool.log" >&2; fail "promtool could not backfill $om"; }
+  start_prometheus_on_data
+}
+
+# Evaluates the recording rules of RULE_FILE from START to END (unix seconds) every INTERVAL on
+# the running Prometheus, as Prometheus would have recorded them (`promtool tsdb
+# create-blocks-from rules`), and restarts Prometheus with the recorded blocks added.
+backfill_recording_rules() {  # backfill_recording_rules RULE_FILE START END INTERVAL
+  promtool tsdb create-blocks-from rules --url "$PROM_URL" --start "$2" --end "$3" \
+    --eval-interval "$4" --output-dir "$WORK_DIR/rules-data" "$1" >"$WORK_DIR/promtool-rules.log" 2>&1 \
+    || { cat "$WORK_DIR/promtool-rules.log" >&2; fail "promtool could not backfill the rules of $1"; }
+  kill "$PROM_PID"; wait "$PROM_PID" 2>/dev/null || true; PROM_PID=""
+  mv "$WORK_DIR"/rules-data/* "$WORK_DIR/data/"
+  start_prometheus_on_data
+}
+
+# Starts Prometheus on the TSDB in $WORK_DIR/data.
+start_prometheus_on_data() {
   printf 'global: {scrape_interval: 15s}\n' >"$WORK_DIR/prometheus.yml"
   local port; port=$(free_port)
   PROM_URL="http://127.0.0.1:$port"

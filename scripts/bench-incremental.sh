@@ -6,7 +6,9 @@
 # the Prometheus process's CPU seconds and RSS growth (from /proc), the bytes, series and
 # Prometheus' own eval time and samples (stats=all), with --costs one line per query; then a
 # comparison run checks every read against a fresh full read of the same moment.
-# Usage: scripts/bench-incremental.sh [SCENARIO_YAML] [WORK_DIR] [BUILD_DIR]
+# Usage: [USAGE_RULES=1] scripts/bench-incremental.sh [SCENARIO_YAML] [WORK_DIR] [BUILD_DIR]
+# USAGE_RULES=1 first records the mixin's rules over the written window (promtool, every 5 min)
+# and reads usage from them (sources.prometheus.usage_from_recording_rules).
 # The default scenario is config/scenarios/scale.yaml cut to a tenth (500 nodes, 15,000 pods)
 # and written from simulated 2 h to 3 h: the reference `scale` scenario writes only 2 minutes,
 # in which every pod of the lookback is alive, so no window could be smaller than the lookback.
@@ -34,11 +36,18 @@ SECONDS=0
 start_prometheus_with_openmetrics "$WORK/sim/metrics.om"
 echo "== backfilled $(du -sh "$WORK/sim/metrics.om" | cut -f1) of OpenMetrics; Prometheus ready in ${SECONDS} s"
 end=$(jq '.window.end' "$WORK/sim/ground_truth.json")
+FLAGS=()
+if [ -n "${USAGE_RULES:-}" ]; then
+  SECONDS=0
+  backfill_recording_rules alerts/dagadvisor.rules.yml "$(jq '.window.start' "$WORK/sim/ground_truth.json")" "$end" 5m
+  echo "== recorded the mixin's rules in ${SECONDS} s; usage read from them"
+  FLAGS=(--usage-from-rules)
+fi
 t0=$((end - 600))
 times=("$t0")
 for k in 1 2 3 4 5; do times+=($((t0 + 60 * k))); done
 echo "== incremental reader alone: a full read, then 5 window reads 60 s apart (lookback 6 h," \
   "margin 6 min, usage every 15 min)"
-"$CHECK" --costs --no-compare --prometheus-pid "$PROM_PID" "$PROM_URL" 21600 360 900 "${times[@]}"
+"$CHECK" --costs --no-compare --prometheus-pid "$PROM_PID" "${FLAGS[@]}" "$PROM_URL" 21600 360 900 "${times[@]}"
 echo "== the same reads, each compared with a fresh full read of the same moment"
-"$CHECK" "$PROM_URL" 21600 360 900 "${times[@]}" | grep -E '^t=|window_reads'
+"$CHECK" "${FLAGS[@]}" "$PROM_URL" 21600 360 900 "${times[@]}" | grep -E '^t=|window_reads'

@@ -4,9 +4,10 @@
 // equal. Prints one line per time (what each read cost and how the pods changed) and, with
 // --costs, one line per query. For benchmarks (scripts/bench-incremental.sh), --prometheus-pid PID
 // adds what each read cost that Prometheus process (CPU seconds, RSS) and --no-compare leaves
-// the fresh reader out, so that the CPU is the incremental reader's alone.
+// the fresh reader out, so that the CPU is the incremental reader's alone; --usage-from-rules
+// reads usage from the mixin's recording rules (usage_from_recording_rules).
 // Usage: incremental_equals_full [--costs] [--no-compare] [--prometheus-pid PID] [--max-series N]
-//          URL LOOKBACK_S MARGIN_S USAGE_REFRESH_S T1 T2 …
+//          [--usage-from-rules] URL LOOKBACK_S MARGIN_S USAGE_REFRESH_S T1 T2 …
 #include <unistd.h>
 
 #include <chrono>
@@ -257,11 +258,14 @@ int main(int argc, char** argv) {
   bool compare = true;
   long prometheus_pid = 0;
   long max_series = 0;  // 0: the default cap
+  bool usage_from_rules = false;
   while (!args.empty() && args[0].rfind("--", 0) == 0) {
     if (args[0] == "--costs") {
       print_costs = true;
     } else if (args[0] == "--no-compare") {
       compare = false;
+    } else if (args[0] == "--usage-from-rules") {
+      usage_from_rules = true;
     } else if (args[0] == "--prometheus-pid" && args.size() > 1) {
       prometheus_pid = std::stol(args[1]);
       args.erase(args.begin());
@@ -273,7 +277,8 @@ int main(int argc, char** argv) {
   }
   if (args.size() < 5) {
     std::cerr << "usage: incremental_equals_full [--costs] [--no-compare] [--prometheus-pid PID] "
-                 "[--max-series N] URL LOOKBACK_S MARGIN_S USAGE_REFRESH_S T1 T2 …\n";
+                 "[--max-series N] [--usage-from-rules] URL LOOKBACK_S MARGIN_S USAGE_REFRESH_S "
+                 "T1 T2 …\n";
     return 2;
   }
   config::PrometheusSource settings;
@@ -282,6 +287,7 @@ int main(int argc, char** argv) {
   settings.incremental.margin = config::Seconds(std::stod(args[2]));
   settings.incremental.usage_refresh = config::Seconds(std::stod(args[3]));
   settings.incremental.resync = config::Seconds(1e9);  // only the first read is a full one
+  settings.usage_from_recording_rules = usage_from_rules;
   if (max_series > 0) {
     settings.max_series_per_query = static_cast<int>(max_series);
   }

@@ -17,16 +17,6 @@ auto sizeKey(const ResourceVector& r) {
   return std::make_tuple(r.gpus, r.cpu_millis, r.memory_bytes);
 }
 
-ResourceVector componentMin(const ResourceVector& a, const ResourceVector& b) {
-  return {std::min(a.cpu_millis, b.cpu_millis), std::min(a.memory_bytes, b.memory_bytes),
-          std::min(a.gpus, b.gpus)};
-}
-
-ResourceVector componentMax(const ResourceVector& a, const ResourceVector& b) {
-  return {std::max(a.cpu_millis, b.cpu_millis), std::max(a.memory_bytes, b.memory_bytes),
-          std::max(a.gpus, b.gpus)};
-}
-
 // Per node, what its DaemonSet pods request: a new node of its shape would run them too.
 std::vector<ResourceVector> daemonSetRequests(const ClusterSnapshot& cluster) {
   std::vector<ResourceVector> out(cluster.nodes().size());

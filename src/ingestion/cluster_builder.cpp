@@ -102,9 +102,7 @@ void addToleration(model::Pod& pod, const SampleView& s) {
 // One series of the pod_spec query, told apart by its `spec` tag.
 void addSpecSample(model::Pod& pod, const SampleView& s) {
   const std::string_view spec = s.label("spec");
-  if (spec == "container") {
-    addContainerRequest(pod, s.label("container"), s.label("resource"), s.value);
-  } else if (spec == "toleration") {
+  if (spec == "toleration") {
     addToleration(pod, s);
   } else if (spec == "node_selector") {
     copyPrefixed(s, "nodeselector_",
@@ -376,7 +374,7 @@ void ClusterBuilder::addPodSample(QueryId id, const SampleView& sample) {
       pod.phase = parsePhase(sample.label("phase"));
       break;
     case QueryId::kPodRequests:
-      addResource(pod.requests, sample.label("resource"), sample.value);
+      addRequestSample(record, sample);
       break;
     case QueryId::kPodLabels:
       copyPrefixed(sample, "label_", pod.labels);
@@ -396,6 +394,22 @@ void ClusterBuilder::addPodSample(QueryId id, const SampleView& sample) {
       if (isPodTime(id)) {
         pod.*podTimeOf(id) = timeValue(sample.value);
       }
+  }
+}
+
+// An app container's series (summed into the pod's requests, and kept by name for CPU and
+// memory, which patches change) or, without a container label, the pod's largest init
+// container's.
+void ClusterBuilder::addRequestSample(PodRecord& record, const SampleView& sample) {
+  const std::string_view container = sample.label("container");
+  const std::string_view resource = sample.label("resource");
+  if (container.empty()) {
+    addResource(record.init_requests, resource, sample.value);
+    return;
+  }
+  addResource(record.pod.requests, resource, sample.value);
+  if (resource == "cpu" || resource == "memory") {
+    addContainerRequest(record.pod, container, resource, sample.value);
   }
 }
 
@@ -419,6 +433,9 @@ model::ClusterSnapshot ClusterBuilder::build() && {
       continue;
     }
     model::Pod& pod = record.pod;
+    // What the scheduler reserves: per resource, the larger of the app containers' sum and the
+    // largest init container.
+    pod.requests = model::componentMax(pod.requests, record.init_requests);
     // A pod deleted before the analysis time no longer holds or waits for anything; only its
     // history (timestamps, placement) still counts.
     if (!record.live &&

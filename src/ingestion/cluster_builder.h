@@ -62,6 +62,9 @@ class ClusterBuilder {
     model::Pod pod;
     bool has_info = false;  // only pods kube_pod_info knows are built
     bool live = false;      // still exists at the analysis time
+    // pod_requests' largest init container per resource: the pod needs the larger of it and
+    // its app containers' sum (pod.requests), settled in build().
+    model::ResourceVector init_requests;
   };
   struct NodeRecord {
     model::Node node;
@@ -74,6 +77,7 @@ class ClusterBuilder {
   model::ObservedUsage& usageFor(std::string_view namespace_, std::string_view name);
   const model::ObservedUsage* findUsage(const model::Pod& pod) const;
   void addNodeSample(QueryId id, const sources::SampleView& sample);
+  static void addRequestSample(PodRecord& record, const sources::SampleView& sample);
   void addPodSample(QueryId id, const sources::SampleView& sample);
 
   UnixSeconds at_;

@@ -147,11 +147,10 @@ class Builder {
     return std::string(kPodKey) + (extra.empty() ? "" : ", ") + std::string(extra);
   }
 
-  // What the advice reads of pod specs, tagged spec=…: the app containers' requests by name
-  // (patches merge containers by name) over the lookback, and the tolerations and node
-  // selectors of the pods pending unbound at the analysis time (joined on kube_pod_info{node=""},
-  // the only pods the diagnosis needs them for), with one count per family telling a family
-  // kube-state-metrics does not export from pods that have none.
+  // What the diagnosis and the advice read of pod specs besides requests, tagged spec=…: the
+  // tolerations and node selectors of the pods pending unbound at the analysis time (joined on
+  // kube_pod_info{node=""}, the only pods the diagnosis needs them for), with one count per family
+  // telling a family kube-state-metrics does not export from pods that have none.
   //
   // Cost at the reference size (150,000 pods, ~2.5 tolerations each, ~1,500 pending): the
   // toleration selector touches ~375,000 series and the node-selector one ~150,000 (one sample
@@ -159,10 +158,6 @@ class Builder {
   // pods' ~4,000 toleration and ~1,500 node-selector series plus two counts, instead of the
   // ~525,000 series (~100 MB of JSON) that reading both families whole would send.
   std::string podSpec(PodSpecParts parts) const {
-    const std::string containers =
-        tagged(maxBy(pod("container, resource"),
-                     recent(s_.metrics.pod_requests, R"(resource=~"cpu|memory")")),
-               "spec", "container");
     const std::string unbound = select(s_.metrics.pod_info, R"(node="")", s_.selector);
     auto ofUnbound = [&](const std::string& metric) {
       const std::string series = select(metric, "", s_.selector);
@@ -185,20 +180,23 @@ class Builder {
     const std::string tolerations_exported = exported(m.pod_tolerations, "tolerations_exported");
     const std::string selectors_exported = exported(m.pod_nodeselectors, "node_selectors_exported");
     if (parts == PodSpecParts::kOfPods) {
-      return either({containers, toleration, node_selector});
+      return either({toleration, node_selector});
     }
-    return either(
-        {containers, toleration, node_selector, tolerations_exported, selectors_exported});
+    return either({toleration, node_selector, tolerations_exported, selectors_exported});
   }
 
-  // A pod needs the larger of its app containers' sum and its largest init container.
+  // Each app container's requests by name, and each pod's largest init container per resource,
+  // told apart by the init series having no `container` label: the builder sums the app
+  // containers into the pod's requests, keeps them by name (patches merge containers by name)
+  // and takes the larger of the sum and the init container (what the scheduler reserves). The
+  // containers' requests are selected once: summing them here and reading them by name again
+  // in pod_spec read the largest pod family twice (issue #18).
   std::string podRequests() const {
     const std::string app =
-        aggregate("sum by", pod("resource"),
-                  maxBy(pod("container, resource"), recent(s_.metrics.pod_requests, kResources)));
+        maxBy(pod("container, resource"), recent(s_.metrics.pod_requests, kResources));
     const std::string init =
         maxBy(pod("resource"), recent(s_.metrics.pod_init_requests, kResources));
-    return either({app + " > " + init, init, app});
+    return either({app, init});
   }
 
   // One event of a pod (created, bound, started, finished): the newest over the lookback.

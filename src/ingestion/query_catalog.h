@@ -40,9 +40,8 @@ enum class QueryId : std::size_t {
   kPodUsageMemory,
   kPodUsageSamples,
   kPodUsageGpu,
-  kPodSpec,  // spec="container": app containers' requests by name; spec="toleration" and
-             // "node_selector": those of pods pending unbound now; spec="*_exported": the family
-             // answered at all
+  kPodSpec,  // spec="toleration" and "node_selector": those of pods pending unbound now;
+             // spec="*_exported": the family answered at all
   kCount
 };
 
@@ -90,9 +89,9 @@ sources::Query podChangesQuery(const config::PrometheusSource& settings, config:
 sources::Query podGoneQuery(const config::PrometheusSource& settings, config::Seconds window);
 
 /// The parts of pod_spec: the catalog's query asks them all. An incremental window read asks
-/// what never changes once a pod exists (the app containers' requests, tolerations, node
-/// selector) once per new pod, of the pods its uid-list selector names (kOfPods: not joined on
-/// the pods pending unbound; the builder keeps them only for those).
+/// what never changes once a pod exists (tolerations, node selector) once per new pod, of the pods
+/// its uid-list selector names (kOfPods: not joined on the pods pending unbound; the builder keeps
+/// them only for those).
 enum class PodSpecParts { kAll, kOfPods };
 sources::Query podSpecQuery(const config::PrometheusSource& settings, PodSpecParts parts);
 

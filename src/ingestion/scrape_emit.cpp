@@ -1,5 +1,6 @@
 // The emitting half of ScrapeEvaluator: the samples each catalog query would have returned,
 // labelled exactly as ClusterBuilder reads them.
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -50,20 +51,34 @@ class Emitter {
   std::size_t base_ = 0;
 };
 
-// The pod_spec query's series of one pod: its containers, and, while it is listed unbound now
-// (the query's join on kube_pod_info{node=""}), its tolerations and node selector.
-void emitSpec(const scrape::PodFacts& p, bool live, Emitter& out) {
-  out.add("spec", "container").keep();
+// The pod_requests query's series of one pod: each app container's requests, and its largest
+// init container's per resource, without a container label.
+void emitRequests(const scrape::PodFacts& p, Emitter& out) {
+  std::vector<std::pair<std::string_view, double>> init;
   for (const scrape::PodFacts::Request& r : p.requests) {
-    if (!r.init && (r.resource == "cpu" || r.resource == "memory")) {
+    if (!r.init) {
       out.add("container", r.container).add("resource", r.resource).send(r.value);
+      continue;
+    }
+    auto it = std::find_if(init.begin(), init.end(),
+                           [&](const auto& largest) { return largest.first == r.resource; });
+    if (it == init.end()) {
+      init.emplace_back(r.resource, r.value);
+    } else {
+      it->second = std::max(it->second, r.value);
     }
   }
+  for (const auto& [resource, amount] : init) {
+    out.add("resource", resource).send(amount);
+  }
+}
+
+// The pod_spec query's series of one pod, while it is listed unbound now (the query's join on
+// kube_pod_info{node=""}): its tolerations and node selector.
+void emitSpec(const scrape::PodFacts& p, bool live, Emitter& out) {
   if (!live || !p.has_info || !p.node.empty()) {
     return;
   }
-  out.clear();
-  out.add("namespace", p.namespace_).add("pod", p.name).add("uid", p.uid).keep();
   for (const auto& [key, op, value, effect, seconds] : p.tolerations) {
     out.add("spec", "toleration").add("key", key).add("operator", op).add("value", value);
     out.add("effect", effect).add("toleration_seconds", seconds).send(1);
@@ -94,9 +109,7 @@ void emitPod(QueryId id, const scrape::PodFacts& p, bool live, Emitter& out) {
       }
       break;
     case QueryId::kPodRequests:
-      for (const auto& [resource, amount] : p.effectiveRequests()) {
-        out.add("resource", resource).send(amount);
-      }
+      emitRequests(p, out);
       break;
     case QueryId::kPodSpec:
       emitSpec(p, live, out);

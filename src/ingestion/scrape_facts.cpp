@@ -88,33 +88,6 @@ void PodFacts::addToleration(const sources::SampleView& s) {
   }
 }
 
-std::vector<std::pair<std::string_view, double>> PodFacts::effectiveRequests() const {
-  struct Total {
-    std::string_view resource;
-    double app = 0;
-    double init = 0;
-  };
-  std::vector<Total> totals;
-  for (const Request& r : requests) {
-    auto it = std::find_if(totals.begin(), totals.end(),
-                           [&](const Total& t) { return t.resource == r.resource; });
-    if (it == totals.end()) {
-      it = totals.insert(totals.end(), Total{r.resource});
-    }
-    if (r.init) {
-      it->init = std::max(it->init, r.value);
-    } else {
-      it->app += r.value;
-    }
-  }
-  std::vector<std::pair<std::string_view, double>> out;
-  out.reserve(totals.size());
-  for (const Total& t : totals) {
-    out.emplace_back(t.resource, std::max(t.app, t.init));
-  }
-  return out;
-}
-
 void NodeFacts::addAllocatable(std::string_view resource, double value) {
   for (auto& [name, amount] : allocatable) {
     if (name == resource) {

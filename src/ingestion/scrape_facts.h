@@ -97,8 +97,6 @@ struct PodFacts {
   void addTime(std::size_t event, double value);
   /// One kube_pod_tolerations series; replicas and KSM's duplicates count once.
   void addToleration(const sources::SampleView& s);
-  /// Per resource: the sum over app containers, or the largest init container when larger.
-  std::vector<std::pair<std::string_view, double>> effectiveRequests() const;
 };
 
 struct NodeFacts {

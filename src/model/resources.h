@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 namespace dagadvisor::model {
@@ -33,5 +34,15 @@ struct ResourceVector {
            demand.gpus <= gpus;
   }
 };
+
+/// Component by component, the smaller or the larger of two vectors.
+inline ResourceVector componentMin(const ResourceVector& a, const ResourceVector& b) {
+  return {std::min(a.cpu_millis, b.cpu_millis), std::min(a.memory_bytes, b.memory_bytes),
+          std::min(a.gpus, b.gpus)};
+}
+inline ResourceVector componentMax(const ResourceVector& a, const ResourceVector& b) {
+  return {std::max(a.cpu_millis, b.cpu_millis), std::max(a.memory_bytes, b.memory_bytes),
+          std::max(a.gpus, b.gpus)};
+}
 
 }  // namespace dagadvisor::model

@@ -46,9 +46,9 @@ TEST_CASE("kube-state-metrics samples become nodes and pods in model units", "[i
   feed(b, QueryId::kPodInfo, with({{"node", "gpu-1"}, {"created_by_kind", "Job"}}), 1);
   feed(b, QueryId::kPodLive, with({}), 1);
   feed(b, QueryId::kPodPhase, with({{"phase", "Running"}}), 1);
-  feed(b, QueryId::kPodRequests, with({{"resource", "cpu"}}), 0.25);
-  feed(b, QueryId::kPodRequests, with({{"resource", "memory"}}), 512);
-  feed(b, QueryId::kPodRequests, with({{"resource", "nvidia_com_gpu"}}), 1);
+  feed(b, QueryId::kPodRequests, with({{"container", "main"}, {"resource", "cpu"}}), 0.25);
+  feed(b, QueryId::kPodRequests, with({{"container", "main"}, {"resource", "memory"}}), 512);
+  feed(b, QueryId::kPodRequests, with({{"container", "main"}, {"resource", "nvidia_com_gpu"}}), 1);
   feed(b, QueryId::kPodLabels, with({{"label_dag_id", "train"}}), 1);
   feed(b, QueryId::kPodAnnotations, with({{"annotation_workflow_dependencies", "a,b"}}), 1);
   feed(b, QueryId::kPodOwner, with({{"owner_kind", "Workflow"}, {"owner_name", "wf-1"}}), 1);
@@ -187,19 +187,16 @@ TEST_CASE("app containers keep their real names and requests", "[ingestion]") {
   ClusterBuilder b(1000);
   const std::vector<LabelView> p = {{"namespace", "web"}, {"pod", "api-1"}, {"uid", "u1"}};
   feed(b, QueryId::kPodInfo, {p[0], p[1], p[2], {"node", ""}}, 1);
-  feed(b, QueryId::kPodSpec,
-       {p[0], p[1], p[2], {"spec", "container"}, {"container", "app"}, {"resource", "cpu"}}, 1.5);
-  feed(b, QueryId::kPodSpec,
-       {p[0], p[1], p[2], {"spec", "container"}, {"container", "app"}, {"resource", "memory"}},
+  feed(b, QueryId::kPodRequests, {p[0], p[1], p[2], {"container", "app"}, {"resource", "cpu"}},
+       1.5);
+  feed(b, QueryId::kPodRequests, {p[0], p[1], p[2], {"container", "app"}, {"resource", "memory"}},
        2e9);
-  feed(b, QueryId::kPodSpec,
-       {p[0], p[1], p[2], {"spec", "container"}, {"container", "proxy"}, {"resource", "cpu"}},
+  feed(b, QueryId::kPodRequests,
+       {p[0], p[1], p[2], {"container", "app"}, {"resource", "nvidia_com_gpu"}}, 1);
+  feed(b, QueryId::kPodRequests, {p[0], p[1], p[2], {"container", "proxy"}, {"resource", "cpu"}},
        0.25);
-  // A series naming no container (or the pause container) is not one of the pod's containers.
-  feed(b, QueryId::kPodSpec,
-       {p[0], p[1], p[2], {"spec", "container"}, {"container", ""}, {"resource", "cpu"}}, 9);
-  feed(b, QueryId::kPodSpec,
-       {p[0], p[1], p[2], {"spec", "container"}, {"container", "POD"}, {"resource", "cpu"}}, 9);
+  // The pause container is not one of the pod's containers.
+  feed(b, QueryId::kPodRequests, {p[0], p[1], p[2], {"container", "POD"}, {"resource", "cpu"}}, 0);
   const auto snap = std::move(b).build();
   REQUIRE(snap.pods().size() == 1);
   const auto& containers = snap.pod(0).containers;
@@ -207,9 +204,32 @@ TEST_CASE("app containers keep their real names and requests", "[ingestion]") {
   CHECK(containers[0].name == "app");
   CHECK(containers[0].requests.cpu_millis == 1500);
   CHECK(containers[0].requests.memory_bytes == 2000000000);
+  CHECK(containers[0].requests.gpus == 0);  // patches change CPU and memory only
   CHECK(containers[1].name == "proxy");
   CHECK(containers[1].requests.cpu_millis == 250);
   CHECK(containers[1].requests.memory_bytes == 0);
+  // The pod's requests are its app containers' sum.
+  CHECK(snap.pod(0).requests == model::ResourceVector{1750, 2000000000, 1});
+}
+
+TEST_CASE("a pod reserves the larger of its app containers' sum and its largest init container",
+          "[ingestion]") {
+  ClusterBuilder b(1000);
+  const std::vector<LabelView> p = {{"namespace", "web"}, {"pod", "api-1"}, {"uid", "u1"}};
+  feed(b, QueryId::kPodInfo, {p[0], p[1], p[2], {"node", ""}}, 1);
+  // The init series (no container label) may come before the app containers' series.
+  feed(b, QueryId::kPodRequests, {p[0], p[1], p[2], {"resource", "cpu"}}, 2);
+  feed(b, QueryId::kPodRequests, {p[0], p[1], p[2], {"resource", "memory"}}, 1e9);
+  feed(b, QueryId::kPodRequests, {p[0], p[1], p[2], {"container", "a"}, {"resource", "cpu"}}, 0.5);
+  feed(b, QueryId::kPodRequests, {p[0], p[1], p[2], {"container", "b"}, {"resource", "cpu"}}, 0.5);
+  feed(b, QueryId::kPodRequests, {p[0], p[1], p[2], {"container", "a"}, {"resource", "memory"}},
+       3e9);
+  const auto snap = std::move(b).build();
+  REQUIRE(snap.pods().size() == 1);
+  // CPU: the init container's 2 cores beat the app containers' 1; memory: the app's 3 GB.
+  CHECK(snap.pod(0).requests == model::ResourceVector{2000, 3000000000, 0});
+  // Init containers are not among the containers a requests patch changes.
+  CHECK(snap.pod(0).containers.size() == 2);
 }
 
 TEST_CASE("pod_spec carries the pending pods' tolerations and node selectors", "[ingestion]") {

@@ -281,11 +281,13 @@ TEST_CASE("pod_spec's parts: the catalog's joins on the unbound pods, a uid list
   const std::string tolerations = settings.metrics.pod_tolerations + "{";
   const std::string all = QueryCatalog(settings).get(QueryId::kPodSpec).promql;
   CHECK(all == podSpecQuery(settings, PodSpecParts::kAll).promql);
-  CHECK(all.find(containers) != std::string::npos);
   CHECK(all.find(tolerations) != std::string::npos);
+  // The containers' requests are pod_requests' alone: the largest pod family is read once.
+  CHECK(all.find(containers) == std::string::npos);
+  CHECK(QueryCatalog(settings).get(QueryId::kPodRequests).promql.find(containers) !=
+        std::string::npos);
   // Of the pods a uid list names: everything that never changes, not joined on the unbound.
   const std::string of_pods = podSpecQuery(settings, PodSpecParts::kOfPods).promql;
-  CHECK(of_pods.find(containers) != std::string::npos);
   CHECK(of_pods.find(tolerations) != std::string::npos);
   CHECK(of_pods.find(R"(node="")") == std::string::npos);
   CHECK(all.find(R"(node="")") != std::string::npos);

@@ -275,10 +275,11 @@ kube_pod_init_container_resource_requests{namespace="a",pod="p",uid="u",containe
   CHECK(samples(QueryId::kNodeAllocatable) == std::vector<std::string>{"node=n resource=cpu "});
   CHECK(samples(QueryId::kPodInfo).empty());  // no kube_pod_info: not a pod of the model
   CHECK(samples(QueryId::kSchedulingLatency).empty());
-  // App containers by name; init containers are not what a requests patch changes.
-  CHECK(samples(QueryId::kPodSpec) ==
-        std::vector<std::string>{
-            "namespace=a pod=p uid=u spec=container container=app resource=cpu "});
+  // App containers by name, and the largest init container per resource without one.
+  CHECK(samples(QueryId::kPodRequests) ==
+        std::vector<std::string>{"namespace=a pod=p uid=u container=app resource=cpu ",
+                                 "namespace=a pod=p uid=u resource=cpu "});
+  CHECK(samples(QueryId::kPodSpec).empty());  // the pod is bound: no tolerations asked
 }
 
 }  // namespace dagadvisor::ingestion

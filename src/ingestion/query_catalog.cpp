@@ -267,10 +267,11 @@ class Builder {
       series = "label_replace(" + series + ", \"pod\", \"$1\", \"" + alias + "\", \"(.+)\")";
     }
     series = "label_replace(" + series + R"q(, "namespace", "$1", "exported_namespace", "(.+)"))q";
-    if (s_.usage_from_recording_rules) {
-      return overUsageWindow("avg_over_time(", series, s_.metrics.recorded_pod_gpu_utilization);
+    // Averaged over the pod's GPUs after the window; the recorded series is already per pod.
+    if (!s_.usage_from_recording_rules) {
+      return "avg by (namespace, pod) (avg_over_time(" + series + usageWindow() + "))";
     }
-    return "avg by (namespace, pod) (avg_over_time(" + series + usageWindow() + "))";
+    return overUsageWindow("avg_over_time(", series, s_.metrics.recorded_pod_gpu_utilization);
   }
 
  private:
@@ -292,9 +293,11 @@ class Builder {
     return tagged(either({classic, native}), "stat", "rate");
   }
 
-  std::string usageWindow() const {
-    return "[" + formatDuration(std::chrono::duration_cast<Duration>(s_.usage_window)) + ":5m]";
+  std::string usageDuration() const {
+    return formatDuration(std::chrono::duration_cast<Duration>(s_.usage_window));
   }
+
+  std::string usageWindow() const { return "[" + usageDuration() + ":5m]"; }
 
   // `function(<per-pod figure>[usage_window:5m])`, or with usage_from_recording_rules the same
   // function over the series the mixin's rule records from that figure every 5 minutes: a range
@@ -307,9 +310,8 @@ class Builder {
     if (!s_.usage_from_recording_rules) {
       return std::string(function) + per_pod + usageWindow() + ")";
     }
-    return maxBy("namespace, pod",
-                 std::string(function) + select(recorded, "", s_.selector) + "[" +
-                     formatDuration(std::chrono::duration_cast<Duration>(s_.usage_window)) + "])");
+    return maxBy("namespace, pod", std::string(function) + select(recorded, "", s_.selector) + "[" +
+                                       usageDuration() + "])");
   }
 
   static std::string perPod(const std::string& inner) {

@@ -98,12 +98,21 @@ class Builder {
   // interval is estimated per series (lookback delta / samples in it), so any scrape interval
   // works and a series written only on change or every few minutes is not taken for deleted.
   // Relative to the newest sample, not to the evaluation time, so `--at` in the past works too.
+  // Each pod's series are aggregated before the comparison with the newest of all, not after:
+  // the same pods (a pod is live when one of its series is), compared on three labels instead
+  // of ten (at the reference size 5.0-6.7 s of Prometheus CPU against 4.7-7.1 s, within the
+  // host's noise: the three selections are the cost). The family stays kube_pod_info, whose newest
+  // sample pod_seen reads and whose lookback pod_info reads: with another family (kube_pod_created
+  // has three labels, not ten: 3.9 s) a deleted pod's last samples differ by up to a refresh
+  // interval between the two families where series are written only on change or every few
+  // minutes, and a window read would keep a pod a full read drops.
   std::string live(std::string_view metric) const {
     const std::string series = select(metric, "", s_.selector);
     const std::string delta = std::to_string(kLookbackDeltaSeconds);
     const std::string slack = std::to_string(kLookbackDeltaSeconds * 3 / 2);
-    return "timestamp(" + series + ") + " + slack + " / count_over_time(" + series + "[" + delta +
-           "s]) >= scalar(max(timestamp(" + series + ")))";
+    return maxBy(kPodKey, "timestamp(" + series + ") + " + slack + " / count_over_time(" + series +
+                              "[" + delta + "s])") +
+           " >= scalar(max(timestamp(" + series + ")))";
   }
 
   std::string newestSample(config::Seconds window) const {
@@ -348,8 +357,11 @@ QueryCatalog::QueryCatalog(const config::PrometheusSource& s) {
   set(QueryId::kPodInfo, "pod_info",
       maxBy(b.pod("node, created_by_kind, created_by_name, priority_class"),
             b.recentInfo(m.pod_info)));
-  set(QueryId::kPodLive, "pod_live", maxBy(kPodKey, b.live(m.pod_info)));
-  set(QueryId::kPodPhase, "pod_phase", maxBy(b.pod("phase"), b.recent(m.pod_phase)) + " == 1");
+  set(QueryId::kPodLive, "pod_live", b.live(m.pod_info));
+  // The current phase's series only (value 1) go into the aggregation: one of a pod's five
+  // (at the reference size 3.9-5.8 s of Prometheus CPU, 4 runs, against 5.3-6.5 s when filtered
+  // after it).
+  set(QueryId::kPodPhase, "pod_phase", maxBy(b.pod("phase"), b.recent(m.pod_phase) + " == 1"));
   set(QueryId::kPodRequests, "pod_requests", b.podRequests());
   set(QueryId::kPodLabels, "pod_labels", b.recent(m.pod_labels));
   set(QueryId::kPodAnnotations, "pod_annotations", b.recent(m.pod_annotations));

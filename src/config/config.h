@@ -112,6 +112,11 @@ struct PrometheusSource : HttpAuth {
   // Read usage from the mixin's recording rules (metrics.recorded_*): a range function over one
   // series a pod instead of a subquery over every container's series (issue #18: cost).
   bool usage_from_recording_rules = false;
+  // The TSDB ends a series that stops being scraped with a staleness marker (Prometheus, Thanos,
+  // Mimir, VictoriaMetrics): a pod is live when its kube_pod_info answers an instant selection.
+  // Off, liveness is told from each series' own sample interval (three selections a read), which
+  // also holds for TSDBs filled by backfill, where a deleted pod answers for 5 minutes more.
+  bool staleness_markers = false;
   int max_concurrent_queries = 2;  // queries of one cycle in flight at once
   // Memory bounds of one cycle: per response body, all bodies in flight or waiting to be
   // decoded together, and series per query (what the model pays for).

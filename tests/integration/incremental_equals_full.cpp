@@ -5,9 +5,11 @@
 // --costs, one line per query. For benchmarks (scripts/bench-incremental.sh), --prometheus-pid PID
 // adds what each read cost that Prometheus process (CPU seconds, RSS) and --no-compare leaves
 // the fresh reader out, so that the CPU is the incremental reader's alone; --usage-from-rules
-// reads usage from the mixin's recording rules (usage_from_recording_rules).
+// reads usage from the mixin's recording rules (usage_from_recording_rules), --staleness-markers
+// tells live pods by an instant selection (staleness_markers).
 // Usage: incremental_equals_full [--costs] [--no-compare] [--prometheus-pid PID] [--max-series N]
-//          [--usage-from-rules] URL LOOKBACK_S MARGIN_S USAGE_REFRESH_S T1 T2 …
+//          [--usage-from-rules] [--staleness-markers] URL LOOKBACK_S MARGIN_S USAGE_REFRESH_S
+//          T1 T2 …
 #include <unistd.h>
 
 #include <chrono>
@@ -259,6 +261,7 @@ int main(int argc, char** argv) {
   long prometheus_pid = 0;
   long max_series = 0;  // 0: the default cap
   bool usage_from_rules = false;
+  bool staleness_markers = false;
   while (!args.empty() && args[0].rfind("--", 0) == 0) {
     if (args[0] == "--costs") {
       print_costs = true;
@@ -266,6 +269,8 @@ int main(int argc, char** argv) {
       compare = false;
     } else if (args[0] == "--usage-from-rules") {
       usage_from_rules = true;
+    } else if (args[0] == "--staleness-markers") {
+      staleness_markers = true;
     } else if (args[0] == "--prometheus-pid" && args.size() > 1) {
       prometheus_pid = std::stol(args[1]);
       args.erase(args.begin());
@@ -276,9 +281,10 @@ int main(int argc, char** argv) {
     args.erase(args.begin());
   }
   if (args.size() < 5) {
-    std::cerr << "usage: incremental_equals_full [--costs] [--no-compare] [--prometheus-pid PID] "
-                 "[--max-series N] [--usage-from-rules] URL LOOKBACK_S MARGIN_S USAGE_REFRESH_S "
-                 "T1 T2 …\n";
+    std::cerr
+        << "usage: incremental_equals_full [--costs] [--no-compare] [--prometheus-pid PID] "
+           "[--max-series N] [--usage-from-rules] [--staleness-markers] URL LOOKBACK_S MARGIN_S "
+           "USAGE_REFRESH_S T1 T2 …\n";
     return 2;
   }
   config::PrometheusSource settings;
@@ -288,6 +294,7 @@ int main(int argc, char** argv) {
   settings.incremental.usage_refresh = config::Seconds(std::stod(args[3]));
   settings.incremental.resync = config::Seconds(1e9);  // only the first read is a full one
   settings.usage_from_recording_rules = usage_from_rules;
+  settings.staleness_markers = staleness_markers;
   if (max_series > 0) {
     settings.max_series_per_query = static_cast<int>(max_series);
   }

@@ -21,6 +21,28 @@ TEST_CASE("the liveness test aggregates each pod before comparing it with the ne
   CHECK(gone == "last_over_time(" + info + "[7m]) unless on (namespace, pod, uid) " + live);
 }
 
+// Where the TSDB writes staleness markers a deleted pod's series ends with one: an instant
+// selection is the liveness test, one selection of kube_pod_info instead of three.
+TEST_CASE("with staleness markers liveness is an instant selection", "[ingestion][catalog]") {
+  config::PrometheusSource settings;
+  settings.staleness_markers = true;
+  const std::string info = settings.metrics.pod_info + "{}";
+  const std::string live = QueryCatalog(settings).get(QueryId::kPodLive).promql;
+  CHECK(live == "max by (namespace, pod, uid) (" + info + ")");
+  CHECK(podGoneQuery(settings, config::Seconds(420)).promql ==
+        "last_over_time(" + info + "[7m]) unless on (namespace, pod, uid) " + live);
+  // The rest of the catalog does not depend on it.
+  config::PrometheusSource without = settings;
+  without.staleness_markers = false;
+  const QueryCatalog with_markers(settings);
+  const QueryCatalog without_markers(without);
+  for (std::size_t i = 0; i < kQueryCount; ++i) {
+    const auto id = static_cast<QueryId>(i);
+    CHECK((id == QueryId::kPodLive) ==
+          (with_markers.get(id).promql != without_markers.get(id).promql));
+  }
+}
+
 // Of a pod's five phase series only the current one (value 1) reaches the aggregation.
 TEST_CASE("pod_phase filters the current phase before aggregating", "[ingestion][catalog]") {
   const config::PrometheusSource settings;

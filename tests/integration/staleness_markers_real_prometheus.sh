@@ -56,20 +56,19 @@ scraped() {  # scraped: the pods the newest scrape answered
   curl -fsS "$PROM_URL/api/v1/query" --data-urlencode 'query=kube_pod_info' |
     jq -r '[.data.result[].metric.pod] | sort | join(",")'
 }
-for _ in $(seq 1 150); do
-  [ "$(scraped)" = "alive,gone-pending,gone-running" ] && break
-  sleep 0.2
-done
-[ "$(scraped)" = "alive,gone-pending,gone-running" ] || fail "Prometheus never scraped the three pods"
+await_scraped() {  # await_scraped PODS FAILURE: waits up to 30 s for the scrapes to answer PODS
+  for _ in $(seq 1 150); do
+    [ "$(scraped)" = "$1" ] && return 0
+    sleep 0.2
+  done
+  fail "$2"
+}
+await_scraped "alive,gone-pending,gone-running" "Prometheus never scraped the three pods"
 sleep 2
 BEFORE=$(date +%s)
 sleep 1
 serve "alive Running n1"
-for _ in $(seq 1 150); do
-  [ "$(scraped)" = "alive" ] && break
-  sleep 0.2
-done
-[ "$(scraped)" = "alive" ] || fail "the removed pods still answer: no staleness markers written"
+await_scraped "alive" "the removed pods still answer: no staleness markers written"
 sleep 1
 AFTER=$(date +%s)
 

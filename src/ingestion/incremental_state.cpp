@@ -56,9 +56,9 @@ bool IncrementalState::knows(std::string_view namespace_, std::string_view name,
 
 std::vector<const model::Pod*> IncrementalState::goneWithin(UnixSeconds window_start) const {
   std::vector<const model::Pod*> out;
-  for (const KeptPod& kept : pods_) {
-    if (kept.gone && kept.newest_sample >= window_start) {
-      out.push_back(&kept.pod);
+  for (const std::size_t i : gone_) {
+    if (pods_[i].newest_sample >= window_start) {
+      out.push_back(&pods_[i].pod);
     }
   }
   return out;
@@ -93,6 +93,9 @@ IncrementalState IncrementalState::after(const Read& read, const model::ClusterS
       }
     }
     next.index_.findOrInsert(key, static_cast<model::RecordIndex::Record>(next.pods_.size()));
+    if (next_pod.gone) {
+      next.gone_.push_back(next.pods_.size());
+    }
     next.pods_.push_back(std::move(next_pod));
   }
   next.usage_ = std::move(usage);

@@ -87,6 +87,9 @@ class IncrementalState {
     bool gone;  // deleted: it leaves the lookback once its newest sample does
   };
   std::vector<KeptPod> pods_;
+  // Where in pods_ the gone ones are: a few among ~100,000, which goneWithin would otherwise
+  // walk every window read (5 % of a window read's CPU at the reference size).
+  std::vector<std::size_t> gone_;
   model::RecordIndex index_;  // by namespace, name and uid
   std::vector<ClusterBuilder::UsageRecord> usage_;
   model::ClusterSnapshot::SpecFamilies spec_families_;

@@ -47,14 +47,24 @@ std::string LabelSet::normalizeKey(std::string_view key) {
   return out;
 }
 
+const LabelSet::Items& LabelSet::items() const {
+  static const Items kNone;
+  return items_ ? *items_ : kNone;
+}
+
 void LabelSet::set(std::string_view raw_key, std::string value) {
+  if (!items_) {
+    items_ = std::make_shared<Items>();
+  } else if (items_.use_count() > 1) {
+    items_ = std::make_shared<Items>(*items_);
+  }
   std::string key = normalizeKey(raw_key);
-  auto it = std::lower_bound(items_.begin(), items_.end(), key,
+  auto it = std::lower_bound(items_->begin(), items_->end(), key,
                              [](const auto& item, const std::string& k) { return item.first < k; });
-  if (it != items_.end() && it->first == key) {
+  if (it != items_->end() && it->first == key) {
     it->second = std::move(value);
   } else {
-    items_.emplace(it, std::move(key), std::move(value));
+    items_->emplace(it, std::move(key), std::move(value));
   }
 }
 
@@ -65,9 +75,10 @@ std::optional<std::string_view> LabelSet::get(std::string_view raw_key) const {
     normalized = normalizeKey(raw_key);
     key = normalized;
   }
-  auto it = std::lower_bound(items_.begin(), items_.end(), key,
+  const Items& all = items();
+  auto it = std::lower_bound(all.begin(), all.end(), key,
                              [](const auto& item, std::string_view k) { return item.first < k; });
-  if (it != items_.end() && it->first == key) {
+  if (it != all.end() && it->first == key) {
     return std::string_view(it->second);
   }
   return std::nullopt;

@@ -1,0 +1,44 @@
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "model/cluster.h"
+
+namespace dagadvisor::model {
+namespace {
+
+TEST_CASE("a copy of a label set shares its items until one of the two is set", "[model]") {
+  LabelSet original;
+  original.set("dag-id", "train");
+  original.set("run_id", "r1");
+  const LabelSet copy = original;  // NOLINT(performance-unnecessary-copy-initialization)
+  CHECK(&copy.items() == &original.items());  // shared, not copied
+
+  LabelSet changed = original;
+  changed.set("run_id", "r2");
+  changed.set("task", "fit");
+  CHECK(&changed.items() != &original.items());
+  CHECK(original.get("run_id") == "r1");
+  CHECK_FALSE(original.has("task"));
+  CHECK(copy.get("run_id") == "r1");
+  CHECK(changed.get("run_id") == "r2");
+  CHECK(changed.get("dag_id") == "train");
+  CHECK(changed.items().size() == 3);
+
+  original.set("dag_id", "score");  // still shared with `copy`: copied first
+  CHECK(copy.get("dag-id") == "train");
+  CHECK(original.get("dag-id") == "score");
+}
+
+TEST_CASE("an empty label set has no items, and its copies stay independent", "[model]") {
+  LabelSet empty;
+  CHECK(empty.empty());
+  CHECK(empty.items().empty());
+  CHECK_FALSE(empty.get("anything"));
+  LabelSet copy = empty;
+  copy.set("a", "1");
+  CHECK(empty.empty());
+  CHECK_FALSE(copy.empty());
+}
+
+}  // namespace
+}  // namespace dagadvisor::model

@@ -227,7 +227,8 @@ void ClusterBuilder::add(QueryId id, const SampleView& sample) {
     addSignalSample(scheduler_, sample);
   } else if (isPodUsage(id)) {
     if (!sample.label("pod").empty()) {
-      addUsageSample(id, usageFor(sample.label("namespace"), sample.label("pod")), sample.value);
+      addUsageSample(id, answered_usage_->add(sample.label("namespace"), sample.label("pod")),
+                     sample.value);
     }
   } else if (!sample.label("pod").empty()) {
     addPodSample(id, sample);
@@ -267,20 +268,6 @@ ClusterBuilder::PodRecord& ClusterBuilder::podFor(std::string_view namespace_,
   return pods_[index];
 }
 
-model::ObservedUsage& ClusterBuilder::usageFor(std::string_view namespace_, std::string_view name) {
-  const auto [index, fresh] = usage_index_.findOrInsert(
-      model::fingerprint(namespace_, name), static_cast<model::RecordIndex::Record>(usage_.size()));
-  if (fresh) {
-    usage_.push_back({std::string(namespace_), std::string(name), {}});
-  }
-  return usage_[index].usage;
-}
-
-const model::ObservedUsage* ClusterBuilder::findUsage(const model::Pod& pod) const {
-  const auto index = usage_index_.find(model::fingerprint(pod.namespace_, pod.name));
-  return index ? &usage_[*index].usage : nullptr;
-}
-
 std::vector<const model::Pod*> ClusterBuilder::podsNotLive() const {
   std::vector<const model::Pod*> out;
   for (std::size_t i = 0; i < pods_.size(); ++i) {
@@ -313,12 +300,6 @@ void ClusterBuilder::keepPod(model::Pod&& kept) {
   pod.node = model::kNoNode;
   pod.usage.reset();
   record.has_info = true;
-}
-
-void ClusterBuilder::keepUsage(const std::vector<UsageRecord>& usage) {
-  for (const UsageRecord& record : usage) {
-    usageFor(record.namespace_, record.pod) = record.usage;
-  }
 }
 
 void ClusterBuilder::addNodeSample(QueryId id, const SampleView& sample) {
@@ -442,7 +423,7 @@ model::ClusterSnapshot ClusterBuilder::build() && {
         (pod.phase == model::PodPhase::kPending || pod.phase == model::PodPhase::kRunning)) {
       pod.phase = pod.finished ? model::PodPhase::kSucceeded : model::PodPhase::kUnknown;
     }
-    if (const model::ObservedUsage* usage = findUsage(pod)) {
+    if (const model::ObservedUsage* usage = usage_->find(pod.namespace_, pod.name)) {
       pod.usage = *usage;
     }
     // Only the pods pending unbound need them (what could place them), and a read of new pods

@@ -1,12 +1,14 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "ingestion/query_catalog.h"
+#include "ingestion/usage_table.h"
 #include "model/cluster.h"
 #include "model/record_index.h"
 #include "sources/prometheus/response_parser.h"
@@ -18,13 +20,6 @@ namespace dagadvisor::ingestion {
 /// nothing after this stage sees a Prometheus label.
 class ClusterBuilder {
  public:
-  /// Observed usage of one pod (cAdvisor knows no uid: by namespace and name).
-  struct UsageRecord {
-    std::string namespace_;
-    std::string pod;
-    model::ObservedUsage usage;
-  };
-
   explicit ClusterBuilder(UnixSeconds at) : at_(at) {}
 
   /// Takes one sample of query `id`; samples without the labels the query must have are skipped.
@@ -50,9 +45,10 @@ class ClusterBuilder {
     spec_families_ = families;
   }
 
-  /// The usage answered so far; keepUsage puts an earlier read's back when usage is not read.
-  const std::vector<UsageRecord>& usage() const { return usage_; }
-  void keepUsage(const std::vector<UsageRecord>& usage);
+  /// The usage this read answered, or the one keepUsage kept: what build() gives the pods.
+  std::shared_ptr<const UsageTable> usage() const { return usage_; }
+  /// For a read that does not read usage: an earlier read's, shared, not copied.
+  void keepUsage(std::shared_ptr<const UsageTable> usage) { usage_ = std::move(usage); }
 
   /// The snapshot of every node with allocatable data and every pod with pod info.
   model::ClusterSnapshot build() &&;
@@ -74,8 +70,6 @@ class ClusterBuilder {
   NodeRecord& nodeFor(const sources::SampleView& sample);
   PodRecord& podFor(const sources::SampleView& sample);
   PodRecord& podFor(std::string_view namespace_, std::string_view name, std::string_view uid);
-  model::ObservedUsage& usageFor(std::string_view namespace_, std::string_view name);
-  const model::ObservedUsage* findUsage(const model::Pod& pod) const;
   void addNodeSample(QueryId id, const sources::SampleView& sample);
   static void addRequestSample(PodRecord& record, const sources::SampleView& sample);
   void addPodSample(QueryId id, const sources::SampleView& sample);
@@ -85,8 +79,8 @@ class ClusterBuilder {
   model::RecordIndex node_index_;  // by name
   model::RecordStore<PodRecord> pods_;
   model::RecordIndex pod_index_;  // by namespace, name and uid
-  std::vector<UsageRecord> usage_;
-  model::RecordIndex usage_index_;  // by namespace and name: cAdvisor knows no uid
+  std::shared_ptr<UsageTable> answered_usage_ = std::make_shared<UsageTable>();
+  std::shared_ptr<const UsageTable> usage_ = answered_usage_;
   model::SchedulerStats scheduler_;
   model::ClusterSnapshot::SpecFamilies spec_families_;
 };

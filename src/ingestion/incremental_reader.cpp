@@ -150,7 +150,7 @@ Result<model::ClusterSnapshot> IncrementalReader::fullRead(sources::MetricsSourc
     return run.error();
   }
   const UnixSeconds usage_read_at = keepOrReadUsage(builder, at, usage_due);
-  std::vector<ClusterBuilder::UsageRecord> usage = builder.usage();
+  std::shared_ptr<const UsageTable> usage = builder.usage();
   auto snapshot = finishSnapshot(std::move(builder), catalog_);
   if (snapshot.ok()) {
     // From scratch: nothing an earlier read concluded outlives a full one, but the usage kept.
@@ -309,7 +309,7 @@ Result<model::ClusterSnapshot> IncrementalReader::windowRead(sources::MetricsSou
   builder.markLiveUnless([&touched](const model::Pod& pod) { return touched.gone.contains(pod); });
   builder.keepSpecFamilies(state_.specFamilies());
   const UnixSeconds usage_read_at = keepOrReadUsage(builder, at, usage_due);
-  std::vector<ClusterBuilder::UsageRecord> usage = builder.usage();
+  std::shared_ptr<const UsageTable> usage = builder.usage();
   auto snapshot = finishSnapshot(std::move(builder), catalog_);
   if (snapshot.ok()) {
     stats.window_read = true;
@@ -319,8 +319,8 @@ Result<model::ClusterSnapshot> IncrementalReader::windowRead(sources::MetricsSou
                                {"gone_pods", std::to_string(gone_uids.size())},
                                {"revived_pods", std::to_string(revived)},
                                {"usage_read", usage_due ? "true" : "false"}});
-    state_ = state_.after({at, false, usage_read_at, window_start}, *snapshot, newest, touched.gone,
-                          std::move(usage));
+    state_ = std::move(state_).after({at, false, usage_read_at, window_start}, *snapshot, newest,
+                                     touched.gone, std::move(usage));
   }
   return snapshot;
 }

@@ -76,20 +76,32 @@ void IncrementalState::moveInto(ClusterBuilder& builder, UnixSeconds at, double 
 
 IncrementalState IncrementalState::after(const Read& read, const model::ClusterSnapshot& snapshot,
                                          const NewestSamples& newest, const PodSet& gone,
-                                         std::vector<ClusterBuilder::UsageRecord> usage) const {
+                                         std::shared_ptr<const UsageTable> usage) && {
+  // What this state concluded of each kept pod, by its place in pods_, before pods_ is refilled.
+  struct Concluded {
+    UnixSeconds newest_sample;
+    bool gone;
+  };
+  std::vector<Concluded> concluded;
+  concluded.reserve(pods_.size());
+  for (const KeptPod& kept : pods_) {
+    concluded.push_back({kept.newest_sample, kept.gone});
+  }
   IncrementalState next;
+  next.pods_ = std::move(pods_);
+  next.pods_.clear();
   next.pods_.reserve(snapshot.pods().size());
   for (const model::Pod& pod : snapshot.pods()) {
     const model::Fingerprint key = podKey(pod);
     const auto kept = index_.find(key);
     const bool kept_gone =
-        kept && pods_[*kept].gone && pods_[*kept].newest_sample < read.window_start;
+        kept && concluded[*kept].gone && concluded[*kept].newest_sample < read.window_start;
     KeptPod next_pod{pod, read.at, gone.contains(pod) || kept_gone};
     if (next_pod.gone) {
       if (const auto answered = newest.of(pod)) {
         next_pod.newest_sample = *answered;
       } else {
-        next_pod.newest_sample = kept_gone ? pods_[*kept].newest_sample : read.window_start;
+        next_pod.newest_sample = kept_gone ? concluded[*kept].newest_sample : read.window_start;
       }
     }
     next.index_.findOrInsert(key, static_cast<model::RecordIndex::Record>(next.pods_.size()));

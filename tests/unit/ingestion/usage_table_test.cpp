@@ -23,8 +23,7 @@ TEST_CASE("a usage table finds each pod's usage by namespace and name", "[ingest
   CHECK_FALSE(table.find("ml", "train-2"));
 }
 
-TEST_CASE("a read that keeps an earlier usage shares it and gives it to its pods",
-          "[ingestion]") {
+TEST_CASE("a read that keeps an earlier usage shares it and gives it to its pods", "[ingestion]") {
   auto earlier = std::make_shared<UsageTable>();
   earlier->add("ml", "train-0").cpu_cores = 1.5;
   ClusterBuilder builder(2000);

@@ -10,7 +10,7 @@ TEST_CASE("a copy of a label set shares its items until one of the two is set", 
   LabelSet original;
   original.set("dag-id", "train");
   original.set("run_id", "r1");
-  const LabelSet copy = original;  // NOLINT(performance-unnecessary-copy-initialization)
+  const LabelSet copy = original;
   CHECK(&copy.items() == &original.items());  // shared, not copied
 
   LabelSet changed = original;

@@ -440,8 +440,13 @@ model::ClusterSnapshot ClusterBuilder::build() && {
   std::sort(kept.begin(), kept.end(), [](const model::Pod* a, const model::Pod* b) {
     return std::tie(a->namespace_, a->name, a->uid) < std::tie(b->namespace_, b->name, b->uid);
   });
-  std::vector<model::Pod> pods;
-  pods.reserve(kept.size());
+  model::ClusterSnapshot::Pods pods = std::move(storage_);
+  pods.clear();
+  if (pods.capacity() < kept.size()) {
+    // Room for the pods a few more reads add, so that reused storage is not reallocated (and
+    // its fresh pages faulted in) every read of a growing cluster.
+    pods.reserve(kept.size() + kept.size() / 16);
+  }
   for (model::Pod* pod : kept) {
     pods.push_back(std::move(*pod));
   }

@@ -319,8 +319,8 @@ Result<model::ClusterSnapshot> IncrementalReader::windowRead(sources::MetricsSou
                                {"gone_pods", std::to_string(gone_uids.size())},
                                {"revived_pods", std::to_string(revived)},
                                {"usage_read", usage_due ? "true" : "false"}});
-    state_ = std::move(state_).after({at, false, usage_read_at, window_start}, *snapshot, newest,
-                                     touched.gone, std::move(usage));
+    state_ = state_.after({at, false, usage_read_at, window_start}, *snapshot, newest, touched.gone,
+                          std::move(usage));
   }
   return snapshot;
 }

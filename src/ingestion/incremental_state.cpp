@@ -57,58 +57,48 @@ bool IncrementalState::knows(std::string_view namespace_, std::string_view name,
 std::vector<const model::Pod*> IncrementalState::goneWithin(UnixSeconds window_start) const {
   std::vector<const model::Pod*> out;
   for (const std::size_t i : gone_) {
-    if (pods_[i].newest_sample >= window_start) {
-      out.push_back(&pods_[i].pod);
+    if (concluded_[i].newest_sample >= window_start) {
+      out.push_back(&(*pods_)[i]);
     }
   }
   return out;
 }
 
 void IncrementalState::moveInto(ClusterBuilder& builder, UnixSeconds at, double lookback_seconds) {
+  model::ClusterSnapshot::Pods pods = model::ClusterSnapshot::takePods(std::move(pods_));
   // The full read's last_over_time(…[lookback]) sees a sample at exactly at − lookback.
   const UnixSeconds oldest = at - lookback_seconds;
-  for (KeptPod& kept : pods_) {
-    if (kept.newest_sample >= oldest) {
-      builder.keepPod(std::move(kept.pod));
+  for (std::size_t i = 0; i < pods.size(); ++i) {
+    if (concluded_[i].newest_sample >= oldest) {
+      pods[i].forgetListedSpec();
+      builder.keepPod(std::move(pods[i]));
     }
   }
+  builder.reuseStorage(std::move(pods));
 }
 
 IncrementalState IncrementalState::after(const Read& read, const model::ClusterSnapshot& snapshot,
                                          const NewestSamples& newest, const PodSet& gone,
-                                         std::shared_ptr<const UsageTable> usage) && {
-  // What this state concluded of each kept pod, by its place in pods_, before pods_ is refilled.
-  struct Concluded {
-    UnixSeconds newest_sample;
-    bool gone;
-  };
-  std::vector<Concluded> concluded;
-  concluded.reserve(pods_.size());
-  for (const KeptPod& kept : pods_) {
-    concluded.push_back({kept.newest_sample, kept.gone});
-  }
+                                         std::shared_ptr<const UsageTable> usage) const {
   IncrementalState next;
-  next.pods_ = std::move(pods_);
-  next.pods_.clear();
-  next.pods_.reserve(snapshot.pods().size());
+  next.pods_ = snapshot.sharedPods();
+  next.concluded_.reserve(snapshot.pods().size());
   for (const model::Pod& pod : snapshot.pods()) {
     const model::Fingerprint key = podKey(pod);
     const auto kept = index_.find(key);
     const bool kept_gone =
-        kept && concluded[*kept].gone && concluded[*kept].newest_sample < read.window_start;
-    KeptPod next_pod{pod, read.at, gone.contains(pod) || kept_gone};
-    if (next_pod.gone) {
+        kept && concluded_[*kept].gone && concluded_[*kept].newest_sample < read.window_start;
+    Concluded concluded{read.at, gone.contains(pod) || kept_gone};
+    if (concluded.gone) {
       if (const auto answered = newest.of(pod)) {
-        next_pod.newest_sample = *answered;
+        concluded.newest_sample = *answered;
       } else {
-        next_pod.newest_sample = kept_gone ? concluded[*kept].newest_sample : read.window_start;
+        concluded.newest_sample = kept_gone ? concluded_[*kept].newest_sample : read.window_start;
       }
+      next.gone_.push_back(next.concluded_.size());
     }
-    next.index_.findOrInsert(key, static_cast<model::RecordIndex::Record>(next.pods_.size()));
-    if (next_pod.gone) {
-      next.gone_.push_back(next.pods_.size());
-    }
-    next.pods_.push_back(std::move(next_pod));
+    next.index_.findOrInsert(key, static_cast<model::RecordIndex::Record>(next.concluded_.size()));
+    next.concluded_.push_back(concluded);
   }
   next.usage_ = std::move(usage);
   next.spec_families_ = snapshot.specFamilies();

@@ -15,10 +15,10 @@
 
 namespace dagadvisor::ingestion {
 
-/// What an incremental reader keeps from one read to the next: every pod of the last snapshot,
-/// whether it is gone and if so the time of its newest kube_pod_info sample, and the last usage
-/// read. Replaced whole after each successful read; a failed one resets it, so a failure cannot
-/// leave it half-updated.
+/// What an incremental reader keeps from one read to the next: the pods of the last snapshot
+/// (shared with it, not copied), whether each is gone and if so the time of its newest
+/// kube_pod_info sample, and the last usage read. Replaced whole after each successful read; a
+/// failed one resets it, so a failure cannot leave it half-updated.
 class IncrementalState {
  public:
   /// The newest kube_pod_info sample of each pod, as podNewestSampleQuery answers.
@@ -54,7 +54,7 @@ class IncrementalState {
   UnixSeconds usageReadAt() const { return usage_read_at_; }
   const std::shared_ptr<const UsageTable>& usage() const { return usage_; }
   const model::ClusterSnapshot::SpecFamilies& specFamilies() const { return spec_families_; }
-  std::size_t size() const { return pods_.size(); }
+  std::size_t size() const { return concluded_.size(); }
 
   bool knows(std::string_view namespace_, std::string_view name, std::string_view uid) const;
 
@@ -64,9 +64,11 @@ class IncrementalState {
   std::vector<const model::Pod*> goneWithin(UnixSeconds window_start) const;
 
   /// Moves into `builder` every kept pod whose newest sample is still within `lookback` of `at`
-  /// (the others a full read would no longer see), to merge with what this read answered. What
-  /// is left holds no pods, only what `after` needs of them: the read replaces it next (a failed
-  /// read resets it), and a copy of 100,000 pods was a third of a window read's cost.
+  /// (the others a full read would no longer see), as it was read (forgetListedSpec), to merge
+  /// with what this read answered, and gives it their storage for the new snapshot. The pods are
+  /// moved, not copied, when their last snapshot is gone (its holder is done with it); a copy of
+  /// 100,000 pods was a third of a window read's cost. What is left holds no pods, only what
+  /// `after` needs: the read replaces it next (a failed read resets it).
   void moveInto(ClusterBuilder& builder, UnixSeconds at, double lookback_seconds);
 
   /// What a successful read leaves: the pods of `snapshot`. A pod still live has its newest
@@ -78,19 +80,18 @@ class IncrementalState {
     UnixSeconds usage_read_at;  // when the usage the snapshot carries was read
     UnixSeconds window_start;
   };
-  /// Consumes this state: its pods' storage is refilled, not allocated again (~70 MB of fresh
-  /// pages a read at the reference size, whose page faults cost as much as the copy).
   IncrementalState after(const Read& read, const model::ClusterSnapshot& snapshot,
                          const NewestSamples& newest, const PodSet& gone,
-                         std::shared_ptr<const UsageTable> usage) &&;
+                         std::shared_ptr<const UsageTable> usage) const;
 
  private:
-  struct KeptPod {
-    model::Pod pod;
+  // What a read concluded of each pod of pods_, in the same order.
+  struct Concluded {
     UnixSeconds newest_sample;
     bool gone;  // deleted: it leaves the lookback once its newest sample does
   };
-  std::vector<KeptPod> pods_;
+  std::shared_ptr<const model::ClusterSnapshot::Pods> pods_;
+  std::vector<Concluded> concluded_;
   // Where in pods_ the gone ones are: a few among ~100,000, which goneWithin would otherwise
   // walk every window read (4.4 % of the reader's profile at the reference size, 0.3 % now).
   std::vector<std::size_t> gone_;

@@ -1,6 +1,7 @@
 #include "model/cluster.h"
 
 #include <algorithm>
+#include <atomic>
 
 namespace dagadvisor::model {
 
@@ -100,16 +101,69 @@ std::string_view phaseName(PodPhase phase) {
   return "Unknown";
 }
 
-ClusterSnapshot::ClusterSnapshot(UnixSeconds at, std::vector<Node> nodes, std::vector<Pod> pods)
-    : at_(at), nodes_(std::move(nodes)), pods_(std::move(pods)) {
+void Pod::forgetListedSpec() {
+  required_node_affinity.reset();
+  priority.reset();
+  if (priority_class_listed) {
+    priority_class.clear();
+    priority_class_listed = false;
+  }
+}
+
+ClusterSnapshot::ClusterSnapshot(const ClusterSnapshot& other)
+    : at_(other.at_),
+      nodes_(other.nodes_),
+      pods_(std::make_shared<Pods>(other.pods())),
+      node_index_(other.node_index_),
+      pod_index_(other.pod_index_),
+      pods_by_node_(other.pods_by_node_),
+      requested_by_node_(other.requested_by_node_),
+      pending_(other.pending_),
+      scheduler_(other.scheduler_),
+      spec_families_(other.spec_families_),
+      priority_classes_(other.priority_classes_),
+      pending_specs_listed_(other.pending_specs_listed_) {}
+
+ClusterSnapshot& ClusterSnapshot::operator=(const ClusterSnapshot& other) {
+  if (this != &other) {
+    *this = ClusterSnapshot(other);
+  }
+  return *this;
+}
+
+const ClusterSnapshot::Pods& ClusterSnapshot::noPods() {
+  static const Pods kNone;
+  return kNone;
+}
+
+ClusterSnapshot::Pods ClusterSnapshot::takePods(std::shared_ptr<const Pods>&& shared) {
+  if (!shared) {
+    return {};
+  }
+  if (shared.use_count() == 1) {
+    // The last other owner released it with a release decrement; this fence orders its reads
+    // of the pods before the moves below. The vector was made mutable (pods_), so moving out
+    // of it is allowed.
+    std::atomic_thread_fence(std::memory_order_acquire);
+    Pods pods = std::move(const_cast<Pods&>(*shared));
+    shared.reset();
+    return pods;
+  }
+  Pods pods = *shared;
+  shared.reset();
+  return pods;
+}
+
+ClusterSnapshot::ClusterSnapshot(UnixSeconds at, std::vector<Node> nodes, Pods pods)
+    : at_(at), nodes_(std::move(nodes)), pods_(std::make_shared<Pods>(std::move(pods))) {
   node_index_.reserve(nodes_.size());
   for (NodeId id = 0; id < nodes_.size(); ++id) {
     node_index_.emplace(nodes_[id].name, id);
   }
   pods_by_node_.resize(nodes_.size());
   requested_by_node_.resize(nodes_.size());
-  for (PodId id = 0; id < pods_.size(); ++id) {
-    Pod& pod = pods_[id];
+  for (PodId id = 0; id < pods_->size(); ++id) {
+    Pod& pod = (*pods_)[id];
     pod_index_.findOrInsert(fingerprint(pod.namespace_, pod.name),
                             static_cast<RecordIndex::Record>(id));
     if (pod.node == kNoNode && !pod.node_name.empty()) {
@@ -162,11 +216,12 @@ void ClusterSnapshot::joinSchedulingSpecs(SchedulingSpecs specs) {
   pending_specs_listed_ = true;
   for (PendingPodSpec& spec : *specs.pending_pods) {
     if (const auto id = findPod(spec.namespace_, spec.name)) {
-      Pod& pod = pods_[*id];
+      Pod& pod = (*pods_)[*id];
       pod.required_node_affinity = std::move(spec.required_node_affinity);
       pod.priority = spec.priority;
-      if (pod.priority_class.empty()) {
+      if (pod.priority_class.empty() && !spec.priority_class.empty()) {
         pod.priority_class = std::move(spec.priority_class);
+        pod.priority_class_listed = true;
       }
     }
   }

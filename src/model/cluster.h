@@ -123,6 +123,10 @@ struct Pod {
   /// nullopt without it; an empty list: known to have no required node affinity.
   std::optional<std::vector<NodeSelectorTerm>> required_node_affinity;
   std::optional<std::int64_t> priority;  // spec.priority, from the same LIST
+  bool priority_class_listed = false;    // priority_class came from that LIST, not from metrics
+
+  /// Undoes what ClusterSnapshot::joinSchedulingSpecs added: the pod as its source read it.
+  void forgetListedSpec();
 
   /// Holds node resources now: bound to a node and neither succeeded nor failed.
   bool holdsResources() const {
@@ -134,15 +138,31 @@ struct Pod {
 
 /// An immutable picture of the cluster at one instant, indexed for the detectors: pods by node,
 /// by namespace/name, and the unscheduled pending pods. Built once per cycle by ClusterBuilder.
+/// Its pods can be shared with the reader that built them (sharedPods), which takes them back
+/// for its next read once the snapshot is gone (takePods) instead of keeping a copy.
 class ClusterSnapshot {
  public:
-  ClusterSnapshot(UnixSeconds at, std::vector<Node> nodes, std::vector<Pod> pods);
+  using Pods = std::vector<Pod>;
+
+  ClusterSnapshot(UnixSeconds at, std::vector<Node> nodes, Pods pods);
+  ClusterSnapshot(const ClusterSnapshot& other);  // copies the pods: a copy is never shared
+  ClusterSnapshot& operator=(const ClusterSnapshot& other);
+  ClusterSnapshot(ClusterSnapshot&&) noexcept = default;
+  ClusterSnapshot& operator=(ClusterSnapshot&&) noexcept = default;
+  ~ClusterSnapshot() = default;
 
   UnixSeconds at() const { return at_; }
   const std::vector<Node>& nodes() const { return nodes_; }
-  const std::vector<Pod>& pods() const { return pods_; }
+  const Pods& pods() const { return pods_ ? *pods_ : noPods(); }
   const Node& node(NodeId id) const { return nodes_[id]; }
-  const Pod& pod(PodId id) const { return pods_[id]; }
+  const Pod& pod(PodId id) const { return (*pods_)[id]; }
+
+  /// The pods, shared: joinSchedulingSpecs still edits the pending ones (forgetListedSpec undoes
+  /// it), nothing else does.
+  std::shared_ptr<const Pods> sharedPods() const { return pods_; }
+  /// `shared`'s pods, moved out when nothing else holds them any more (the snapshot they came
+  /// from is gone), else copied.
+  static Pods takePods(std::shared_ptr<const Pods>&& shared);
 
   std::optional<NodeId> findNode(std::string_view name) const;
   std::optional<PodId> findPod(std::string_view namespace_, std::string_view name) const;
@@ -186,9 +206,11 @@ class ClusterSnapshot {
   void joinSchedulingSpecs(SchedulingSpecs specs);
 
  private:
+  static const Pods& noPods();  // a moved-from snapshot's
+
   UnixSeconds at_;
   std::vector<Node> nodes_;
-  std::vector<Pod> pods_;
+  std::shared_ptr<Pods> pods_;
   std::unordered_map<std::string, NodeId> node_index_;
   RecordIndex pod_index_;  // by namespace and name: no string built per pod
   std::vector<std::vector<PodId>> pods_by_node_;

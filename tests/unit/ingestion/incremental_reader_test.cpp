@@ -186,6 +186,11 @@ TEST_CASE(
   CHECK(second->pods()[0].phase == model::PodPhase::kRunning);  // kept, still live
   CHECK(second->pods()[1].phase == model::PodPhase::kRunning);
   CHECK(second->pods()[2].phase == model::PodPhase::kUnknown);  // deleted while running
+  // The first snapshot, still held, shared its pods with the reader: they were copied for the
+  // second read, not moved out from under it.
+  REQUIRE(first->pods().size() == 3);
+  CHECK(first->pods()[2].phase == model::PodPhase::kRunning);
+  CHECK(first->pods()[2].uid == "u2");
 
   // A scrape of kube-state-metrics had failed: the next window sees p2 live again (pod_gone no
   // longer names it while its newest sample is in the window) and reads it again.
@@ -307,6 +312,45 @@ TEST_CASE("a window's change queries select each family once and answer only cha
   const std::string gone = podGoneQuery(settings, config::Seconds(420)).promql;
   CHECK(gone.find("last_over_time(" + settings.metrics.pod_info + "{}[7m])") != std::string::npos);
   CHECK(gone.find(" unless on (namespace, pod, uid) ") != std::string::npos);
+}
+
+TEST_CASE(
+    "a window read keeps its pods as they were read, not with the specs the Kubernetes API's "
+    "LIST joined onto the last snapshot",
+    "[ingestion][incremental]") {
+  config::PrometheusSource settings;
+  settings.incremental.resync = config::Seconds(3600);
+  IncrementalReader reader(settings);
+  ClusterSource source;
+  source.pods = 2;
+  source.changed_from = 2;  // no pod changes
+  {
+    FetchStats full;
+    auto first = reader.read(source, 10000, full);
+    REQUIRE(first.ok());
+    model::PendingPodSpec spec;
+    spec.namespace_ = "ns";
+    spec.name = "p0";
+    spec.priority = 1000;
+    spec.priority_class = "high";
+    spec.required_node_affinity.emplace_back();
+    model::SchedulingSpecs specs;
+    specs.pending_pods.emplace({spec});
+    first->joinSchedulingSpecs(std::move(specs));
+    REQUIRE(first->pods()[0].priority_class == "high");
+    REQUIRE(first->pods()[0].required_node_affinity);
+  }  // the cycle is done with it: the reader takes its pods back
+  FetchStats window;
+  auto second = reader.read(source, 10060, window);
+  REQUIRE(second.ok());
+  REQUIRE(window.window_read);
+  REQUIRE(second->pods().size() == 2);
+  const model::Pod& kept = second->pods()[0];
+  CHECK(kept.name == "p0");
+  CHECK(kept.priority_class.empty());  // kube-state-metrics gave none
+  CHECK_FALSE(kept.priority);
+  CHECK_FALSE(kept.required_node_affinity);
+  CHECK_FALSE(kept.priority_class_listed);
 }
 
 }  // namespace

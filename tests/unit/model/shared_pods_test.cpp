@@ -1,0 +1,61 @@
+#include <catch2/catch.hpp>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "model/cluster.h"
+
+namespace dagadvisor::model {
+namespace {
+
+ClusterSnapshot snapshotOf(int pods) {
+  std::vector<Node> nodes(1);
+  nodes[0].name = "n1";
+  ClusterSnapshot::Pods all(static_cast<std::size_t>(pods));
+  for (int i = 0; i < pods; ++i) {
+    all[static_cast<std::size_t>(i)].namespace_ = "ns";
+    all[static_cast<std::size_t>(i)].name = "p" + std::to_string(i);
+  }
+  return ClusterSnapshot(100, std::move(nodes), std::move(all));
+}
+
+TEST_CASE("takePods moves the pods out once their snapshot is gone, and copies them before",
+          "[model]") {
+  std::shared_ptr<const ClusterSnapshot::Pods> shared;
+  const Pod* storage = nullptr;
+  {
+    const ClusterSnapshot snapshot = snapshotOf(3);
+    shared = snapshot.sharedPods();
+    storage = snapshot.pods().data();
+
+    ClusterSnapshot::Pods copied = ClusterSnapshot::takePods(std::shared_ptr(shared));
+    CHECK(copied.data() != storage);  // the snapshot still holds them
+    REQUIRE(copied.size() == 3);
+    CHECK(copied[2].name == "p2");
+    CHECK(snapshot.pods()[2].name == "p2");
+  }
+  ClusterSnapshot::Pods moved = ClusterSnapshot::takePods(std::move(shared));
+  CHECK(moved.data() == storage);  // the same storage: nothing copied
+  REQUIRE(moved.size() == 3);
+  CHECK(moved[0].name == "p0");
+  CHECK(ClusterSnapshot::takePods(nullptr).empty());
+}
+
+TEST_CASE("a copied snapshot has pods of its own", "[model]") {
+  const ClusterSnapshot original = snapshotOf(2);
+  ClusterSnapshot copy = original;
+  CHECK(copy.pods().data() != original.pods().data());
+  CHECK(copy.pods()[1].name == "p1");
+  SchedulingSpecs specs;
+  PendingPodSpec spec;
+  spec.namespace_ = "ns";
+  spec.name = "p1";
+  spec.priority_class = "high";
+  specs.pending_pods.emplace({spec});
+  copy.joinSchedulingSpecs(std::move(specs));
+  CHECK(copy.pods()[1].priority_class == "high");
+  CHECK(original.pods()[1].priority_class.empty());
+}
+
+}  // namespace
+}  // namespace dagadvisor::model

@@ -6,9 +6,12 @@
 // adds what each read cost that Prometheus process (CPU seconds, RSS) and --no-compare leaves
 // the fresh reader out, so that the CPU is the incremental reader's alone; --usage-from-rules
 // reads usage from the mixin's recording rules (usage_from_recording_rules), --staleness-markers
-// tells live pods by an instant selection (staleness_markers).
+// tells live pods by an instant selection (staleness_markers), and --analyze runs the daemon's
+// whole analysis cycle on each read (its CPU and memory: the daemon's steady cycle, without
+// predictions, which are off at the reference size) instead of comparing.
 // Usage: incremental_equals_full [--costs] [--no-compare] [--prometheus-pid PID] [--max-series N]
-//          [--usage-from-rules] [--staleness-markers] URL LOOKBACK_S MARGIN_S USAGE_REFRESH_S
+//          [--usage-from-rules] [--staleness-markers] [--analyze] URL LOOKBACK_S MARGIN_S
+//          USAGE_REFRESH_S
 //          T1 T2 …
 #include <unistd.h>
 
@@ -22,6 +25,9 @@
 #include <string>
 #include <vector>
 
+#include "app/analysis_cycle.h"
+#include "common/clock.h"
+#include "common/log.h"
 #include "config/config.h"
 #include "ingestion/promql_reader.h"
 #include "model/cluster.h"
@@ -252,6 +258,39 @@ bool same(const std::vector<std::string>& incremental, const std::vector<std::st
   return false;
 }
 
+// The daemon's cycle on each time in turn: read, runs, graphs, detectors, advice. Prints what
+// each cost this process (CPU seconds, RSS now and at its peak) and, with `prometheus_pid`,
+// that Prometheus.
+int analyzeEach(ingestion::ClusterReader& reader, const config::Config& config,
+                const std::vector<std::string>& times, long prometheus_pid) {
+  SystemClock clock;
+  advice::RecommendationHistory history;
+  for (const std::string& time : times) {
+    const UnixSeconds at = std::stod(time);
+    const ProcessCost before = processCost(prometheus_pid);
+    const ProcessCost own_before = processCost(getpid());
+    const auto started = std::chrono::steady_clock::now();
+    auto report = app::runAnalysisCycle(reader, config, at, clock, &history);
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const ProcessCost after = processCost(prometheus_pid);
+    const ProcessCost own_after = processCost(getpid());
+    if (!report.ok()) {
+      std::cout << "t=" << time << " cycle failed: " << report.error().describe() << "\n";
+      return 1;
+    }
+    const report::AnalysisReport& r = **report;
+    const bool window = !r.query_costs.empty() && r.query_costs.front().read == "window";
+    std::printf(
+        "cycle t=%s read=%s pods=%zu runs=%zu recommendations=%zu wall_s=%.3f cpu_s=%.3f "
+        "rss_kb=%ld peak_rss_kb=%ld prometheus_cpu_s=%.3f\n",
+        time.c_str(), window ? "window" : "full", r.summary.pods, r.runs.size(),
+        r.recommendations.size(), wall, own_after.cpu_seconds - own_before.cpu_seconds,
+        own_after.rss_kb, own_after.peak_rss_kb, after.cpu_seconds - before.cpu_seconds);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -262,6 +301,7 @@ int main(int argc, char** argv) {
   long max_series = 0;  // 0: the default cap
   bool usage_from_rules = false;
   bool staleness_markers = false;
+  bool analyze = false;
   while (!args.empty() && args[0].rfind("--", 0) == 0) {
     if (args[0] == "--costs") {
       print_costs = true;
@@ -271,6 +311,8 @@ int main(int argc, char** argv) {
       usage_from_rules = true;
     } else if (args[0] == "--staleness-markers") {
       staleness_markers = true;
+    } else if (args[0] == "--analyze") {
+      analyze = true;
     } else if (args[0] == "--prometheus-pid" && args.size() > 1) {
       prometheus_pid = std::stol(args[1]);
       args.erase(args.begin());
@@ -283,7 +325,8 @@ int main(int argc, char** argv) {
   if (args.size() < 5) {
     std::cerr
         << "usage: incremental_equals_full [--costs] [--no-compare] [--prometheus-pid PID] "
-           "[--max-series N] [--usage-from-rules] [--staleness-markers] URL LOOKBACK_S MARGIN_S "
+           "[--max-series N] [--usage-from-rules] [--staleness-markers] [--analyze] URL LOOKBACK_S "
+           "MARGIN_S "
            "USAGE_REFRESH_S T1 T2 …\n";
     return 2;
   }
@@ -303,6 +346,12 @@ int main(int argc, char** argv) {
 
   const auto source = openSource(settings.url);
   ingestion::PromqlClusterReader incremental(*source, settings);
+  if (analyze) {
+    log::setLevel(log::Level::kDebug);  // the cycle's stage times
+    config::Config config;
+    config.sources.prometheus = settings;
+    return analyzeEach(incremental, config, {args.begin() + 4, args.end()}, prometheus_pid);
+  }
   std::set<std::string> previous;
   int failures = 0;
   std::size_t window_reads = 0;

@@ -28,6 +28,52 @@ bool looksLikeHash(std::string_view suffix) {
                      [](char c) { return kHashAlphabet.find(c) != std::string_view::npos; });
 }
 
+// Whether workloadOfPod(pod) can be of `kind` at all, before building its owner's strings:
+// podsOf walks every pod of the snapshot, once per patched object.
+bool mayBeOfKind(const model::Pod& pod, const std::string& kind) {
+  if (kind == "Deployment" || kind == "ReplicaSet") {
+    return pod.owner_kind == "ReplicaSet";
+  }
+  if (kind == "Pod") {
+    return pod.owner_kind.empty() || pod.owner_kind == "<none>";
+  }
+  return pod.owner_kind == kind;
+}
+
+// Run selectors by their first label: a pod can only match those whose first label it has,
+// so each pod reads one label per distinct first key instead of matching every selector.
+class SelectorsByFirstLabel {
+ public:
+  using Selector = std::vector<std::pair<std::string, std::string>>;
+
+  explicit SelectorsByFirstLabel(const std::vector<Selector>& selectors) {
+    for (const Selector& selector : selectors) {
+      if (!selector.empty()) {
+        by_first_[selector.front().first].emplace(selector.front().second, &selector);
+      }
+    }
+  }
+
+  bool anyMatches(const model::Pod& pod) const {
+    for (const auto& [key, by_value] : by_first_) {
+      const auto value = pod.labels.get(key);
+      if (!value) {
+        continue;
+      }
+      const auto [first, last] = by_value.equal_range(std::string(*value));
+      for (auto it = first; it != last; ++it) {
+        if (labelsMatch(pod, *it->second)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+ private:
+  std::map<std::string, std::multimap<std::string, const Selector*>> by_first_;
+};
+
 }  // namespace
 
 std::optional<std::string> deploymentOf(const std::string& replica_set, const std::string& hash) {
@@ -57,7 +103,7 @@ std::optional<PodSelection> podsOf(const model::ClusterSnapshot& cluster,
                                    const PatchObject& object) {
   PodSelection selection{object.namespace_, {}, {}};
   for (const model::Pod& pod : cluster.pods()) {
-    if (pod.namespace_ != object.namespace_ || !live(pod)) {
+    if (pod.namespace_ != object.namespace_ || !live(pod) || !mayBeOfKind(pod, object.kind)) {
       continue;
     }
     const PodOwner owner = workloadOfPod(pod);
@@ -102,10 +148,9 @@ std::optional<PodSelection> podsOfDag(
     return PodSelection{namespace_, dag_selector, {}};
   }
   PodSelection selection{namespace_, {}, {}};
+  const SelectorsByFirstLabel selectors(run_selectors);
   for (const model::Pod& pod : cluster.pods()) {
-    if (pod.namespace_ == namespace_ &&
-        std::any_of(run_selectors.begin(), run_selectors.end(),
-                    [&](const auto& selector) { return labelsMatch(pod, selector); })) {
+    if (pod.namespace_ == namespace_ && selectors.anyMatches(pod)) {
       selection.names.push_back(pod.name);
     }
   }

@@ -95,6 +95,13 @@ std::size_t count(const std::vector<sources::Query>& asked, const std::string& n
       asked.begin(), asked.end(), [&](const sources::Query& q) { return q.name == name; }));
 }
 
+// Settings whose reads after the first are windows for an hour.
+config::PrometheusSource hourlyResync() {
+  config::PrometheusSource settings;
+  settings.incremental.resync = config::Seconds(3600);
+  return settings;
+}
+
 const QueryCost* costOf(const FetchStats& stats, const std::string& name) {
   const auto it = std::find_if(stats.costs.begin(), stats.costs.end(),
                                [&](const QueryCost& c) { return c.query == name; });
@@ -158,9 +165,7 @@ TEST_CASE(
     "a window read reads again only the pods that changed, keeps the others live, and takes "
     "a gone pod for deleted",
     "[ingestion][incremental]") {
-  config::PrometheusSource settings;
-  settings.incremental.resync = config::Seconds(3600);
-  IncrementalReader reader(settings);
+  IncrementalReader reader(hourlyResync());
   ClusterSource source;
   source.pods = 3;
   FetchStats full;
@@ -318,9 +323,7 @@ TEST_CASE(
     "a window read keeps its pods as they were read, not with the specs the Kubernetes API's "
     "LIST joined onto the last snapshot",
     "[ingestion][incremental]") {
-  config::PrometheusSource settings;
-  settings.incremental.resync = config::Seconds(3600);
-  IncrementalReader reader(settings);
+  IncrementalReader reader(hourlyResync());
   ClusterSource source;
   source.pods = 2;
   source.changed_from = 2;  // no pod changes

@@ -102,8 +102,9 @@ PodOwner workloadOfPod(const model::Pod& pod) {
 std::optional<PodSelection> podsOf(const model::ClusterSnapshot& cluster,
                                    const PatchObject& object) {
   PodSelection selection{object.namespace_, {}, {}};
-  for (const model::Pod& pod : cluster.pods()) {
-    if (pod.namespace_ != object.namespace_ || !live(pod) || !mayBeOfKind(pod, object.kind)) {
+  for (const model::PodId id : cluster.podsIn(object.namespace_)) {
+    const model::Pod& pod = cluster.pod(id);
+    if (!live(pod) || !mayBeOfKind(pod, object.kind)) {
       continue;
     }
     const PodOwner owner = workloadOfPod(pod);
@@ -149,8 +150,8 @@ std::optional<PodSelection> podsOfDag(
   }
   PodSelection selection{namespace_, {}, {}};
   const SelectorsByFirstLabel selectors(run_selectors);
-  for (const model::Pod& pod : cluster.pods()) {
-    if (pod.namespace_ == namespace_ && selectors.anyMatches(pod)) {
+  for (const model::PodId id : cluster.podsIn(namespace_)) {
+    if (const model::Pod& pod = cluster.pod(id); selectors.anyMatches(pod)) {
       selection.names.push_back(pod.name);
     }
   }

@@ -116,6 +116,7 @@ ClusterSnapshot::ClusterSnapshot(const ClusterSnapshot& other)
       pods_(std::make_shared<Pods>(other.pods())),
       node_index_(other.node_index_),
       pod_index_(other.pod_index_),
+      pods_by_namespace_(other.pods_by_namespace_),
       pods_by_node_(other.pods_by_node_),
       requested_by_node_(other.requested_by_node_),
       pending_(other.pending_),
@@ -162,10 +163,16 @@ ClusterSnapshot::ClusterSnapshot(UnixSeconds at, std::vector<Node> nodes, Pods p
   }
   pods_by_node_.resize(nodes_.size());
   requested_by_node_.resize(nodes_.size());
+  std::vector<PodId>* in_namespace = nullptr;
   for (PodId id = 0; id < pods_->size(); ++id) {
     Pod& pod = (*pods_)[id];
     pod_index_.findOrInsert(fingerprint(pod.namespace_, pod.name),
                             static_cast<RecordIndex::Record>(id));
+    // A reader sorts pods by namespace: one lookup per namespace, not per pod.
+    if (in_namespace == nullptr || pod.namespace_ != (*pods_)[in_namespace->back()].namespace_) {
+      in_namespace = &pods_by_namespace_[pod.namespace_];
+    }
+    in_namespace->push_back(id);
     if (pod.node == kNoNode && !pod.node_name.empty()) {
       if (auto it = node_index_.find(pod.node_name); it != node_index_.end()) {
         pod.node = it->second;
@@ -178,6 +185,12 @@ ClusterSnapshot::ClusterSnapshot(UnixSeconds at, std::vector<Node> nodes, Pods p
       pending_.push_back(id);
     }
   }
+}
+
+const std::vector<PodId>& ClusterSnapshot::podsIn(std::string_view namespace_) const {
+  static const std::vector<PodId> kNone;
+  const auto it = pods_by_namespace_.find(std::string(namespace_));
+  return it == pods_by_namespace_.end() ? kNone : it->second;
 }
 
 std::optional<NodeId> ClusterSnapshot::findNode(std::string_view name) const {

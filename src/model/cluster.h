@@ -164,6 +164,9 @@ class ClusterSnapshot {
   /// from is gone), else copied.
   static Pods takePods(std::shared_ptr<const Pods>&& shared);
 
+  /// The pods of `namespace_`, in snapshot order (none for a namespace it does not know).
+  const std::vector<PodId>& podsIn(std::string_view namespace_) const;
+
   std::optional<NodeId> findNode(std::string_view name) const;
   std::optional<PodId> findPod(std::string_view namespace_, std::string_view name) const;
 
@@ -213,6 +216,7 @@ class ClusterSnapshot {
   std::shared_ptr<Pods> pods_;
   std::unordered_map<std::string, NodeId> node_index_;
   RecordIndex pod_index_;  // by namespace and name: no string built per pod
+  std::unordered_map<std::string, std::vector<PodId>> pods_by_namespace_;
   std::vector<std::vector<PodId>> pods_by_node_;
   std::vector<ResourceVector> requested_by_node_;
   std::vector<PodId> pending_;

@@ -57,5 +57,20 @@ TEST_CASE("a copied snapshot has pods of its own", "[model]") {
   CHECK(original.pods()[1].priority_class.empty());
 }
 
+TEST_CASE("podsIn lists each namespace's pods, whatever order the pods came in", "[model]") {
+  ClusterSnapshot::Pods pods(4);
+  const char* namespaces[] = {"ml", "etl", "ml", "etl"};
+  for (std::size_t i = 0; i < pods.size(); ++i) {
+    pods[i].namespace_ = namespaces[i];
+    pods[i].name = "p" + std::to_string(i);
+  }
+  const ClusterSnapshot snapshot(100, {}, std::move(pods));
+  CHECK(snapshot.podsIn("ml") == std::vector<PodId>{0, 2});
+  CHECK(snapshot.podsIn("etl") == std::vector<PodId>{1, 3});
+  CHECK(snapshot.podsIn("web").empty());
+  const ClusterSnapshot copy = snapshot;
+  CHECK(copy.podsIn("etl") == std::vector<PodId>{1, 3});
+}
+
 }  // namespace
 }  // namespace dagadvisor::model

@@ -1,6 +1,7 @@
 #include "model/cluster.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 
 namespace dagadvisor::model {
@@ -28,23 +29,28 @@ bool isNormalized(std::string_view key) {
   return true;
 }
 
-}  // namespace
-
 // kube-state-metrics' labelName(): invalid characters become '_', then camelCase is split
 // (`([a-z0-9])([A-Z])` → `$1_$2`) and everything lowercased: tekton.dev/pipelineRun →
-// tekton_dev_pipeline_run.
-std::string LabelSet::normalizeKey(std::string_view key) {
-  std::string out;
-  out.reserve(key.size() + 4);
+// tekton_dev_pipeline_run. `append` takes each character of the result in turn.
+template <class Append>
+void normalizeKeyInto(std::string_view key, Append&& append) {
   char previous = '\0';
   for (char c : key) {
     const char plain = isPlainKeyChar(c) ? c : '_';
     if (isUpper(plain) && isLowerOrDigit(previous)) {
-      out += '_';
+      append('_');
     }
-    out += isUpper(plain) ? static_cast<char>(plain - 'A' + 'a') : plain;
+    append(isUpper(plain) ? static_cast<char>(plain - 'A' + 'a') : plain);
     previous = plain;
   }
+}
+
+}  // namespace
+
+std::string LabelSet::normalizeKey(std::string_view key) {
+  std::string out;
+  out.reserve(key.size() + 4);
+  normalizeKeyInto(key, [&](char c) { out += c; });
   return out;
 }
 
@@ -70,12 +76,22 @@ void LabelSet::set(std::string_view raw_key, std::string value) {
 }
 
 std::optional<std::string_view> LabelSet::get(std::string_view raw_key) const {
-  std::string normalized;
-  std::string_view key = raw_key;
-  if (!isNormalized(raw_key)) {
-    normalized = normalizeKey(raw_key);
-    key = normalized;
+  if (isNormalized(raw_key)) {
+    return find(raw_key);
   }
+  // Adapters ask each pod for keys in their API spelling (workflows.argoproj.io/workflow):
+  // normalised on the stack, not in a string allocated per pod and key.
+  constexpr std::size_t kOnStack = 128;
+  if (raw_key.size() * 2 > kOnStack) {  // camelCase at most doubles a key
+    return find(normalizeKey(raw_key));
+  }
+  std::array<char, kOnStack> buffer;
+  std::size_t size = 0;
+  normalizeKeyInto(raw_key, [&](char c) { buffer[size++] = c; });
+  return find(std::string_view(buffer.data(), size));
+}
+
+std::optional<std::string_view> LabelSet::find(std::string_view key) const {
   const Items& all = items();
   auto it = std::lower_bound(all.begin(), all.end(), key,
                              [](const auto& item, std::string_view k) { return item.first < k; });

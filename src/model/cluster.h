@@ -43,6 +43,8 @@ class LabelSet {
   bool empty() const { return !items_ || items_->empty(); }
 
  private:
+  std::optional<std::string_view> find(std::string_view normalized_key) const;
+
   // Never changed while shared: set() copies first unless this set is its only owner.
   std::shared_ptr<Items> items_;
 };

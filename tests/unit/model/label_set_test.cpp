@@ -40,5 +40,18 @@ TEST_CASE("an empty label set has no items, and its copies stay independent", "[
   CHECK_FALSE(copy.empty());
 }
 
+TEST_CASE("get finds a key in either spelling, short or long", "[model]") {
+  LabelSet labels;
+  labels.set("tekton.dev/pipelineTask", "build");
+  const std::string long_key = "example.com/" + std::string(100, 'x') + "camelCase";
+  labels.set(long_key, "long");  // more than the 128 characters normalised on the stack
+  CHECK(labels.get("tekton.dev/pipelineTask") == std::optional<std::string_view>("build"));
+  CHECK(labels.get("tekton_dev_pipeline_task") == std::optional<std::string_view>("build"));
+  CHECK(labels.get(long_key) == std::optional<std::string_view>("long"));
+  CHECK(labels.get(LabelSet::normalizeKey(long_key)) == std::optional<std::string_view>("long"));
+  CHECK_FALSE(labels.get("tekton.dev/pipeline").has_value());
+  CHECK(labels.items().size() == 2);
+}
+
 }  // namespace
 }  // namespace dagadvisor::model

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 
 namespace dagadvisor::advice {
@@ -28,9 +29,39 @@ bool looksLikeHash(std::string_view suffix) {
                      [](char c) { return kHashAlphabet.find(c) != std::string_view::npos; });
 }
 
-// Whether workloadOfPod(pod) can be of `kind` at all, before building its owner's strings:
-// podsOf walks every pod of the snapshot, once per patched object.
-bool mayBeOfKind(const model::Pod& pod, const std::string& kind) {
+// deploymentOf, as a view into `replica_set`.
+std::optional<std::string_view> deploymentNameOf(std::string_view replica_set,
+                                                 std::string_view hash) {
+  const auto dash = replica_set.rfind('-');
+  if (dash == std::string_view::npos || dash == 0) {
+    return std::nullopt;
+  }
+  const std::string_view suffix = replica_set.substr(dash + 1);
+  const bool is_hash = hash.empty() ? looksLikeHash(suffix) : suffix == hash;
+  return is_hash ? std::optional<std::string_view>(replica_set.substr(0, dash)) : std::nullopt;
+}
+
+// workloadOfPod's kind and name, as views into the pod and literals: no string built.
+struct WorkloadName {
+  std::string_view kind;
+  std::string_view name;
+};
+
+WorkloadName workloadNameOf(const model::Pod& pod) {
+  if (pod.owner_kind.empty() || pod.owner_kind == "<none>") {  // kube-state-metrics' "no owner"
+    return {"Pod", pod.name};
+  }
+  if (pod.owner_kind == "ReplicaSet") {
+    if (auto deployment =
+            deploymentNameOf(pod.owner_name, pod.labels.get("pod-template-hash").value_or(""))) {
+      return {"Deployment", *deployment};
+    }
+  }
+  return {pod.owner_kind, pod.owner_name};
+}
+
+// Whether workloadOfPod(pod) can be of `kind` at all, before reading its pod-template-hash.
+bool mayBeOfKind(const model::Pod& pod, std::string_view kind) {
   if (kind == "Deployment" || kind == "ReplicaSet") {
     return pod.owner_kind == "ReplicaSet";
   }
@@ -77,48 +108,65 @@ class SelectorsByFirstLabel {
 }  // namespace
 
 std::optional<std::string> deploymentOf(const std::string& replica_set, const std::string& hash) {
-  const auto dash = replica_set.rfind('-');
-  if (dash == std::string::npos || dash == 0) {
-    return std::nullopt;
-  }
-  const std::string_view suffix = std::string_view(replica_set).substr(dash + 1);
-  const bool is_hash = hash.empty() ? looksLikeHash(suffix) : suffix == hash;
-  return is_hash ? std::optional<std::string>(replica_set.substr(0, dash)) : std::nullopt;
+  const auto deployment = deploymentNameOf(replica_set, hash);
+  return deployment ? std::optional<std::string>(*deployment) : std::nullopt;
 }
 
 PodOwner workloadOfPod(const model::Pod& pod) {
-  if (pod.owner_kind.empty() || pod.owner_kind == "<none>") {  // kube-state-metrics' "no owner"
-    return {"", pod.namespace_, "Pod", pod.name};
-  }
-  if (pod.owner_kind == "ReplicaSet") {
-    const std::string hash(pod.labels.get("pod-template-hash").value_or(""));
-    if (auto deployment = deploymentOf(pod.owner_name, hash)) {
-      return {"", pod.namespace_, "Deployment", *deployment};
-    }
-  }
-  return {"", pod.namespace_, pod.owner_kind, pod.owner_name};
+  const WorkloadName workload = workloadNameOf(pod);
+  return {"", pod.namespace_, std::string(workload.kind), std::string(workload.name)};
 }
 
 std::optional<PodSelection> podsOf(const model::ClusterSnapshot& cluster,
                                    const PatchObject& object) {
-  PodSelection selection{object.namespace_, {}, {}};
-  for (const model::PodId id : cluster.podsIn(object.namespace_)) {
-    const model::Pod& pod = cluster.pod(id);
-    if (!live(pod) || !mayBeOfKind(pod, object.kind)) {
+  return std::move(podsOfEach(cluster, {object}).front());
+}
+
+std::vector<std::optional<PodSelection>> podsOfEach(const model::ClusterSnapshot& cluster,
+                                                    const std::vector<PatchObject>& objects) {
+  using Workload = std::tuple<std::string_view, std::string_view, std::string_view>;
+  std::map<Workload, std::vector<std::size_t>> wanted;  // ns, kind, name → objects
+  std::set<std::string_view> namespaces;
+  std::set<std::string_view> kinds;
+  for (std::size_t i = 0; i < objects.size(); ++i) {
+    const PatchObject& object = objects[i];
+    for (const std::string& name : object.names) {
+      std::vector<std::size_t>& of = wanted[{object.namespace_, object.kind, name}];
+      if (of.empty() || of.back() != i) {
+        of.push_back(i);
+      }
+    }
+    namespaces.insert(object.namespace_);
+    kinds.insert(object.kind);
+  }
+  std::vector<std::vector<std::string>> names(objects.size());
+  for (const std::string_view namespace_ : namespaces) {
+    for (const model::PodId id : cluster.podsIn(namespace_)) {
+      const model::Pod& pod = cluster.pod(id);
+      const bool kind_wanted = std::any_of(kinds.begin(), kinds.end(), [&](std::string_view kind) {
+        return mayBeOfKind(pod, kind);
+      });
+      if (!live(pod) || !kind_wanted) {
+        continue;
+      }
+      const WorkloadName owner = workloadNameOf(pod);
+      if (const auto it = wanted.find({namespace_, owner.kind, owner.name}); it != wanted.end()) {
+        for (const std::size_t i : it->second) {
+          names[i].push_back(pod.name);
+        }
+      }
+    }
+  }
+  std::vector<std::optional<PodSelection>> out;
+  for (std::size_t i = 0; i < objects.size(); ++i) {
+    if (names[i].empty()) {
+      out.emplace_back(std::nullopt);
       continue;
     }
-    const PodOwner owner = workloadOfPod(pod);
-    const bool named =
-        std::find(object.names.begin(), object.names.end(), owner.name) != object.names.end();
-    if (owner.kind == object.kind && named) {
-      selection.names.push_back(pod.name);
-    }
+    std::sort(names[i].begin(), names[i].end());
+    out.push_back(PodSelection{objects[i].namespace_, {}, std::move(names[i])});
   }
-  if (selection.names.empty()) {
-    return std::nullopt;
-  }
-  std::sort(selection.names.begin(), selection.names.end());
-  return selection;
+  return out;
 }
 
 bool selects(const PodSelection& selection, const model::Pod& pod) {

@@ -28,6 +28,11 @@ PodOwner workloadOfPod(const model::Pod& pod);
 std::optional<PodSelection> podsOf(const model::ClusterSnapshot& cluster,
                                    const PatchObject& object);
 
+/// podsOf for each of `objects`, in their order, reading each namespace's pods once: an adviser
+/// that patches many workloads (one per service) asks for all of them together.
+std::vector<std::optional<PodSelection>> podsOfEach(const model::ClusterSnapshot& cluster,
+                                                    const std::vector<PatchObject>& objects);
+
 /// The pods of a DAG's runs: `dag_selector` where the engine labels every run's pods alike,
 /// else the snapshot's pods (any phase) that one of the runs' `run_selectors` selects, by name.
 /// nullopt when neither says.

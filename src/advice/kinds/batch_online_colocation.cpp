@@ -171,10 +171,15 @@ PoolAdvice poolAdvice(const std::string& label, const Pools& pools,
     pin(out, {dag.engine, dag.namespace_, "", dag.dag}, label, "batch",
         podsOfDag(cluster, dag.namespace_, dag.dag_selector, {dag.selector}));
   }
+  std::vector<PodOwner> owners;
+  std::vector<PatchObject> objects;
   for (const auto& [ns, kind, name] : services) {
-    const PodOwner owner{"", ns, kind, name};
-    pin(out, owner, label, "online",
-        podsOf(cluster, podSpecSite(owner, PodField::kNodeSelector).object));
+    owners.push_back({"", ns, kind, name});
+    objects.push_back(podSpecSite(owners.back(), PodField::kNodeSelector).object);
+  }
+  std::vector<std::optional<PodSelection>> pods = podsOfEach(cluster, objects);
+  for (std::size_t i = 0; i < owners.size(); ++i) {
+    pin(out, owners[i], label, "online", std::move(pods[i]));
   }
   for (const auto& [ns, kind, name] : services) {
     out.changes.changes.push_back(replay::RecreatePods{{ns, {}, kind, name}});

@@ -306,7 +306,7 @@ Result<model::ClusterSnapshot> IncrementalReader::windowRead(sources::MetricsSou
   }
 
   state_.moveInto(builder, at, settings_.lookback.count());
-  builder.markLiveUnless([&touched](const model::Pod& pod) { return touched.gone.contains(pod); });
+  builder.markLiveExcept(touched.gone.keys());
   builder.keepSpecFamilies(state_.specFamilies());
   const UnixSeconds usage_read_at = keepOrReadUsage(builder, at, usage_due);
   std::shared_ptr<const UsageTable> usage = builder.usage();

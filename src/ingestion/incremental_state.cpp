@@ -41,12 +41,15 @@ std::optional<UnixSeconds> IncrementalState::NewestSamples::of(const model::Pod&
 
 void IncrementalState::PodSet::add(std::string_view namespace_, std::string_view name,
                                    std::string_view uid) {
-  index_.findOrInsert(podKey(namespace_, name, uid), 0);
+  const model::Fingerprint key = podKey(namespace_, name, uid);
+  if (index_.findOrInsert(key, 0).second) {
+    keys_.push_back(key);
+  }
 }
 
 bool IncrementalState::PodSet::contains(std::string_view namespace_, std::string_view name,
                                         std::string_view uid) const {
-  return index_.find(podKey(namespace_, name, uid)).has_value();
+  return contains(podKey(namespace_, name, uid));
 }
 
 bool IncrementalState::knows(std::string_view namespace_, std::string_view name,
@@ -71,7 +74,7 @@ void IncrementalState::moveInto(ClusterBuilder& builder, UnixSeconds at, double 
   for (std::size_t i = 0; i < pods.size(); ++i) {
     if (concluded_[i].newest_sample >= oldest) {
       pods[i].forgetListedSpec();
-      builder.keepPod(std::move(pods[i]));
+      builder.keepPod(std::move(pods[i]), concluded_[i].key);
     }
   }
   builder.reuseStorage(std::move(pods));
@@ -88,7 +91,7 @@ IncrementalState IncrementalState::after(const Read& read, const model::ClusterS
     const auto kept = index_.find(key);
     const bool kept_gone =
         kept && concluded_[*kept].gone && concluded_[*kept].newest_sample < read.window_start;
-    Concluded concluded{read.at, gone.contains(pod) || kept_gone};
+    Concluded concluded{read.at, gone.contains(key) || kept_gone, key};
     if (concluded.gone) {
       if (const auto answered = newest.of(pod)) {
         concluded.newest_sample = *answered;

@@ -41,10 +41,14 @@ class IncrementalState {
     bool contains(const model::Pod& pod) const {
       return contains(pod.namespace_, pod.name, pod.uid);
     }
+    bool contains(const model::Fingerprint& key) const { return index_.find(key).has_value(); }
     std::size_t size() const { return index_.size(); }
+    /// Each pod's model::fingerprint(namespace, name, uid), in the order added.
+    const std::vector<model::Fingerprint>& keys() const { return keys_; }
 
    private:
     model::RecordIndex index_;
+    std::vector<model::Fingerprint> keys_;
   };
 
   /// No read has succeeded yet, or the last one failed: the next read is a full one.
@@ -88,7 +92,8 @@ class IncrementalState {
   // What a read concluded of each pod of pods_, in the same order.
   struct Concluded {
     UnixSeconds newest_sample;
-    bool gone;  // deleted: it leaves the lookback once its newest sample does
+    bool gone;               // deleted: it leaves the lookback once its newest sample does
+    model::Fingerprint key;  // by namespace, name and uid: the next read finds it by this
   };
   std::shared_ptr<const model::ClusterSnapshot::Pods> pods_;
   std::vector<Concluded> concluded_;

@@ -353,3 +353,28 @@ TEST_CASE("a kept pod merges with a window that answered only what changes", "[i
   CHECK(kept_whole.node == 0);          // bound to this snapshot's node ids
   CHECK_FALSE(kept_whole.tolerations);  // read only for pods pending unbound now
 }
+
+TEST_CASE("the snapshot's pods are sorted whatever order the answers and the kept pods came in",
+          "[ingestion]") {
+  // As a window read leaves them: the pods its queries answered first, in the order of the
+  // answers, then the kept ones in the last snapshot's order, some of them answered again.
+  ClusterBuilder b(2000);
+  const std::vector<std::string> answered = {"p7", "p1", "p9", "p4"};
+  for (const std::string& name : answered) {
+    feed(b, QueryId::kPodInfo, {{"namespace", "ns"}, {"pod", name}, {"uid", "u-" + name}}, 1);
+  }
+  for (const std::string name : {"p0", "p2", "p3", "p4", "p5", "p6", "p8"}) {
+    model::Pod kept;
+    kept.namespace_ = name == "p8" ? "another" : "ns";  // a namespace sorting first
+    kept.name = name;
+    kept.uid = "u-" + kept.name;
+    b.keepPod(std::move(kept));
+  }
+  const model::ClusterSnapshot snap = std::move(b).build();
+  std::vector<std::string> names;
+  for (const model::Pod& pod : snap.pods()) {
+    names.push_back(pod.namespace_ + "/" + pod.name);
+  }
+  CHECK(names == std::vector<std::string>{"another/p8", "ns/p0", "ns/p1", "ns/p2", "ns/p3", "ns/p4",
+                                          "ns/p5", "ns/p6", "ns/p7", "ns/p9"});
+}

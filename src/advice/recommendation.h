@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -10,6 +11,10 @@
 #include "replay/change_set.h"
 
 namespace dagadvisor::advice {
+
+/// Lists in a recommendation's evidence keep this many entries, largest impact first; a list cut
+/// short gets a sibling "<name>_total" with its full length.
+inline constexpr std::size_t kEvidenceItems = 10;
 
 /// What the user is told to change, with the evidence. `id` is stable: the same problem on the
 /// same target keeps its id across cycles and restarts, so scripts and alerts can follow it.

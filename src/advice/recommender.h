@@ -12,10 +12,6 @@
 
 namespace dagadvisor::advice {
 
-/// Lists in a recommendation's evidence keep this many entries, largest impact first; a list cut
-/// short gets a sibling "<name>_total" with its full length.
-inline constexpr std::size_t kEvidenceItems = 10;
-
 /// Turns a cycle's findings into recommendations: one per root cause, each with a stable id,
 /// ranked by impact (largest first, then by id for a deterministic order), its patch_yaml
 /// rendered from its patches. `cluster` is the snapshot the findings come from: the patches name

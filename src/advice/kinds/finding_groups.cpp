@@ -22,7 +22,7 @@ nlohmann::json cover(Recommendation& rec, const FindingList& findings) {
   // Largest impact first: when the recommender bounds the list, what it keeps is what matters.
   nlohmann::json evidence = nlohmann::json::array();
   for (const analysis::Finding* f : byImpact(findings)) {
-    evidence.push_back(f->evidenceJson());
+    evidence.push_back(evidence.size() < kEvidenceItems ? f->evidenceJson() : nullptr);
   }
   return evidence;
 }

@@ -32,7 +32,9 @@ FindingList byImpact(const FindingList& findings);
 
 /// Makes `rec` cover `findings`: the highest severity, one instance per finding target. Returns
 /// the findings' evidence as an array, largest impact first, for the recommendation's own
-/// evidence.
+/// evidence. Past the first kEvidenceItems the entries are null: the recommender cuts the list
+/// there and keeps its length (rendering every run's evidence for it to drop was half of the
+/// split-dependency advice at the reference size).
 nlohmann::json cover(Recommendation& rec, const FindingList& findings);
 
 using Labels = analysis::LabelPairs;

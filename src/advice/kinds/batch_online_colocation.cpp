@@ -1,9 +1,11 @@
 #include "advice/kinds/batch_online_colocation.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
+#include <string_view>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -21,10 +23,12 @@ using nlohmann::json;
 
 namespace {
 
-using ServiceRefs = std::set<std::tuple<std::string, std::string, std::string>>;  // ns, kind, name
+// ns, kind, name; found by views, no strings copied per pod
+using ServiceRefs = std::set<std::tuple<std::string, std::string, std::string>, std::less<>>;
 
 bool ofService(const model::Pod& pod, const ServiceRefs& services) {
-  return services.count({pod.namespace_, pod.owner_kind, pod.owner_name}) > 0;
+  using Views = std::tuple<std::string_view, std::string_view, std::string_view>;
+  return services.find(Views{pod.namespace_, pod.owner_kind, pod.owner_name}) != services.end();
 }
 
 // The nodes the pools are made of: schedulable, without GPUs (GPU nodes are another pool).
@@ -47,8 +51,11 @@ std::vector<bool> onlinePool(const model::ClusterSnapshot& cluster, const Servic
   const std::size_t n = cluster.nodes().size();
   std::vector<model::ResourceVector> room(n);
   std::vector<std::int64_t> service_cpu(n, 0);
-  std::map<ServiceRefs::value_type, std::vector<model::NodeId>> hosts;
-  std::vector<std::pair<const model::Pod*, ServiceRefs::value_type>> found;
+  // By views into the pods: a map's vectors stay where they are, so each pod keeps its own.
+  std::map<std::tuple<std::string_view, std::string_view, std::string_view>,
+           std::vector<model::NodeId>>
+      hosts;
+  std::vector<ServicePod> pods;
   for (model::NodeId id = 0; id < n; ++id) {
     room[id] = cluster.node(id).allocatable;
     for (model::PodId pid : cluster.podsOn(id)) {
@@ -60,12 +67,11 @@ std::vector<bool> onlinePool(const model::ClusterSnapshot& cluster, const Servic
         room[id] -= pod.requests;  // it stays wherever the node goes
       } else if (ofService(pod, services) && poolable(cluster.node(id))) {
         service_cpu[id] += pod.requests.cpu_millis;
-        ServiceRefs::value_type service{pod.namespace_, pod.owner_kind, pod.owner_name};
-        std::vector<model::NodeId>& on = hosts[service];
+        std::vector<model::NodeId>& on = hosts[{pod.namespace_, pod.owner_kind, pod.owner_name}];
         if (on.empty() || on.back() != id) {  // nodes come in ascending order
           on.push_back(id);
         }
-        found.emplace_back(&pod, std::move(service));
+        pods.push_back({&pod, &on});
       }
     }
   }
@@ -84,11 +90,6 @@ std::vector<bool> onlinePool(const model::ClusterSnapshot& cluster, const Servic
   for (auto& [service, on] : hosts) {
     std::erase_if(on, [&](model::NodeId id) { return rank[id] == n; });
     std::sort(on.begin(), on.end(), [&](auto a, auto b) { return rank[a] < rank[b]; });
-  }
-  std::vector<ServicePod> pods;
-  pods.reserve(found.size());
-  for (const auto& [pod, service] : found) {
-    pods.push_back({pod, &hosts.at(service)});
   }
   std::stable_sort(pods.begin(), pods.end(), [](const ServicePod& a, const ServicePod& b) {
     return a.pod->requests.cpu_millis > b.pod->requests.cpu_millis;
@@ -202,7 +203,7 @@ std::vector<Recommendation> adviseBatchOnlineColocation(const FindingList& findi
   rec.target = "cluster/" + config.analysis.cluster;
   const json nodes = cover(rec, findings);
   std::set<std::string> services;
-  std::set<std::tuple<std::string, std::string, std::string>> service_refs;
+  ServiceRefs service_refs;
   std::set<std::string> dags;
   std::vector<analysis::RunScope> dag_scopes;
   std::set<std::string> scoped;

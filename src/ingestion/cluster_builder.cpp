@@ -99,14 +99,18 @@ void addToleration(model::Pod& pod, const SampleView& s) {
   }
 }
 
-// One series of the pod_spec query, told apart by its `spec` tag.
-void addSpecSample(model::Pod& pod, const SampleView& s) {
+// One series of the pod_spec query, told apart by its `spec` tag. A pod's series also tells
+// that its family is exported, which a read by uid otherwise asks a count of the family for.
+void addSpecSample(model::Pod& pod, const SampleView& s,
+                   model::ClusterSnapshot::SpecFamilies& families) {
   const std::string_view spec = s.label("spec");
   if (spec == "toleration") {
     addToleration(pod, s);
+    families.tolerations = true;
   } else if (spec == "node_selector") {
     copyPrefixed(s, "nodeselector_",
                  pod.node_selector ? *pod.node_selector : pod.node_selector.emplace());
+    families.node_selectors = true;
   }
 }
 
@@ -316,6 +320,16 @@ std::vector<const model::Pod*> ClusterBuilder::podsNotLive() const {
   return out;
 }
 
+std::vector<const model::Pod*> ClusterBuilder::podsPendingUnbound() const {
+  std::vector<const model::Pod*> out;
+  for (std::size_t i = 0; i < pods_.size(); ++i) {
+    if (pods_[i].has_info && pods_[i].live && pods_[i].pod.isPendingUnscheduled()) {
+      out.push_back(&pods_[i].pod);
+    }
+  }
+  return out;
+}
+
 void ClusterBuilder::markLiveExcept(const std::vector<model::Fingerprint>& gone) {
   for (std::size_t i = 0; i < pods_.size(); ++i) {
     pods_[i].live = true;
@@ -417,7 +431,7 @@ void ClusterBuilder::addPodSample(QueryId id, const SampleView& sample) {
       pod.owner_name = sample.label("owner_name");
       break;
     case QueryId::kPodSpec:
-      addSpecSample(pod, sample);
+      addSpecSample(pod, sample, spec_families_);
       break;
     default:
       if (isPodTime(id)) {

@@ -45,10 +45,19 @@ class ClusterBuilder {
   /// model::fingerprint(namespace, name, uid).
   void markLiveExcept(const std::vector<model::Fingerprint>& gone);
 
+  /// The pods pending unbound so far (known to kube_pod_info, live, no node, phase Pending):
+  /// the only ones whose tolerations and node selector build() keeps.
+  std::vector<const model::Pod*> podsPendingUnbound() const;
+
+  /// Whether kube-state-metrics exports tolerations and node selectors, as far as this read's
+  /// answers tell: a family's count above zero, or any series of it.
+  const model::ClusterSnapshot::SpecFamilies& specFamilies() const { return spec_families_; }
+
   /// Whether kube-state-metrics exports tolerations and node selectors at all, as an earlier
-  /// read answered it, for a read that does not ask.
+  /// read answered it, for a read that does not ask: added to what this read's answers tell.
   void keepSpecFamilies(model::ClusterSnapshot::SpecFamilies families) {
-    spec_families_ = families;
+    spec_families_.tolerations |= families.tolerations;
+    spec_families_.node_selectors |= families.node_selectors;
   }
 
   /// The usage this read answered, or the one keepUsage kept: what build() gives the pods.

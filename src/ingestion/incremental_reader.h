@@ -57,10 +57,16 @@ class IncrementalReader {
                                           FetchStats& stats);
   Result<model::ClusterSnapshot> windowRead(sources::MetricsSource& source, UnixSeconds at,
                                             FetchStats& stats);
-  /// pod_seen of the pods not live (`uids`) into `newest`.
-  Result<void> readNewestSamples(sources::MetricsSource& source, UnixSeconds at,
-                                 const std::vector<std::string_view>& uids,
-                                 IncrementalState::NewestSamples& newest, FetchStats& stats);
+  /// pod_seen of the pods not live (`uids`), their samples into `newest`.
+  std::vector<PlannedQuery> newestSamplePlan(const std::vector<std::string_view>& uids,
+                                             IncrementalState::NewestSamples& newest) const;
+  /// pod_spec of the pods `builder` has pending unbound, by uid, into `builder`. True when it
+  /// asks the families' counts too (a pod without uid: the catalog's whole query).
+  bool planSpecOfPending(ClusterBuilder& builder, std::vector<PlannedQuery>& plan) const;
+  /// The counts of the spec families no series in `builder` showed exported.
+  std::vector<PlannedQuery> specFamilyCountPlan(ClusterBuilder& builder) const;
+  Result<void> run(sources::MetricsSource& source, const std::vector<PlannedQuery>& plan,
+                   UnixSeconds at, FetchStats& stats) const;
 
   config::PrometheusSource settings_;
   QueryCatalog catalog_;

@@ -192,8 +192,15 @@ class Builder {
         tagged(dedup_ + " (" + ofUnbound(m.pod_nodeselectors) + ")", "spec", "node_selector");
     const std::string tolerations_exported = exported(m.pod_tolerations, "tolerations_exported");
     const std::string selectors_exported = exported(m.pod_nodeselectors, "node_selectors_exported");
-    if (parts == PodSpecParts::kOfPods) {
-      return either({toleration, node_selector});
+    switch (parts) {
+      case PodSpecParts::kOfPods:
+        return either({toleration, node_selector});
+      case PodSpecParts::kTolerationsExported:
+        return tolerations_exported;
+      case PodSpecParts::kNodeSelectorsExported:
+        return selectors_exported;
+      case PodSpecParts::kAll:
+        break;
     }
     return either({toleration, node_selector, tolerations_exported, selectors_exported});
   }

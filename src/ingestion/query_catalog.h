@@ -88,11 +88,12 @@ sources::Query podNewestSampleQuery(const config::PrometheusSource& settings,
 sources::Query podChangesQuery(const config::PrometheusSource& settings, config::Seconds window);
 sources::Query podGoneQuery(const config::PrometheusSource& settings, config::Seconds window);
 
-/// The parts of pod_spec: the catalog's query asks them all. An incremental window read asks
-/// what never changes once a pod exists (tolerations, node selector) once per new pod, of the pods
-/// its uid-list selector names (kOfPods: not joined on the pods pending unbound; the builder keeps
-/// them only for those).
-enum class PodSpecParts { kAll, kOfPods };
+/// The parts of pod_spec: the catalog's query asks them all. An incremental read asks what never
+/// changes once a pod exists (tolerations, node selector) of the pods its uid-list selector names
+/// (kOfPods: not joined on the pods pending unbound; the builder keeps them only for those), and
+/// a family's count (kTolerationsExported, kNodeSelectorsExported) only when no pod's series
+/// already showed it exported: the count selects every series of the family.
+enum class PodSpecParts { kAll, kOfPods, kTolerationsExported, kNodeSelectorsExported };
 sources::Query podSpecQuery(const config::PrometheusSource& settings, PodSpecParts parts);
 
 }  // namespace dagadvisor::ingestion

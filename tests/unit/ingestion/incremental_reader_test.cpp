@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <iterator>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -31,6 +32,9 @@ class ClusterSource final : public sources::MetricsSource {
       return sources::QueryBody{
           vector(R"({"metric":{"node":"n1","resource":"cpu"},"value":[1,"4"]})")};
     }
+    if (query.name == "pod_spec") {
+      return sources::QueryBody{vector(specSeries(query))};
+    }
     const bool per_pod = query.name == "pod_info" || query.name == "pod_seen" ||
                          query.name == "pod_live" || query.name == "pod_phase" ||
                          query.name == "pod_changed" || query.name == "pod_gone" ||
@@ -44,8 +48,10 @@ class ClusterSource final : public sources::MetricsSource {
         continue;
       }
       const std::string n = std::to_string(i);
+      const bool unbound = i == pending;
       series += std::string(series.empty() ? "" : ",") + R"({"metric":{"namespace":"ns","pod":"p)" +
-                n + R"(","uid":"u)" + n + R"(","node":"n1","phase":"Running"},"value":[1,")" +
+                n + R"(","uid":")" + uidOf(i) + R"(","node":")" + (unbound ? "" : "n1") +
+                R"(","phase":")" + (unbound ? "Pending" : "Running") + R"("},"value":[1,")" +
                 (query.name == "pod_seen" ? std::to_string(i == gone ? gone_seen : at - 30) : "1") +
                 R"("]})";
     }
@@ -60,11 +66,41 @@ class ClusterSource final : public sources::MetricsSource {
   }
 
   int pods = 1;
+  int pending = -1;               // the pod pending unbound, if any
+  bool pending_has_uid = true;    // whether kube-state-metrics gives it one
+  bool pending_tolerates = true;  // whether it has a toleration series
+  int toleration_series = 3;      // what the family's count answers (0: not exported)
   int changed_from = 0;           // pod_changed names pods from this one on
   int gone = -1;                  // the pod pod_gone names, and pod_live leaves out
   UnixSeconds gone_seen = 10030;  // its newest sample
 
  private:
+  std::string uidOf(int i) const {
+    return i == pending && !pending_has_uid ? "" : "u" + std::to_string(i);
+  }
+
+  // pod_spec's parts, told apart by what their PromQL asks: the pending pod's toleration when
+  // the query names it (uid list) or joins on the unbound pods (no list), and each count asked.
+  std::string specSeries(const sources::Query& query) const {
+    std::string series;
+    auto add = [&](const std::string& s) {
+      series += (series.empty() ? "" : ",") + s;
+    };
+    const bool lists_uids = query.promql.find("uid=~") != std::string::npos;
+    const bool toleration = query.promql.find("\"toleration\"") != std::string::npos;
+    if (toleration && pending >= 0 && pending_tolerates && toleration_series > 0 &&
+        (!lists_uids || answers(query, pending))) {
+      add(R"({"metric":{"namespace":"ns","pod":"p)" + std::to_string(pending) + R"(","uid":")" +
+          uidOf(pending) +
+          R"(","spec":"toleration","key":"gpu","operator":"Exists","effect":"NoSchedule"},"value":[1,"1"]})");
+    }
+    if (query.promql.find("tolerations_exported") != std::string::npos && toleration_series > 0) {
+      add(R"({"metric":{"spec":"tolerations_exported"},"value":[1,")" +
+          std::to_string(toleration_series) + R"("]})");
+    }
+    return series;  // node selectors: not exported (opt-in), so no count series
+  }
+
   // What a real Prometheus would answer of pod `i`: per-uid queries only of the pods they name.
   bool answers(const sources::Query& query, int i) const {
     const std::string uid = "u" + std::to_string(i);
@@ -122,8 +158,11 @@ TEST_CASE(
   REQUIRE(reader.read(source, 10000, full).ok());
   std::vector<sources::Query> asked = source.take();
   CHECK_FALSE(full.window_read);
-  CHECK(asked.size() == kQueryCount);  // the catalog; every pod is live: no pod_seen
+  // The catalog but pod_spec, asked after: no pod pending unbound, so only the two families'
+  // counts. Every pod is live: no pod_seen.
+  CHECK(asked.size() == kQueryCount + 1);
   CHECK(full.costs.size() == kQueryCount);
+  CHECK(count(asked, "pod_spec") == 2);
   CHECK(count(asked, "pod_seen") == 0);
 
   source.pods = 601;  // 600 new pods: two uid lists of 500 and 100
@@ -282,6 +321,96 @@ TEST_CASE("a resync's full read keeps the usage read less than usage_refresh ago
   read(10620, false, false);  // the next resync keeps it too: 620 s old
   read(10930, false, true);   // 930 s: this resync reads it again
   read(10990, true, false);
+}
+
+const model::Pod* podNamed(const model::ClusterSnapshot& snapshot, const std::string& name) {
+  for (const model::Pod& pod : snapshot.pods()) {
+    if (pod.name == name) {
+      return &pod;
+    }
+  }
+  return nullptr;
+}
+
+std::vector<sources::Query> askedNamed(const std::vector<sources::Query>& asked,
+                                       const std::string& name) {
+  std::vector<sources::Query> out;
+  std::copy_if(asked.begin(), asked.end(), std::back_inserter(out),
+               [&](const sources::Query& q) { return q.name == name; });
+  return out;
+}
+
+bool mentions(const sources::Query& query, const std::string& text) {
+  return query.promql.find(text) != std::string::npos;
+}
+
+TEST_CASE(
+    "a full read asks the tolerations of the pods pending unbound by uid, and counts a family "
+    "only when no series showed it exported",
+    "[ingestion][incremental]") {
+  ClusterSource source;
+  source.pods = 3;
+  source.pending = 1;
+
+  SECTION("the pending pod's toleration shows its family exported: only node selectors counted") {
+    IncrementalReader reader(hourlyResync());
+    FetchStats stats;
+    auto snapshot = reader.read(source, 10000, stats);
+    REQUIRE(snapshot.ok());
+    const std::vector<sources::Query> spec = askedNamed(source.take(), "pod_spec");
+    REQUIRE(spec.size() == 2);
+    CHECK(mentions(spec[0], "uid=~\"u1\""));  // by uid, not joined on every pod's series
+    CHECK_FALSE(mentions(spec[0], "node=\"\""));
+    CHECK(mentions(spec[1], "node_selectors_exported"));
+    CHECK_FALSE(mentions(spec[1], "tolerations_exported"));
+    CHECK(snapshot->specFamilies().tolerations);
+    CHECK_FALSE(snapshot->specFamilies().node_selectors);
+    const model::Pod* pending = podNamed(*snapshot, "p1");
+    REQUIRE(pending != nullptr);
+    REQUIRE(pending->tolerations.has_value());
+    REQUIRE(pending->tolerations->size() == 1);
+    CHECK(pending->tolerations->front().key == "gpu");
+    CHECK_FALSE(podNamed(*snapshot, "p0")->tolerations.has_value());  // bound: not needed
+  }
+  SECTION("a pending pod without tolerations: the count tells none from not exported") {
+    source.pending_tolerates = false;
+    IncrementalReader reader(hourlyResync());
+    FetchStats stats;
+    auto snapshot = reader.read(source, 10000, stats);
+    REQUIRE(snapshot.ok());
+    const std::vector<sources::Query> spec = askedNamed(source.take(), "pod_spec");
+    REQUIRE(spec.size() == 3);  // the uid list, then both counts
+    CHECK(mentions(spec[1], "tolerations_exported"));
+    CHECK(mentions(spec[2], "node_selectors_exported"));
+    CHECK(snapshot->specFamilies().tolerations);
+    const model::Pod* pending = podNamed(*snapshot, "p1");
+    REQUIRE(pending->tolerations.has_value());  // exported: it has none
+    CHECK(pending->tolerations->empty());
+  }
+  SECTION("a family not exported stays unknown on the pending pod") {
+    source.toleration_series = 0;
+    IncrementalReader reader(hourlyResync());
+    FetchStats stats;
+    auto snapshot = reader.read(source, 10000, stats);
+    REQUIRE(snapshot.ok());
+    CHECK(askedNamed(source.take(), "pod_spec").size() == 3);
+    CHECK_FALSE(snapshot->specFamilies().tolerations);
+    CHECK_FALSE(podNamed(*snapshot, "p1")->tolerations.has_value());
+  }
+  SECTION("a pending pod without uid cannot be listed: the catalog's whole query, counts in it") {
+    source.pending_has_uid = false;
+    IncrementalReader reader(hourlyResync());
+    FetchStats stats;
+    auto snapshot = reader.read(source, 10000, stats);
+    REQUIRE(snapshot.ok());
+    const std::vector<sources::Query> spec = askedNamed(source.take(), "pod_spec");
+    REQUIRE(spec.size() == 1);
+    CHECK(spec[0].promql == podSpecQuery(hourlyResync(), PodSpecParts::kAll).promql);
+    CHECK(snapshot->specFamilies().tolerations);
+    const model::Pod* pending = podNamed(*snapshot, "p1");
+    REQUIRE(pending->tolerations.has_value());
+    CHECK(pending->tolerations->size() == 1);
+  }
 }
 
 TEST_CASE("pod_spec's parts: the catalog's joins on the unbound pods, a uid list's does not",

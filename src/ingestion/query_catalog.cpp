@@ -371,8 +371,11 @@ QueryCatalog::QueryCatalog(const config::PrometheusSource& s) {
   set(QueryId::kPodLive, "pod_live", b.live(m.pod_info));
   // The current phase's series only (value 1) go into the aggregation: one of a pod's five
   // (at the reference size 3.9-5.8 s of Prometheus CPU, 4 runs, against 5.3-6.5 s when filtered
-  // after it).
-  set(QueryId::kPodPhase, "pod_phase", maxBy(b.pod("phase"), b.recent(m.pod_phase) + " == 1"));
+  // after it). The Unknown series is not selected: a pod none of whose other phases is current
+  // gets no answer and stays Unknown, as it would with it, and the selection is a fifth smaller
+  // (at the reference size 7.1 M samples instead of 8.9 M).
+  set(QueryId::kPodPhase, "pod_phase",
+      maxBy(b.pod("phase"), b.recent(m.pod_phase, R"(phase!="Unknown")") + " == 1"));
   set(QueryId::kPodRequests, "pod_requests", b.podRequests());
   set(QueryId::kPodLabels, "pod_labels", b.recent(m.pod_labels));
   set(QueryId::kPodAnnotations, "pod_annotations", b.recent(m.pod_annotations));

@@ -2,9 +2,20 @@
 
 #include <catch2/catch.hpp>
 #include <string>
+#include <vector>
+
+#include "ingestion/cluster_builder.h"
 
 namespace dagadvisor::ingestion {
 namespace {
+
+sources::SampleView sample(const std::vector<sources::LabelView>& labels) {
+  sources::SampleView out;
+  out.labels = labels.data();
+  out.label_count = labels.size();
+  out.value = 1;
+  return out;
+}
 
 // The liveness test compares each pod's newest sample (plus its slack) with the newest of all:
 // aggregated to the pod before the comparison, Prometheus compares three labels a pod instead of
@@ -48,7 +59,21 @@ TEST_CASE("pod_phase filters the current phase before aggregating", "[ingestion]
   const config::PrometheusSource settings;
   const std::string phase = QueryCatalog(settings).get(QueryId::kPodPhase).promql;
   CHECK(phase == "max by (namespace, pod, uid, phase) (last_over_time(" +
-                     settings.metrics.pod_phase + "{}[6h5m]) == 1)");
+                     settings.metrics.pod_phase + "{phase!=\"Unknown\"}[6h5m]) == 1)");
+}
+
+// The Unknown series is not selected: a live pod with no phase answered is Unknown, as the
+// answer with it would have said.
+TEST_CASE("a pod whose phase pod_phase does not answer is Unknown", "[ingestion][catalog]") {
+  ClusterBuilder builder(1000);
+  builder.add(QueryId::kNodeAllocatable, sample({{"node", "n1"}, {"resource", "cpu"}}));
+  const std::vector<sources::LabelView> pod = {
+      {"namespace", "ns"}, {"pod", "p"}, {"uid", "u"}, {"node", "n1"}};
+  builder.add(QueryId::kPodInfo, sample(pod));
+  builder.add(QueryId::kPodLive, sample(pod));
+  const model::ClusterSnapshot snapshot = std::move(builder).build();
+  REQUIRE(snapshot.pods().size() == 1);
+  CHECK(snapshot.pods()[0].phase == model::PodPhase::kUnknown);
 }
 
 }  // namespace

@@ -124,6 +124,7 @@ Result<sources::MetricsSourcePtr> openPrometheusSource(const config::PrometheusS
   http.sigv4_service = prom.sigv4.service;
   http.max_response_bytes = mebibytes(prom.max_response_mib);
   http.max_response_setting = "sources.prometheus.max_response_mib";
+  http.accept_compressed = prom.gzip;
   options.response_budget_bytes = mebibytes(prom.response_budget_mib);
   auto source = sources::PrometheusSource::create(std::move(options));
   if (!source.ok()) {

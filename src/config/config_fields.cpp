@@ -48,6 +48,7 @@ std::vector<Field> configFields(Config& config) {
           {"sources.prometheus.usage_cpu_quantile", &prom.usage_cpu_quantile, Rule::kShare},
           {"sources.prometheus.usage_from_recording_rules", &prom.usage_from_recording_rules},
           {"sources.prometheus.staleness_markers", &prom.staleness_markers},
+          {"sources.prometheus.gzip", &prom.gzip},
           {"sources.prometheus.max_concurrent_queries", &prom.max_concurrent_queries,
            Rule::kThreads},
           {"sources.prometheus.max_response_mib", &prom.max_response_mib, Rule::kAtLeastOne},

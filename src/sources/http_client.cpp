@@ -153,7 +153,8 @@ void setBlob(CURL* curl, CURLoption option, const std::string& pem) {
 void setTransferOptions(CURL* curl, const HttpClientOptions& options, long limit_ms) {
   curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);  // no SIGALRM for DNS timeouts in a threaded daemon
-  curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");
+  // "": every encoding curl can decode; null: no Accept-Encoding, the body comes as it is.
+  curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, options.accept_compressed ? "" : nullptr);
   curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, limit_ms);
   curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
                    std::min(limit_ms, static_cast<long>(options.connect_timeout.count())));

@@ -58,6 +58,22 @@ TEST_CASE("GET escapes query parameters and returns status, body and content typ
   CHECK_THAT(seen[0].header("Accept-Encoding"), Catch::Contains("gzip"));
 }
 
+TEST_CASE("without accept_compressed no Accept-Encoding is sent, and the body comes plain",
+          "[http]") {
+  auto& server = LoopbackServer::instance();
+  server.route("/http/plain",
+               [](const SeenRequest&, std::size_t) { return jsonReply(R"({"plain":true})"); });
+  HttpClientOptions options;
+  options.accept_compressed = false;
+  HttpClient client(options);
+  auto response = client.get(server.url("/http/plain"), {});
+  REQUIRE(response.ok());
+  CHECK(response->body == R"({"plain":true})");
+  const auto seen = server.seen("/http/plain");
+  REQUIRE(seen.size() == 1);
+  CHECK(seen[0].header("Accept-Encoding").empty());
+}
+
 TEST_CASE("POST sends a form with escaped values and the configured headers", "[http]") {
   auto& server = LoopbackServer::instance();
   server.route("/http/post", [](const SeenRequest&, std::size_t) { return jsonReply("{}"); });

@@ -6,13 +6,14 @@
 # the Prometheus process's CPU seconds and RSS growth (from /proc), the bytes, series and
 # Prometheus' own eval time and samples (stats=all), with --costs one line per query; then a
 # comparison run checks every read against a fresh full read of the same moment.
-# Usage: [USAGE_RULES=1] [STALENESS_MARKERS=1] scripts/bench-incremental.sh [SCENARIO_YAML]
+# Usage: [USAGE_RULES=1] [STALENESS_MARKERS=1] [NO_GZIP=1] scripts/bench-incremental.sh [SCENARIO_YAML]
 #          [WORK_DIR] [BUILD_DIR]
 # USAGE_RULES=1 first records the mixin's rules over the written window (promtool, every 5 min)
 # and reads usage from them (sources.prometheus.usage_from_recording_rules).
 # STALENESS_MARKERS=1 tells live pods by an instant selection (sources.prometheus.
 # staleness_markers): what it costs, since a backfill has no markers (recently deleted pods
 # then count as live, on both sides of the comparison run).
+# NO_GZIP=1 asks for plain answers (sources.prometheus.gzip: false).
 # The default scenario is config/scenarios/scale.yaml cut to a tenth (500 nodes, 15,000 pods)
 # and written from simulated 2 h to 3 h: the reference `scale` scenario writes only 2 minutes,
 # in which every pod of the lookback is alive, so no window could be smaller than the lookback.
@@ -48,6 +49,7 @@ if [ -n "${USAGE_RULES:-}" ]; then
   FLAGS=(--usage-from-rules)
 fi
 [ -z "${STALENESS_MARKERS:-}" ] || FLAGS+=(--staleness-markers)
+[ -z "${NO_GZIP:-}" ] || FLAGS+=(--no-gzip)
 t0=$((end - 600))
 times=("$t0")
 for k in 1 2 3 4 5; do times+=($((t0 + 60 * k))); done

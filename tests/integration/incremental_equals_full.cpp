@@ -6,11 +6,13 @@
 // adds what each read cost that Prometheus process (CPU seconds, RSS) and --no-compare leaves
 // the fresh reader out, so that the CPU is the incremental reader's alone; --usage-from-rules
 // reads usage from the mixin's recording rules (usage_from_recording_rules), --staleness-markers
-// tells live pods by an instant selection (staleness_markers), and --analyze runs the daemon's
+// tells live pods by an instant selection (staleness_markers), --no-gzip asks for plain answers
+// (gzip: false), and --analyze runs the daemon's
 // whole analysis cycle on each read (its CPU and memory: the daemon's steady cycle, without
 // predictions, which are off at the reference size) instead of comparing.
 // Usage: incremental_equals_full [--costs] [--no-compare] [--prometheus-pid PID] [--max-series N]
-//          [--usage-from-rules] [--staleness-markers] [--analyze] URL LOOKBACK_S MARGIN_S
+//          [--usage-from-rules] [--staleness-markers] [--no-gzip] [--analyze] URL LOOKBACK_S
+//          MARGIN_S
 //          USAGE_REFRESH_S
 //          T1 T2 …
 #include <unistd.h>
@@ -225,9 +227,10 @@ ProcessCost processCost(long pid) {
   return cost;
 }
 
-std::unique_ptr<sources::MetricsSource> openSource(const std::string& url) {
+std::unique_ptr<sources::MetricsSource> openSource(const std::string& url, bool gzip) {
   sources::PrometheusOptions options;
   options.url = url;
+  options.http.accept_compressed = gzip;
   options.timeout = std::chrono::milliseconds(120000);
   auto source = sources::PrometheusSource::create(std::move(options));
   if (!source.ok()) {
@@ -302,6 +305,7 @@ int main(int argc, char** argv) {
   bool usage_from_rules = false;
   bool staleness_markers = false;
   bool analyze = false;
+  bool gzip = true;
   while (!args.empty() && args[0].rfind("--", 0) == 0) {
     if (args[0] == "--costs") {
       print_costs = true;
@@ -311,6 +315,8 @@ int main(int argc, char** argv) {
       usage_from_rules = true;
     } else if (args[0] == "--staleness-markers") {
       staleness_markers = true;
+    } else if (args[0] == "--no-gzip") {
+      gzip = false;
     } else if (args[0] == "--analyze") {
       analyze = true;
     } else if (args[0] == "--prometheus-pid" && args.size() > 1) {
@@ -323,11 +329,12 @@ int main(int argc, char** argv) {
     args.erase(args.begin());
   }
   if (args.size() < 5) {
-    std::cerr
-        << "usage: incremental_equals_full [--costs] [--no-compare] [--prometheus-pid PID] "
-           "[--max-series N] [--usage-from-rules] [--staleness-markers] [--analyze] URL LOOKBACK_S "
-           "MARGIN_S "
-           "USAGE_REFRESH_S T1 T2 …\n";
+    std::cerr << "usage: incremental_equals_full [--costs] [--no-compare] [--prometheus-pid PID] "
+                 "[--max-series N] [--usage-from-rules] [--staleness-markers] [--no-gzip] "
+                 "[--analyze] URL "
+                 "LOOKBACK_S "
+                 "MARGIN_S "
+                 "USAGE_REFRESH_S T1 T2 …\n";
     return 2;
   }
   config::PrometheusSource settings;
@@ -338,13 +345,14 @@ int main(int argc, char** argv) {
   settings.incremental.resync = config::Seconds(1e9);  // only the first read is a full one
   settings.usage_from_recording_rules = usage_from_rules;
   settings.staleness_markers = staleness_markers;
+  settings.gzip = gzip;
   if (max_series > 0) {
     settings.max_series_per_query = static_cast<int>(max_series);
   }
   config::PrometheusSource full_settings = settings;
   full_settings.incremental.resync = config::Seconds(0);
 
-  const auto source = openSource(settings.url);
+  const auto source = openSource(settings.url, gzip);
   ingestion::PromqlClusterReader incremental(*source, settings);
   if (analyze) {
     log::setLevel(log::Level::kDebug);  // the cycle's stage times

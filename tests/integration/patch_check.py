@@ -12,12 +12,14 @@ Usage: patch_check.py FIXTURES_DIR WORK_DIR REPORT.json...
 Prints one line per kind and exits 1 with the failures listed.
 """
 import collections
+import concurrent.futures
 import copy
 import json
 import os
 import re
 import subprocess
 import sys
+import tempfile
 
 import yaml
 
@@ -39,35 +41,103 @@ def load_objects(fixtures):
     return objects
 
 
-def kubectl_patch(work, obj, patch_type, patch):
-    """The object after `kubectl patch --local`, or None when kubectl refuses the patch."""
-    obj_file = os.path.join(work, "object.json")
-    patch_file = os.path.join(work, "patch.yaml")
-    with open(obj_file, "w") as f:
-        json.dump(obj, f)
-    with open(patch_file, "w") as f:
-        f.write(patch)
-    run = subprocess.run(
-        ["kubectl", "patch", "--local", "-f", obj_file, "--type", patch_type,
-         "--patch-file", patch_file, "-o", "json"],
-        capture_output=True, text=True)
+KUBECTL = {}  # (object, patch type, patch) -> the object after kubectl, or None: runs are pure
+RUNS = [0]  # kubectl processes started
+POOL = concurrent.futures.ThreadPoolExecutor(max_workers=4)
+
+
+def kubectl_key(obj, patch_type, patch):
+    return (json.dumps(obj, sort_keys=True, default=str), patch_type, patch)
+
+
+def run_kubectl(work, obj, patch_type, patch, all_results=False):
+    # Files of their own: several runs are in flight at once.
+    RUNS[0] += 1
+    with tempfile.TemporaryDirectory(dir=work) as tmp:
+        obj_file = os.path.join(tmp, "object.json")
+        patch_file = os.path.join(tmp, "patch.yaml")
+        with open(obj_file, "w") as f:
+            json.dump(obj, f)
+        with open(patch_file, "w") as f:
+            f.write(patch)
+        run = subprocess.run(
+            ["kubectl", "patch", "--local", "-f", obj_file, "--type", patch_type,
+             "--patch-file", patch_file, "-o", "json"],
+            capture_output=True, text=True)
+    if all_results:  # every object kubectl printed, refused ones left out
+        decoder, text, at, printed = json.JSONDecoder(), run.stdout, 0, []
+        while True:
+            while at < len(text) and text[at].isspace():
+                at += 1
+            if at == len(text):
+                return printed
+            result, at = decoder.raw_decode(text, at)
+            printed.append(result)
     return json.loads(run.stdout) if run.returncode == 0 else None
 
 
-NORMALISED = {}
+def kubectl_patch_all(work, calls):
+    """kubectl_patch of each (object, patch type, patch), the runs not made before in parallel:
+    a kubectl start is ~0.1 s of CPU, and the checks make over a thousand."""
+    keys = [kubectl_key(*call) for call in calls]
+    pending = {}
+    for key, call in zip(keys, calls):
+        if key not in KUBECTL and key not in pending:
+            pending[key] = POOL.submit(run_kubectl, work, *call)
+    for key, future in pending.items():
+        KUBECTL[key] = future.result()
+    return [copy.deepcopy(KUBECTL[key]) for key in keys]
+
+
+def run_kubectl_each(work, objs, patch_type, patch):
+    # One kubectl run patches every object of a List, each on its own, as if one by one: it
+    # prints those it patched and an error for each it refused. Each gets a name of its own for
+    # the run, by which its result is found, and then its name back.
+    batch = []
+    for i, obj in enumerate(objs):
+        obj = copy.deepcopy(obj)
+        obj.setdefault("metadata", {})["name"] = f"check-{i}"
+        batch.append(obj)
+    listed = run_kubectl(work, {"apiVersion": "v1", "kind": "List", "items": batch}, patch_type,
+                         patch, all_results=True)
+    out = [None] * len(objs)
+    for result in listed:
+        i = int(result["metadata"]["name"][len("check-"):])
+        result["metadata"]["name"] = objs[i].get("metadata", {}).get("name")
+        if result["metadata"]["name"] is None:
+            del result["metadata"]["name"]
+        out[i] = result
+    return out
+
+
+def kubectl_patch_each(work, objs, patch_type, patch):
+    """kubectl_patch of each object with the same patch, in one kubectl run."""
+    keys = [kubectl_key(obj, patch_type, patch) for obj in objs]
+    todo = [i for i, key in enumerate(keys) if key not in KUBECTL]
+    if todo:
+        for i, result in zip(todo, run_kubectl_each(work, [objs[i] for i in todo], patch_type,
+                                                    patch)):
+            KUBECTL[keys[i]] = result
+    return [copy.deepcopy(KUBECTL[key]) for key in keys]
+
+
+def kubectl_patch(work, obj, patch_type, patch):
+    """The object after `kubectl patch --local`, or None when kubectl refuses the patch."""
+    return kubectl_patch_all(work, [(obj, patch_type, patch)])[0]
+
+
+def normalised_all(work, objs):
+    # The object as kubectl prints it after an empty patch: both sides of a comparison are then
+    # kubectl's rendering, so only the patch can make them differ.
+    outs = kubectl_patch_each(work, objs, "json", "[]")
+    for obj, out in zip(objs, outs):
+        if out is None:
+            raise SystemExit(f"kubectl cannot read {obj.get('kind')} {obj.get('metadata')}")
+    return outs
 
 
 def normalised(work, obj):
-    # The object as kubectl prints it after an empty patch: both sides of a comparison are then
-    # kubectl's rendering, so only the patch can make them differ.
-    key = json.dumps(obj, sort_keys=True, default=str)
-    if key in NORMALISED:
-        return NORMALISED[key]
-    out = kubectl_patch(work, obj, "json", "[]")
-    NORMALISED[key] = out
-    if out is None:
-        raise SystemExit(f"kubectl cannot read {obj.get('kind')} {obj.get('metadata')}")
-    return out
+    return normalised_all(work, [obj])[0]
 
 
 def lost(before, after, path, free):
@@ -162,8 +232,10 @@ class Checker:
         parsed = [yaml.safe_load(v) for v in variants]
         free = {op["path"] for ops in parsed for op in ops
                 if op["op"] == "add" and not op["path"].endswith("/-")}
-        for name, obj in targets(comment, parsed[0], self.objects):
-            before = normalised(self.work, obj)
+        chosen = list(targets(comment, parsed[0], self.objects))
+        befores = normalised_all(self.work, [obj for _, obj in chosen])
+        list(POOL.map(lambda v: kubectl_patch_each(self.work, befores, "json", v), variants))
+        for (name, _), before in zip(chosen, befores):
             accepted = [(i, out) for i, v in enumerate(variants)
                         if (out := kubectl_patch(self.work, before, "json", v)) is not None]
             if len(accepted) != 1:
@@ -183,9 +255,10 @@ class Checker:
         patch["metadata"] = {k: v for k, v in doc["metadata"].items() if k != "name"}
         labels = patch["metadata"].get("labels", {})
         free = {f"/metadata/labels/{k}" for k in labels}
-        for name, obj in self.objects["Node"]:
-            before = normalised(self.work, obj)
-            after = kubectl_patch(self.work, before, "strategic", json.dumps(patch))
+        nodes = self.objects["Node"]
+        befores = normalised_all(self.work, [obj for _, obj in nodes])
+        afters = kubectl_patch_each(self.work, befores, "strategic", json.dumps(patch))
+        for (name, _), before, after in zip(nodes, befores, afters):
             gone = lost(before, after, "", free) if after is not None else ["(refused)"]
             if gone:
                 self.fail(kind, f"Node patch on {name} lost {gone[:3]}")
@@ -195,8 +268,9 @@ class Checker:
 
     def requests(self, kind, doc):
         wanted = doc["spec"]["template"]["spec"]["containers"]
-        for name, obj in [o for k in sorted(APPS) for o in self.objects[k]]:
-            before = normalised(self.work, obj)
+        apps = [o for k in sorted(APPS) for o in self.objects[k]]
+        calls = []
+        for (name, _), before in zip(apps, normalised_all(self.work, [o for _, o in apps])):
             real = [c["name"] for c in before["spec"]["template"]["spec"]["containers"]]
             if len(real) < len(wanted):
                 continue
@@ -204,8 +278,10 @@ class Checker:
             patch = copy.deepcopy(wanted)
             for c, n in zip(patch, real):
                 c["name"] = n
-            after = kubectl_patch(self.work, before, "strategic", json.dumps(
-                {"spec": {"template": {"spec": {"containers": patch}}}}))
+            calls.append((name, before, real, json.dumps(
+                {"spec": {"template": {"spec": {"containers": patch}}}})))
+        afters = kubectl_patch_all(self.work, [(b, "strategic", p) for _, b, _, p in calls])
+        for (name, before, real, _), after in zip(calls, afters):
             if after is None:
                 self.fail(kind, f"requests patch refused on {name}")
                 continue
@@ -259,6 +335,7 @@ def main():
         checker.report(path)
     for kind, count in sorted(checker.applied.items()):
         print(f"{kind}: {count} patch application(s) checked")
+    print(f"kubectl: {len(KUBECTL)} object patches in {RUNS[0]} runs")
     for failure in checker.failures[:40]:
         print("FAIL:", failure, file=sys.stderr)
     if checker.failures or not checker.applied:

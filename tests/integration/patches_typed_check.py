@@ -22,7 +22,7 @@ import sys
 import yaml
 
 sys.path.insert(0, os.path.dirname(__file__))
-from patch_check import kubectl_patch, load_objects, normalised  # noqa: E402
+from patch_check import kubectl_patch_all, load_objects, normalised  # noqa: E402
 
 POD_FIELDS = ("tolerations", "affinity", "nodeSelector", "priorityClassName", "containers")
 # Where each kind keeps the fields a pod spec has.
@@ -97,7 +97,8 @@ def at(obj, path):
 
 def applied(work, obj, variants):
     """The object after the one variant kubectl accepts, or None when not exactly one does."""
-    results = [out for v in variants if (out := kubectl_patch(work, obj, "json", json.dumps(v)))]
+    results = [out for out in kubectl_patch_all(work, [(obj, "json", json.dumps(v)) for v in variants])
+               if out]
     return results[0] if len(results) == 1 else None
 
 
@@ -122,8 +123,8 @@ def check_pod_variants(work, objects, kind, patch, failures):
     SEEN.add(key)
     variants = filled(patch["variants"], patch.get("needs_value"))
     pod_variants = filled(patch["pod_variants"], patch.get("needs_value"))
-    checked = 0
     fixtures = objects[FIXTURE_OF.get(obj_kind, obj_kind)] if obj_kind != "Pod" else [(None, None)]
+    pairs = []
     for pod_name, pod in objects["Pod"][:PODS_PER_PATCH]:
         pod = normalised(work, pod)
         for obj_name, workload in fixtures:
@@ -138,17 +139,22 @@ def check_pod_variants(work, objects, kind, patch, failures):
                 spec.pop(field, None)
                 if field in pod["spec"]:
                     spec[field] = copy.deepcopy(pod["spec"][field])
-            after_obj = applied(work, workload, variants)
-            after_pod = applied(work, pod, pod_variants)
-            where = f"{obj_kind} {obj_name} / Pod {pod_name}"
-            if after_obj is None or after_pod is None:
-                failures.append(f"{kind}: not exactly one variant applies to {where}")
-                continue
-            spec_after = at(after_obj, path)
-            for field in POD_FIELDS:
-                if spec_after.get(field) != after_pod["spec"].get(field):
-                    failures.append(f"{kind}: {field} differs after patching {where}")
-            checked += 1
+            pairs.append((f"{obj_kind} {obj_name} / Pod {pod_name}", workload, pod))
+    # Every kubectl run of the pairs at once (kubectl_patch_all runs them in parallel).
+    kubectl_patch_all(work, [(o, "json", json.dumps(v)) for _, workload, pod in pairs
+                             for o, vs in ((workload, variants), (pod, pod_variants)) for v in vs])
+    checked = 0
+    for where, workload, pod in pairs:
+        after_obj = applied(work, workload, variants)
+        after_pod = applied(work, pod, pod_variants)
+        if after_obj is None or after_pod is None:
+            failures.append(f"{kind}: not exactly one variant applies to {where}")
+            continue
+        spec_after = at(after_obj, path)
+        for field in POD_FIELDS:
+            if spec_after.get(field) != after_pod["spec"].get(field):
+                failures.append(f"{kind}: {field} differs after patching {where}")
+        checked += 1
     return checked
 
 

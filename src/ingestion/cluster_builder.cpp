@@ -330,6 +330,16 @@ std::vector<const model::Pod*> ClusterBuilder::podsPendingUnbound() const {
   return out;
 }
 
+std::vector<const model::Pod*> ClusterBuilder::otherLivePods(std::size_t most) const {
+  std::vector<const model::Pod*> out;
+  for (std::size_t i = 0; i < pods_.size() && out.size() < most; ++i) {
+    if (pods_[i].has_info && pods_[i].live && !pods_[i].pod.isPendingUnscheduled()) {
+      out.push_back(&pods_[i].pod);
+    }
+  }
+  return out;
+}
+
 void ClusterBuilder::markLiveExcept(const std::vector<model::Fingerprint>& gone) {
   for (std::size_t i = 0; i < pods_.size(); ++i) {
     pods_[i].live = true;

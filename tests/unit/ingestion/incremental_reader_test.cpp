@@ -69,6 +69,7 @@ class ClusterSource final : public sources::MetricsSource {
   int pending = -1;               // the pod pending unbound, if any
   bool pending_has_uid = true;    // whether kube-state-metrics gives it one
   bool pending_tolerates = true;  // whether it has a toleration series
+  bool others_tolerate = false;   // whether the other pods have one
   int toleration_series = 3;      // what the family's count answers (0: not exported)
   int changed_from = 0;           // pod_changed names pods from this one on
   int gone = -1;                  // the pod pod_gone names, and pod_live leaves out
@@ -88,11 +89,13 @@ class ClusterSource final : public sources::MetricsSource {
     };
     const bool lists_uids = query.promql.find("uid=~") != std::string::npos;
     const bool toleration = query.promql.find("\"toleration\"") != std::string::npos;
-    if (toleration && pending >= 0 && pending_tolerates && toleration_series > 0 &&
-        (!lists_uids || answers(query, pending))) {
-      add(R"({"metric":{"namespace":"ns","pod":"p)" + std::to_string(pending) + R"(","uid":")" +
-          uidOf(pending) +
-          R"(","spec":"toleration","key":"gpu","operator":"Exists","effect":"NoSchedule"},"value":[1,"1"]})");
+    for (int i = 0; i < pods && toleration && toleration_series > 0; ++i) {
+      const bool asked = lists_uids ? answers(query, i) : i == pending;  // else: the join
+      if (asked && (i == pending ? pending_tolerates : others_tolerate)) {
+        add(R"({"metric":{"namespace":"ns","pod":"p)" + std::to_string(i) + R"(","uid":")" +
+            uidOf(i) +
+            R"(","spec":"toleration","key":"gpu","operator":"Exists","effect":"NoSchedule"},"value":[1,"1"]})");
+      }
     }
     if (query.promql.find("tolerations_exported") != std::string::npos && toleration_series > 0) {
       add(R"({"metric":{"spec":"tolerations_exported"},"value":[1,")" +
@@ -158,11 +161,11 @@ TEST_CASE(
   REQUIRE(reader.read(source, 10000, full).ok());
   std::vector<sources::Query> asked = source.take();
   CHECK_FALSE(full.window_read);
-  // The catalog but pod_spec, asked after: no pod pending unbound, so only the two families'
-  // counts. Every pod is live: no pod_seen.
-  CHECK(asked.size() == kQueryCount + 1);
+  // The catalog but pod_spec, asked after: no pod pending unbound, and the live pod asked has no
+  // toleration, so the two families' counts too. Every pod is live: no pod_seen.
+  CHECK(asked.size() == kQueryCount + 2);
   CHECK(full.costs.size() == kQueryCount);
-  CHECK(count(asked, "pod_spec") == 2);
+  CHECK(count(asked, "pod_spec") == 3);
   CHECK(count(asked, "pod_seen") == 0);
 
   source.pods = 601;  // 600 new pods: two uid lists of 500 and 100
@@ -359,7 +362,7 @@ TEST_CASE(
     REQUIRE(snapshot.ok());
     const std::vector<sources::Query> spec = askedNamed(source.take(), "pod_spec");
     REQUIRE(spec.size() == 2);
-    CHECK(mentions(spec[0], "uid=~\"u1\""));  // by uid, not joined on every pod's series
+    CHECK(mentions(spec[0], "uid=~\"u1|u0|u2\""));  // by uid (the pending pod first), no join
     CHECK_FALSE(mentions(spec[0], "node=\"\""));
     CHECK(mentions(spec[1], "node_selectors_exported"));
     CHECK_FALSE(mentions(spec[1], "tolerations_exported"));
@@ -386,6 +389,22 @@ TEST_CASE(
     const model::Pod* pending = podNamed(*snapshot, "p1");
     REQUIRE(pending->tolerations.has_value());  // exported: it has none
     CHECK(pending->tolerations->empty());
+  }
+  SECTION("no pod pending: a live pod's toleration shows the family exported, without a count") {
+    source.pending = -1;
+    source.others_tolerate = true;
+    IncrementalReader reader(hourlyResync());
+    FetchStats stats;
+    auto snapshot = reader.read(source, 10000, stats);
+    REQUIRE(snapshot.ok());
+    const std::vector<sources::Query> spec = askedNamed(source.take(), "pod_spec");
+    REQUIRE(spec.size() == 2);
+    CHECK(mentions(spec[0], "uid=~\"u0|u1|u2\""));
+    CHECK(mentions(spec[1], "node_selectors_exported"));
+    CHECK(snapshot->specFamilies().tolerations);
+    for (const model::Pod& pod : snapshot->pods()) {
+      CHECK_FALSE(pod.tolerations.has_value());  // asked only to learn the family: dropped
+    }
   }
   SECTION("a family not exported stays unknown on the pending pod") {
     source.toleration_series = 0;

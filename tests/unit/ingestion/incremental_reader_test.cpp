@@ -347,6 +347,21 @@ bool mentions(const sources::Query& query, const std::string& text) {
   return query.promql.find(text) != std::string::npos;
 }
 
+// The first read of `source` (a full one) with a reader of its own, and the pod_spec queries
+// it asked.
+struct FirstRead {
+  model::ClusterSnapshot snapshot;
+  std::vector<sources::Query> spec;
+};
+
+FirstRead firstRead(ClusterSource& source) {
+  IncrementalReader reader(hourlyResync());
+  FetchStats stats;
+  auto snapshot = reader.read(source, 10000, stats);
+  REQUIRE(snapshot.ok());
+  return {std::move(*snapshot), askedNamed(source.take(), "pod_spec")};
+}
+
 TEST_CASE(
     "a full read asks the tolerations of the pods pending unbound by uid, and counts a family "
     "only when no series showed it exported",
@@ -356,77 +371,58 @@ TEST_CASE(
   source.pending = 1;
 
   SECTION("the pending pod's toleration shows its family exported: only node selectors counted") {
-    IncrementalReader reader(hourlyResync());
-    FetchStats stats;
-    auto snapshot = reader.read(source, 10000, stats);
-    REQUIRE(snapshot.ok());
-    const std::vector<sources::Query> spec = askedNamed(source.take(), "pod_spec");
+    const auto [snapshot, spec] = firstRead(source);
     REQUIRE(spec.size() == 2);
     CHECK(mentions(spec[0], "uid=~\"u1|u0|u2\""));  // by uid (the pending pod first), no join
     CHECK_FALSE(mentions(spec[0], "node=\"\""));
     CHECK(mentions(spec[1], "node_selectors_exported"));
     CHECK_FALSE(mentions(spec[1], "tolerations_exported"));
-    CHECK(snapshot->specFamilies().tolerations);
-    CHECK_FALSE(snapshot->specFamilies().node_selectors);
-    const model::Pod* pending = podNamed(*snapshot, "p1");
+    CHECK(snapshot.specFamilies().tolerations);
+    CHECK_FALSE(snapshot.specFamilies().node_selectors);
+    const model::Pod* pending = podNamed(snapshot, "p1");
     REQUIRE(pending != nullptr);
     REQUIRE(pending->tolerations.has_value());
     REQUIRE(pending->tolerations->size() == 1);
     CHECK(pending->tolerations->front().key == "gpu");
-    CHECK_FALSE(podNamed(*snapshot, "p0")->tolerations.has_value());  // bound: not needed
+    CHECK_FALSE(podNamed(snapshot, "p0")->tolerations.has_value());  // bound: not needed
   }
   SECTION("a pending pod without tolerations: the count tells none from not exported") {
     source.pending_tolerates = false;
-    IncrementalReader reader(hourlyResync());
-    FetchStats stats;
-    auto snapshot = reader.read(source, 10000, stats);
-    REQUIRE(snapshot.ok());
-    const std::vector<sources::Query> spec = askedNamed(source.take(), "pod_spec");
+    const auto [snapshot, spec] = firstRead(source);
     REQUIRE(spec.size() == 3);  // the uid list, then both counts
     CHECK(mentions(spec[1], "tolerations_exported"));
     CHECK(mentions(spec[2], "node_selectors_exported"));
-    CHECK(snapshot->specFamilies().tolerations);
-    const model::Pod* pending = podNamed(*snapshot, "p1");
+    CHECK(snapshot.specFamilies().tolerations);
+    const model::Pod* pending = podNamed(snapshot, "p1");
     REQUIRE(pending->tolerations.has_value());  // exported: it has none
     CHECK(pending->tolerations->empty());
   }
   SECTION("no pod pending: a live pod's toleration shows the family exported, without a count") {
     source.pending = -1;
     source.others_tolerate = true;
-    IncrementalReader reader(hourlyResync());
-    FetchStats stats;
-    auto snapshot = reader.read(source, 10000, stats);
-    REQUIRE(snapshot.ok());
-    const std::vector<sources::Query> spec = askedNamed(source.take(), "pod_spec");
+    const auto [snapshot, spec] = firstRead(source);
     REQUIRE(spec.size() == 2);
     CHECK(mentions(spec[0], "uid=~\"u0|u1|u2\""));
     CHECK(mentions(spec[1], "node_selectors_exported"));
-    CHECK(snapshot->specFamilies().tolerations);
-    for (const model::Pod& pod : snapshot->pods()) {
+    CHECK(snapshot.specFamilies().tolerations);
+    for (const model::Pod& pod : snapshot.pods()) {
       CHECK_FALSE(pod.tolerations.has_value());  // asked only to learn the family: dropped
     }
   }
   SECTION("a family not exported stays unknown on the pending pod") {
     source.toleration_series = 0;
-    IncrementalReader reader(hourlyResync());
-    FetchStats stats;
-    auto snapshot = reader.read(source, 10000, stats);
-    REQUIRE(snapshot.ok());
-    CHECK(askedNamed(source.take(), "pod_spec").size() == 3);
-    CHECK_FALSE(snapshot->specFamilies().tolerations);
-    CHECK_FALSE(podNamed(*snapshot, "p1")->tolerations.has_value());
+    const auto [snapshot, spec] = firstRead(source);
+    CHECK(spec.size() == 3);
+    CHECK_FALSE(snapshot.specFamilies().tolerations);
+    CHECK_FALSE(podNamed(snapshot, "p1")->tolerations.has_value());
   }
   SECTION("a pending pod without uid cannot be listed: the catalog's whole query, counts in it") {
     source.pending_has_uid = false;
-    IncrementalReader reader(hourlyResync());
-    FetchStats stats;
-    auto snapshot = reader.read(source, 10000, stats);
-    REQUIRE(snapshot.ok());
-    const std::vector<sources::Query> spec = askedNamed(source.take(), "pod_spec");
+    const auto [snapshot, spec] = firstRead(source);
     REQUIRE(spec.size() == 1);
     CHECK(spec[0].promql == podSpecQuery(hourlyResync(), PodSpecParts::kAll).promql);
-    CHECK(snapshot->specFamilies().tolerations);
-    const model::Pod* pending = podNamed(*snapshot, "p1");
+    CHECK(snapshot.specFamilies().tolerations);
+    const model::Pod* pending = podNamed(snapshot, "p1");
     REQUIRE(pending->tolerations.has_value());
     CHECK(pending->tolerations->size() == 1);
   }

@@ -77,8 +77,9 @@ def run_kubectl(work, obj, patch_type, patch, all_results=False):
 
 
 def kubectl_patch_all(work, calls):
-    """kubectl_patch of each (object, patch type, patch), the runs not made before in parallel:
-    a kubectl start is ~0.1 s of CPU, and the checks make over a thousand."""
+    """For each (object, patch type, patch) the object after `kubectl patch --local`, or None
+    where kubectl refuses the patch; the runs not made before go in parallel (a kubectl start is
+    ~0.1 s of CPU)."""
     keys = [kubectl_key(*call) for call in calls]
     pending = {}
     for key, call in zip(keys, calls):
@@ -111,7 +112,7 @@ def run_kubectl_each(work, objs, patch_type, patch):
 
 
 def kubectl_patch_each(work, objs, patch_type, patch):
-    """kubectl_patch of each object with the same patch, in one kubectl run."""
+    """kubectl_patch_all of each object with the same patch, in one kubectl run."""
     keys = [kubectl_key(obj, patch_type, patch) for obj in objs]
     todo = [i for i, key in enumerate(keys) if key not in KUBECTL]
     if todo:
@@ -119,11 +120,6 @@ def kubectl_patch_each(work, objs, patch_type, patch):
                                                     patch)):
             KUBECTL[keys[i]] = result
     return [copy.deepcopy(KUBECTL[key]) for key in keys]
-
-
-def kubectl_patch(work, obj, patch_type, patch):
-    """The object after `kubectl patch --local`, or None when kubectl refuses the patch."""
-    return kubectl_patch_all(work, [(obj, patch_type, patch)])[0]
 
 
 def normalised_all(work, objs):
@@ -234,10 +230,11 @@ class Checker:
                 if op["op"] == "add" and not op["path"].endswith("/-")}
         chosen = list(targets(comment, parsed[0], self.objects))
         befores = normalised_all(self.work, [obj for _, obj in chosen])
-        list(POOL.map(lambda v: kubectl_patch_each(self.work, befores, "json", v), variants))
-        for (name, _), before in zip(chosen, befores):
-            accepted = [(i, out) for i, v in enumerate(variants)
-                        if (out := kubectl_patch(self.work, before, "json", v)) is not None]
+        # One kubectl run a variant, over every target; by_variant[i][t]: variant i on target t.
+        by_variant = list(POOL.map(lambda v: kubectl_patch_each(self.work, befores, "json", v),
+                                   variants))
+        for t, ((name, _), before) in enumerate(zip(chosen, befores)):
+            accepted = [(i, outs[t]) for i, outs in enumerate(by_variant) if outs[t] is not None]
             if len(accepted) != 1:
                 self.fail(kind, f"{len(accepted)} of {len(variants)} variants apply to {name}")
                 continue

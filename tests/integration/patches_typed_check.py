@@ -95,11 +95,10 @@ def at(obj, path):
     return obj
 
 
-def applied(work, obj, variants):
-    """The object after the one variant kubectl accepts, or None when not exactly one does."""
-    results = [out for out in kubectl_patch_all(work, [(obj, "json", json.dumps(v)) for v in variants])
-               if out]
-    return results[0] if len(results) == 1 else None
+def the_one_accepted(outs):
+    """The object after the one variant kubectl accepted, or None when not exactly one was."""
+    accepted = [out for out in outs if out]
+    return accepted[0] if len(accepted) == 1 else None
 
 
 def filled(variants, needs_value):
@@ -140,13 +139,17 @@ def check_pod_variants(work, objects, kind, patch, failures):
                 if field in pod["spec"]:
                     spec[field] = copy.deepcopy(pod["spec"][field])
             pairs.append((f"{obj_kind} {obj_name} / Pod {pod_name}", workload, pod))
-    # Every kubectl run of the pairs at once (kubectl_patch_all runs them in parallel).
-    kubectl_patch_all(work, [(o, "json", json.dumps(v)) for _, workload, pod in pairs
-                             for o, vs in ((workload, variants), (pod, pod_variants)) for v in vs])
+    # Every kubectl run of the pairs at once (kubectl_patch_all runs them in parallel): per pair
+    # the workload's variants, then the Pod's.
+    outs = kubectl_patch_all(work, [(o, "json", json.dumps(v)) for _, workload, pod in pairs
+                                    for o, vs in ((workload, variants), (pod, pod_variants))
+                                    for v in vs])
+    per_pair = len(variants) + len(pod_variants)
     checked = 0
-    for where, workload, pod in pairs:
-        after_obj = applied(work, workload, variants)
-        after_pod = applied(work, pod, pod_variants)
+    for p, (where, _, _) in enumerate(pairs):
+        mine = outs[p * per_pair:(p + 1) * per_pair]
+        after_obj = the_one_accepted(mine[:len(variants)])
+        after_pod = the_one_accepted(mine[len(variants):])
         if after_obj is None or after_pod is None:
             failures.append(f"{kind}: not exactly one variant applies to {where}")
             continue

@@ -320,24 +320,21 @@ std::vector<const model::Pod*> ClusterBuilder::podsNotLive() const {
   return out;
 }
 
-std::vector<const model::Pod*> ClusterBuilder::podsPendingUnbound() const {
-  std::vector<const model::Pod*> out;
+std::vector<const model::Pod*> ClusterBuilder::podsPendingUnbound(std::size_t others) const {
+  std::vector<const model::Pod*> pending;
+  std::vector<const model::Pod*> other;
   for (std::size_t i = 0; i < pods_.size(); ++i) {
-    if (pods_[i].has_info && pods_[i].live && pods_[i].pod.isPendingUnscheduled()) {
-      out.push_back(&pods_[i].pod);
+    if (!pods_[i].has_info || !pods_[i].live) {
+      continue;
+    }
+    if (pods_[i].pod.isPendingUnscheduled()) {
+      pending.push_back(&pods_[i].pod);
+    } else if (other.size() < others) {
+      other.push_back(&pods_[i].pod);
     }
   }
-  return out;
-}
-
-std::vector<const model::Pod*> ClusterBuilder::otherLivePods(std::size_t most) const {
-  std::vector<const model::Pod*> out;
-  for (std::size_t i = 0; i < pods_.size() && out.size() < most; ++i) {
-    if (pods_[i].has_info && pods_[i].live && !pods_[i].pod.isPendingUnscheduled()) {
-      out.push_back(&pods_[i].pod);
-    }
-  }
-  return out;
+  pending.insert(pending.end(), other.begin(), other.end());
+  return pending;
 }
 
 void ClusterBuilder::markLiveExcept(const std::vector<model::Fingerprint>& gone) {

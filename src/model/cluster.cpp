@@ -179,6 +179,7 @@ ClusterSnapshot::ClusterSnapshot(UnixSeconds at, std::vector<Node> nodes, Pods p
   }
   pods_by_node_.resize(nodes_.size());
   requested_by_node_.resize(nodes_.size());
+  pod_index_.reserve(pods_->size());
   std::vector<PodId>* in_namespace = nullptr;
   for (PodId id = 0; id < pods_->size(); ++id) {
     Pod& pod = (*pods_)[id];
@@ -189,10 +190,11 @@ ClusterSnapshot::ClusterSnapshot(UnixSeconds at, std::vector<Node> nodes, Pods p
       in_namespace = &pods_by_namespace_[pod.namespace_];
     }
     in_namespace->push_back(id);
-    if (pod.node == kNoNode && !pod.node_name.empty()) {
-      if (auto it = node_index_.find(pod.node_name); it != node_index_.end()) {
-        pod.node = it->second;
-      }
+    // A pod an incremental read kept still has the id its node had last time: most often right.
+    if (!pod.node_name.empty() &&
+        (pod.node >= nodes_.size() || nodes_[pod.node].name != pod.node_name)) {
+      const auto it = node_index_.find(pod.node_name);
+      pod.node = it != node_index_.end() ? it->second : kNoNode;
     }
     if (pod.holdsResources()) {
       pods_by_node_[pod.node].push_back(id);

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -39,6 +40,29 @@ TEST_CASE("takePods moves the pods out once their snapshot is gone, and copies t
   REQUIRE(moved.size() == 3);
   CHECK(moved[0].name == "p0");
   CHECK(ClusterSnapshot::takePods(nullptr).empty());
+}
+
+TEST_CASE("a pod's node id is checked against its node's name, not trusted", "[model]") {
+  std::vector<Node> nodes(2);
+  nodes[0].name = "n0";
+  nodes[1].name = "n1";
+  ClusterSnapshot::Pods pods(4);
+  const char* node_names[] = {"n1", "n0", "gone", ""};
+  const NodeId ids[] = {1, 1, 0, kNoNode};  // kept from a snapshot whose nodes were others
+  for (std::size_t i = 0; i < pods.size(); ++i) {
+    pods[i].namespace_ = "ns";
+    pods[i].name = "p" + std::to_string(i);
+    pods[i].node_name = node_names[i];
+    pods[i].node = ids[i];
+    pods[i].phase = PodPhase::kRunning;
+  }
+  const ClusterSnapshot snapshot(100, std::move(nodes), std::move(pods));
+  CHECK(snapshot.pod(0).node == 1);        // still right
+  CHECK(snapshot.pod(1).node == 0);        // n0 has another id now
+  CHECK(snapshot.pod(2).node == kNoNode);  // its node is not in the snapshot
+  CHECK(snapshot.pod(3).node == kNoNode);
+  CHECK(snapshot.podsOn(0).size() == 1);
+  CHECK(snapshot.podsOn(1).size() == 1);
 }
 
 TEST_CASE("a copied snapshot has pods of its own", "[model]") {

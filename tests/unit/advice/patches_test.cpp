@@ -325,6 +325,32 @@ TEST_CASE(
                                  "nightly-old00-prep"});
 }
 
+TEST_CASE(
+    "batch-online-colocation's online pool is first fit: onto nodes another service put in the "
+    "pool, and per request shape onto the first node outside it that fits",
+    "[advice][batch-online-colocation]") {
+  testing::RunFixture fx = testing::colocationScenario();  // web-5d8 (6 cores) on n1
+  fx.nodes.push_back(makeNode("n2", 16, 64));
+  fx.nodes.push_back(makeNode("n3", 16, 32));
+  fx.nodes.push_back(makeNode("n4", 16, 128));
+  fx.nodes.push_back(makeNode("n5", 16, 64));
+  // api-7d9 on n1 and n2: once web-5d8 puts n1 in the pool, api-2 fits there too.
+  fx.pods.push_back(makePod("web", "api-1", "n1", 1, 4, 0, ownedBy("ReplicaSet", "api-7d9")));
+  fx.pods.push_back(makePod("web", "api-2", "n2", 2, 4, 0, ownedBy("ReplicaSet", "api-7d9")));
+  // cache-5f6 most on n3, then n4, then n1. Its largest pod fits n4, not n3 (memory); the next,
+  // of another shape, no longer fits n4 but n3, before it.
+  const auto cache = ownedBy("ReplicaSet", "cache-5f6");
+  fx.pods.push_back(makePod("web", "cache-x", "n1", 1, 1, 0, cache));
+  fx.pods.push_back(makePod("web", "cache-small", "n3", 9, 20, 0, cache));
+  fx.pods.push_back(makePod("web", "cache-y", "n3", 2, 1, 0, cache));
+  fx.pods.push_back(makePod("web", "cache-big", "n4", 10, 70, 0, cache));
+  const auto findings = fx.detect(analysis::BatchOnlineColocation());  // builds fx.cluster
+  const auto recs = advice::recommend(findings, config::Config{}, *fx.cluster);
+  REQUIRE(recs.size() == 1);
+  CHECK(recs[0].evidence["online_pool"] == nlohmann::json::array({"n1", "n3", "n4"}));
+  CHECK(recs[0].evidence["batch_pool"] == nlohmann::json::array({"n2", "n5"}));
+}
+
 TEST_CASE("batch-online-colocation labels both pools before any selector names them",
           "[advice][patches][batch-online-colocation]") {
   testing::RunFixture fx = testing::colocationScenario();

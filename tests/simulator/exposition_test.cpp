@@ -223,6 +223,52 @@ void checkTruthStartTimes() {
   CHECK(tasks > 40);
 }
 
+// Each task's counter: its parents' outputs, all of them (a parent on its node too), arrived by
+// the end of its fetch, and not before, where a scrape fell inside the fetch.
+void checkNetworkReceive() {
+  const Rendered& r = seedBaseline();
+  std::map<std::string, std::vector<const Sample*>> received;  // by pod
+  for (const auto& s : r.samples) {
+    if (s.name == "container_network_receive_bytes_total") {
+      CHECK(s.labels.at("interface") == "eth0");
+      received[s.labels.at("pod")].push_back(&s);
+    }
+  }
+  std::map<std::string, double> output_gb;
+  for (const auto& w : r.scenario.workflows) {
+    for (const auto& task : w.tasks) {
+      output_gb[w.name + "/" + task.id] = task.outputGb;
+    }
+  }
+  std::size_t fetching = 0;
+  std::size_t inside = 0;
+  for (const auto& run : r.truth["runs"]) {
+    for (const auto& task : run["tasks"]) {
+      if (task["started"].is_null() || !received.count(task["pod"].get<std::string>())) {
+        continue;
+      }
+      double total = 0;
+      for (const auto& parent : task["parents"]) {
+        total +=
+            output_gb.at(run["dag"].get<std::string>() + "/" + parent.get<std::string>()) * 1e9;
+      }
+      const double fetched = task["started"].get<double>() + task["transfer_seconds"].get<double>();
+      INFO(task["pod"]);
+      for (const Sample* s : received.at(task["pod"].get<std::string>())) {
+        if (s->time >= fetched + 1) {  // the truth's start is whole seconds
+          CHECK(s->value == Approx(total).margin(1));
+        } else if (s->time > task["started"].get<double>() + 1) {
+          CHECK(s->value < total);
+          ++inside;
+        }
+      }
+      fetching += total > 0 ? 1 : 0;
+    }
+  }
+  CHECK(fetching > 40);
+  CHECK(inside > 40);
+}
+
 void checkHoardingVisible() {
   const Rendered& r = seedBaseline();
   double t = r.truth["suggested_analysis_time"].get<double>();
@@ -295,6 +341,9 @@ TEST_CASE("the seed's OpenMetrics output and ground truth", "[simulator][openmet
   }
   SECTION("ground truth agrees with the series") {
     checkTruthStartTimes();
+  }
+  SECTION("each task's network counter shows its parents' outputs arriving") {
+    checkNetworkReceive();
   }
   SECTION("the planted GPU hoarding is visible in the series at the suggested time") {
     checkHoardingVisible();

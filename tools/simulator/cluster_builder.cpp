@@ -308,6 +308,7 @@ Pod replacementOf(const Pod& evicted, int generation, double created) {
   p.node = -1;
   p.gpus.clear();
   p.transferSeconds = 0;
+  p.fetches.clear();
   p.evicted = false;
   return p;
 }

@@ -234,6 +234,7 @@ void Exposition::writeHeader() {
       {"scheduler_pending_pods", "gauge", "Number of pending pods, by the queue type."},
       {"container_cpu_usage_seconds", "counter", "Cumulative cpu time consumed in seconds."},
       {"container_memory_working_set_bytes", "gauge", "Current working set in bytes."},
+      {"container_network_receive_bytes", "counter", "Cumulative count of bytes received"},
       {"DCGM_FI_DEV_GPU_UTIL", "gauge", "GPU utilization (in %)."},
       {"DCGM_FI_DEV_FB_USED", "gauge", "Framebuffer memory used (in MiB)."},
       {"scheduler_unschedulable_pods", "gauge",
@@ -480,6 +481,16 @@ void Exposition::podUsage(const Pod& p, PodState& st, double t, double ts) {
             std::round((t - p.started) * cores * 1000) / 1000, ts);
   w_.sample(st.slots[kMemory], "container_memory_working_set_bytes", labels,
             std::floor(std::max(16.0 * 1048576, p.request.memory * 0.6)), ts);
+  // The network counters are the pod's, not a container's: cAdvisor reports them on the pod
+  // sandbox, with an empty container label under containerd. Every scrape, as the CPU counter:
+  // the daemon averages the counter over the pod's samples (when the bytes arrived).
+  const std::string pod = label("job", "kubelet") + "," + label("instance", n.ip + ":10250") + "," +
+                          label("metrics_path", "/metrics/cadvisor") + "," +
+                          label("namespace", p.ns) + "," + label("pod", p.name) + "," +
+                          label("container", "") + "," + label("interface", "eth0") + "," +
+                          label("node", n.name);
+  w_.sample("container_network_receive_bytes_total", pod,
+            std::floor(receivedBytes(p.fetches, t - p.started)), ts);
 }
 
 void Exposition::scheduler(double t, double ts) {

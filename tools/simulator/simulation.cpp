@@ -276,20 +276,25 @@ class Simulation {
     return s_.scheduler.podStartupSeconds * (0.8 + 0.4 * rng.uniform());
   }
 
-  // The task's own run time plus the time to fetch each parent's output from another node.
+  // The task's own run time plus the time to fetch each parent's output from another node. An
+  // output on the pod's own node arrives at once (it still crosses the pod's network interface).
   double runSeconds(Pod& p) {
     const Run& r = runs_[static_cast<std::size_t>(p.run)];
     const auto& tasks = s_.workflows[static_cast<std::size_t>(r.workflow)].tasks;
     double transfer = 0;
+    p.fetches.clear();
     for (int parentId : parentPods(p)) {
       const Pod& parent = pods_[static_cast<std::size_t>(parentId)];
-      if (parent.node == p.node) {
-        continue;
+      const double gb = tasks[static_cast<std::size_t>(parent.task)].outputGb;
+      double seconds = 0;
+      if (parent.node != p.node) {
+        bool sameZone = nodes_[static_cast<std::size_t>(parent.node)].zone ==
+                        nodes_[static_cast<std::size_t>(p.node)].zone;
+        seconds =
+            gb * (sameZone ? s_.network.sameZoneSecondsPerGb : s_.network.crossZoneSecondsPerGb);
       }
-      bool sameZone = nodes_[static_cast<std::size_t>(parent.node)].zone ==
-                      nodes_[static_cast<std::size_t>(p.node)].zone;
-      double perGb = sameZone ? s_.network.sameZoneSecondsPerGb : s_.network.crossZoneSecondsPerGb;
-      transfer += tasks[static_cast<std::size_t>(parent.task)].outputGb * perGb;
+      transfer += seconds;
+      p.fetches.push_back({gb * kBytesPerGb, seconds});
     }
     p.transferSeconds = transfer;
     return r.baseRuntime[static_cast<std::size_t>(p.task)] + transfer;
@@ -384,6 +389,19 @@ class Simulation {
 };
 
 }  // namespace
+
+double receivedBytes(const std::vector<Fetch>& fetches, double elapsed) {
+  double bytes = 0;
+  for (const Fetch& f : fetches) {
+    if (elapsed >= f.seconds) {
+      bytes += f.bytes;
+      elapsed -= f.seconds;
+      continue;
+    }
+    return bytes + f.bytes * std::max(0.0, elapsed) / f.seconds;
+  }
+  return bytes;
+}
 
 History simulate(const Scenario& scenario, Policy policy) {
   if (policy == Policy::kBaseline) {

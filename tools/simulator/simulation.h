@@ -15,6 +15,7 @@
 namespace dagadvisor::sim {
 
 constexpr double kNever = std::numeric_limits<double>::infinity();
+constexpr double kBytesPerGb = 1e9;  // a task's output_gb, in decimal gigabytes
 
 struct Node {
   std::string name;
@@ -33,6 +34,16 @@ struct Node {
 };
 
 enum class PodKind { kDaemonSet, kDeployment, kTask };
+
+/// One parent's output fetched by a task: `seconds` at the start of its run (0 from its own node).
+struct Fetch {
+  double bytes = 0;
+  double seconds = 0;
+};
+
+/// Bytes received `elapsed` seconds into the run: the fetches one after the other, each at a
+/// constant rate, as the pod's network receive counter shows them.
+double receivedBytes(const std::vector<Fetch>& fetches, double elapsed);
 
 /// A pod and everything that happened to it. Times are seconds after the scenario start;
 /// kNever marks an event that has not happened.
@@ -72,6 +83,9 @@ struct Pod {
   int node = -1;
   std::vector<int> gpus;  // device indices on the node
   double transferSeconds = 0;
+  // The parents' outputs in the order the task fetched them (from the start of its run), the
+  // bytes cAdvisor's pod-level network counter shows arriving.
+  std::vector<Fetch> fetches;
 };
 
 /// One workflow run (DAG instance).

@@ -39,6 +39,7 @@ struct MetricNames {
       "scheduler_framework_extension_point_duration_seconds";
   std::string container_cpu_usage = "container_cpu_usage_seconds_total";
   std::string container_memory_working_set = "container_memory_working_set_bytes";
+  std::string container_network_receive = "container_network_receive_bytes_total";
   std::string gpu_utilization = "DCGM_FI_DEV_GPU_UTIL";
   // What the mixin's usage recording rules (alerts/dagadvisor.rules.yml) record every 5 minutes,
   // one series per pod: read instead of the three above with usage_from_recording_rules.

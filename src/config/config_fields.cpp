@@ -99,6 +99,8 @@ std::vector<Field> configFields(Config& config) {
            Rule::kMetricName},
           {"sources.prometheus.metrics.container_memory_working_set",
            &metrics.container_memory_working_set, Rule::kMetricName},
+          {"sources.prometheus.metrics.container_network_receive",
+           &metrics.container_network_receive, Rule::kMetricName},
           {"sources.prometheus.metrics.gpu_utilization", &metrics.gpu_utilization,
            Rule::kMetricName},
           {"sources.prometheus.metrics.recorded_pod_cpu_rate", &metrics.recorded_pod_cpu_rate,

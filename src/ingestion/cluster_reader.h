@@ -1,11 +1,13 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <string>
 
 #include "common/clock.h"
 #include "common/result.h"
 #include "ingestion/cluster_fetch.h"
+#include "ingestion/network_receive_reader.h"
 #include "model/cluster.h"
 #include "sources/metrics_source.h"
 #include "sources/snapshot/snapshot_writer.h"
@@ -24,6 +26,14 @@ class ClusterReader {
   /// query, a target) is an Error; optional data only adds a warning.
   virtual Result<model::ClusterSnapshot> read(UnixSeconds at, FetchStats& stats) = 0;
 
+  /// What `pods` of `cluster` (the snapshot read last; finished task pods) received over the
+  /// network while they ran. Empty where the source keeps no history of it (a direct scrape);
+  /// a failure only adds a warning to `stats`.
+  virtual NetworkReceiveByPod readNetworkReceive(const model::ClusterSnapshot& /*cluster*/,
+                                                 std::span<const model::PodId> /*pods*/,
+                                                 UnixSeconds /*at*/, FetchStats& /*stats*/) {
+    return {};
+  }
   /// A short description for logs and the report's `source`; never contains credentials.
   virtual std::string describe() const = 0;
 

@@ -40,29 +40,9 @@ bool isPodQuery(QueryId id) {
          id != QueryId::kSchedulerSignals;
 }
 
-// `uid=~"a|b|…"`, the regex's special characters escaped for PromQL's double-quoted string.
 std::string uidMatcher(const std::vector<std::string_view>& uids, std::size_t from,
                        std::size_t to) {
-  std::string out = "uid=~\"";
-  for (std::size_t i = from; i < to; ++i) {
-    if (i > from) {
-      out += '|';
-    }
-    for (const char c : uids[i]) {
-      if (std::string_view(R"(\.+*?()|[]{}^$)").find(c) != std::string_view::npos) {
-        out += "\\\\";
-      } else if (c == '"') {
-        out += '\\';
-      }
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
-config::PrometheusSource withSelector(config::PrometheusSource settings, const std::string& extra) {
-  settings.selector = settings.selector.empty() ? extra : settings.selector + ", " + extra;
-  return settings;
+  return matcherAnyOf("uid", std::span(uids).subspan(from, to - from));
 }
 
 PlannedQuery newestSampleQuery(const config::PrometheusSource& settings, double range_seconds,

@@ -5,6 +5,7 @@ namespace dagadvisor::ingestion {
 PromqlClusterReader::PromqlClusterReader(sources::MetricsSource& source,
                                          const config::PrometheusSource& settings)
     : source_(&source),
+      network_(settings),
       catalog_(settings),
       concurrency_(static_cast<std::size_t>(settings.max_concurrent_queries)),
       max_series_(static_cast<std::size_t>(settings.max_series_per_query)) {

@@ -7,6 +7,7 @@
 #include "config/config.h"
 #include "ingestion/cluster_reader.h"
 #include "ingestion/incremental_reader.h"
+#include "ingestion/network_receive_reader.h"
 #include "ingestion/query_catalog.h"
 
 namespace dagadvisor::ingestion {
@@ -25,16 +26,23 @@ class PromqlClusterReader final : public ClusterReader {
   PromqlClusterReader(sources::MetricsSource& source, const config::PrometheusSource& settings);
 
   Result<model::ClusterSnapshot> read(UnixSeconds at, FetchStats& stats) override;
+  NetworkReceiveByPod readNetworkReceive(const model::ClusterSnapshot& cluster,
+                                         std::span<const model::PodId> pods, UnixSeconds at,
+                                         FetchStats& stats) override {
+    return network_.read(*source_, cluster, pods, at, stats);
+  }
   std::string describe() const override { return source_->describe(); }
   sources::MetricsSource& recordedAnswers() override { return *source_; }
   void recordInto(sources::SnapshotWriter& writer) override {
     source_ = &writer;
     incremental_.reset();
+    network_.forget();
   }
 
  private:
   sources::MetricsSource* source_;
   std::optional<IncrementalReader> incremental_;
+  NetworkReceiveReader network_;
   QueryCatalog catalog_;
   std::size_t concurrency_;
   std::size_t max_series_;

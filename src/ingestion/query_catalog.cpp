@@ -418,4 +418,37 @@ sources::Query podSpecQuery(const config::PrometheusSource& settings, PodSpecPar
   return {"pod_spec", Builder(settings).podSpec(parts)};
 }
 
+std::string matcherAnyOf(std::string_view label, std::span<const std::string_view> values) {
+  std::string out = std::string(label) + "=~\"";
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) {
+      out += '|';
+    }
+    for (const char c : values[i]) {
+      if (std::string_view(R"(\.+*?()|[]{}^$)").find(c) != std::string_view::npos) {
+        out += "\\\\";
+      } else if (c == '"') {
+        out += '\\';
+      }
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+config::PrometheusSource withSelector(config::PrometheusSource settings, const std::string& extra) {
+  settings.selector = settings.selector.empty() ? extra : settings.selector + ", " + extra;
+  return settings;
+}
+
+sources::Query podNetworkReceiveQuery(const config::PrometheusSource& settings,
+                                      ReceiveFigure figure, std::string name) {
+  const char* function = figure == ReceiveFigure::kTotal ? "max_over_time(" : "avg_over_time(";
+  const std::string series =
+      select(settings.metrics.container_network_receive, R"(interface!="lo")", settings.selector);
+  return {std::move(name), aggregate("sum by", "namespace, pod",
+                                     maxBy("namespace, pod, interface",
+                                           function + series + range(settings.lookback) + ")"))};
+}
+
 }  // namespace dagadvisor::ingestion

@@ -2,7 +2,9 @@
 
 #include <array>
 #include <cstddef>
+#include <span>
 #include <string>
+#include <string_view>
 
 #include "config/config.h"
 #include "sources/metrics_source.h"
@@ -95,5 +97,21 @@ sources::Query podGoneQuery(const config::PrometheusSource& settings, config::Se
 /// already showed it exported: the count selects every series of the family.
 enum class PodSpecParts { kAll, kOfPods, kTolerationsExported, kNodeSelectorsExported };
 sources::Query podSpecQuery(const config::PrometheusSource& settings, PodSpecParts parts);
+
+/// `label=~"a|b|…"`, the regex's special characters escaped for PromQL's double-quoted string:
+/// a selector of the listed pods (by uid, or by name within a namespace).
+std::string matcherAnyOf(std::string_view label, std::span<const std::string_view> values);
+
+/// `settings` with `extra` matchers appended to its selector.
+config::PrometheusSource withSelector(config::PrometheusSource settings, const std::string& extra);
+
+/// Not in the catalog: what the pods `settings`' selector names received over their network
+/// interfaces within the lookback, one series per pod (namespace, pod): the counter's newest
+/// value (kTotal; it only grows while the pod lives) or its mean over the pod's samples (kMean).
+/// Summed over interfaces but the loopback, after a `max` over the series of one interface
+/// (HA replicas, and cAdvisor's pod-level series under several container labels).
+enum class ReceiveFigure { kTotal, kMean };
+sources::Query podNetworkReceiveQuery(const config::PrometheusSource& settings,
+                                      ReceiveFigure figure, std::string name);
 
 }  // namespace dagadvisor::ingestion

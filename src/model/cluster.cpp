@@ -139,7 +139,8 @@ ClusterSnapshot::ClusterSnapshot(const ClusterSnapshot& other)
       scheduler_(other.scheduler_),
       spec_families_(other.spec_families_),
       priority_classes_(other.priority_classes_),
-      pending_specs_listed_(other.pending_specs_listed_) {}
+      pending_specs_listed_(other.pending_specs_listed_),
+      network_receive_(other.network_receive_) {}
 
 ClusterSnapshot& ClusterSnapshot::operator=(const ClusterSnapshot& other) {
   if (this != &other) {
@@ -256,6 +257,11 @@ void ClusterSnapshot::joinSchedulingSpecs(SchedulingSpecs specs) {
       }
     }
   }
+}
+
+const NetworkReceive* ClusterSnapshot::networkReceive(PodId pod) const {
+  const auto it = network_receive_.find(pod);
+  return it == network_receive_.end() ? nullptr : &it->second;
 }
 
 }  // namespace dagadvisor::model

@@ -93,6 +93,15 @@ struct ContainerRequests {
   ResourceVector requests;  // CPU and memory
 };
 
+/// What a finished pod received over its network interfaces while it ran (cAdvisor's pod-level
+/// `container_network_receive_bytes_total`, summed over interfaces): the counter's last value,
+/// and its mean over the pod's samples, which tells when the bytes arrived (a pod that fetched
+/// everything at once has a mean close to the total).
+struct NetworkReceive {
+  double bytes = 0;
+  double mean_bytes = 0;
+};
+
 enum class PodPhase { kPending, kRunning, kSucceeded, kFailed, kUnknown };
 
 std::string_view phaseName(PodPhase phase);
@@ -210,6 +219,13 @@ class ClusterSnapshot {
   /// A family that is nullopt leaves what is known unchanged.
   void joinSchedulingSpecs(SchedulingSpecs specs);
 
+  /// What finished pods received (read after the runs are known, for their task pods only: the
+  /// source reads it by pod name); nullptr for a pod it was not read for.
+  const NetworkReceive* networkReceive(PodId pod) const;
+  void joinNetworkReceive(std::unordered_map<PodId, NetworkReceive> received) {
+    network_receive_ = std::move(received);
+  }
+
  private:
   static const Pods& noPods();  // a moved-from snapshot's
 
@@ -226,6 +242,7 @@ class ClusterSnapshot {
   SpecFamilies spec_families_;
   std::optional<std::vector<PriorityClass>> priority_classes_;  // sorted by name
   bool pending_specs_listed_ = false;
+  std::unordered_map<PodId, NetworkReceive> network_receive_;
 };
 
 }  // namespace dagadvisor::model

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "analysis/transfer_measurement.h"
+#include "analysis/transfer_prices.h"
 #include "common/cancellation.h"
 #include "prediction/perturbation.h"
 #include "replay/input_builder.h"
@@ -171,16 +172,23 @@ Prediction figures(const replay::ReplayInput& input, const Sides& sides,
   return p;
 }
 
-// Each task's measured slowdown across zones (analysis' crossing measurement, the figure
-// split-dependencies reports). Unmeasured tasks keep their observed run time wherever they land:
+// What a hand-off costs, by where the parent ran: per GB where the task pods' received bytes
+// priced both kinds (analysis/transfer_prices.h), else each task's measured slowdown across zones
+// (analysis' crossing measurement, the figure split-dependencies reports). Unmeasured tasks keep
+// their observed run time wherever they land:
 // the configured transfer model (analysis.transfer) is a guess, and a guess of a few seconds per
 // edge would decide predictions it cannot support (the simulator charges minutes per GB).
 replay::InputOptions inputOptions(const model::ClusterSnapshot& cluster,
                                   const std::vector<graph::RunGraph>& graphs,
+                                  const analysis::ZoneIndex& zones,
+                                  const analysis::TransferPrices& prices,
                                   const PredictionOptions& options) {
   replay::InputOptions out;
   out.zone_label = options.zone_label;
-  const auto zones = analysis::ZoneIndex::of(cluster, options.zone_label);
+  if (prices.measured()) {
+    out.transfer_prices = {prices.same_zone.seconds_per_gb / analysis::kBytesPerGb,
+                           prices.cross_zone.seconds_per_gb / analysis::kBytesPerGb};
+  }
   const analysis::CrossingMeasurements crossings =
       analysis::measureCrossings(graphs, cluster, zones);
   for (const graph::RunGraph& g : graphs) {
@@ -199,7 +207,10 @@ replay::InputOptions inputOptions(const model::ClusterSnapshot& cluster,
 Result<PredictionContext> PredictionContext::build(const model::ClusterSnapshot& cluster,
                                                    const std::vector<graph::RunGraph>& graphs,
                                                    const PredictionOptions& options) {
-  auto input = replay::buildReplayInput(cluster, graphs, inputOptions(cluster, graphs, options));
+  const auto zones = analysis::ZoneIndex::of(cluster, options.zone_label);
+  const analysis::TransferPrices prices = analysis::measureTransferPrices(graphs, cluster, zones);
+  auto input = replay::buildReplayInput(cluster, graphs,
+                                        inputOptions(cluster, graphs, zones, prices, options));
   if (!input.ok()) {
     return input.error();
   }
@@ -209,7 +220,11 @@ Result<PredictionContext> PredictionContext::build(const model::ClusterSnapshot&
   if (auto stop = stopping()) {  // before the calibration's replays
     return makeError(*stop);
   }
-  return fromInput(*input, options);
+  auto context = fromInput(*input, options);
+  if (context.ok()) {
+    context->transfer_prices_ = prices;
+  }
+  return context;
 }
 
 Result<PredictionContext> PredictionContext::fromInput(const replay::ReplayInput& input,

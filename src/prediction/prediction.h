@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/transfer_prices.h"
 #include "common/result.h"
 #include "graph/run_graph.h"
 #include "model/cluster.h"
@@ -93,6 +94,9 @@ class PredictionContext {
 
   const replay::CalibrationReport& calibration() const { return calibration_; }
   const replay::SchedulerProfile& profile() const { return profile_; }
+  /// What a hand-off costs by where the parent ran, as the window's received bytes measured it
+  /// (charged by the replay when both prices are measured); none from a bare input.
+  const analysis::TransferPrices& transferPrices() const { return transfer_prices_; }
   std::size_t pods() const { return inputs_.front().pods.size(); }
   /// The window replayed: the first task pod's creation to the snapshot time.
   std::pair<UnixSeconds, UnixSeconds> window() const {
@@ -115,6 +119,7 @@ class PredictionContext {
   PredictionOptions options_;
   replay::SchedulerProfile profile_;
   replay::CalibrationReport calibration_;
+  analysis::TransferPrices transfer_prices_;
   std::vector<replay::ReplayInput> inputs_;  // by perturbation
   std::vector<ReplayMeasures> before_;       // by perturbation
   double gpu_capacity_ = 0;                  // GPUs of every node of the window

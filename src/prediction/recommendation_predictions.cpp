@@ -72,6 +72,7 @@ RecommendationPredictions predictRecommendations(
     return out;
   }
   out.calibration = context->calibration();
+  out.transfer_prices = context->transferPrices();
   out.replayed_pods = context->pods();
   std::tie(out.window_start, out.window_end) = context->window();
   replay::ChangeSet together;

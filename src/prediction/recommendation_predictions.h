@@ -14,6 +14,7 @@ namespace dagadvisor::prediction {
 struct RecommendationPredictions {
   std::string unavailable;  // why the window could not be replayed ("" when it was)
   replay::CalibrationReport calibration;
+  analysis::TransferPrices transfer_prices;  // PredictionContext::transferPrices
   std::size_t replayed_pods = 0;
   UnixSeconds window_start = 0;  // the window replayed (PredictionContext::window)
   UnixSeconds window_end = 0;

@@ -320,8 +320,13 @@ class Builder {
     }
     if (!pod.parents.empty()) {
       pod.handoff = measuredHandoff(g, t).value_or(median_handoff_);
-      if (auto cost = options_.cross_zone_seconds.find(g.run->tasks[t].pod);
-          cost != options_.cross_zone_seconds.end()) {
+      const model::NetworkReceive* received = cluster_.networkReceive(g.run->tasks[t].pod);
+      if (options_.transfer_prices.priced() && received != nullptr) {
+        pod.prices = options_.transfer_prices;
+        pod.bytes_per_parent = received->bytes / static_cast<double>(g.graph.parents(t).size());
+        pod.observed_transfer_seconds = observedTransfer(pod);
+      } else if (auto cost = options_.cross_zone_seconds.find(g.run->tasks[t].pod);
+                 cost != options_.cross_zone_seconds.end()) {
         pod.cross_zone_seconds = cost->second;
         pod.observed_transfer_seconds = observedTransfer(pod);
       }

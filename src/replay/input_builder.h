@@ -27,6 +27,10 @@ struct InputOptions {
   /// By task pod: its measured slowdown across zones (ReplayPod::cross_zone_seconds). Tasks not
   /// listed keep their observed run time wherever they land.
   std::unordered_map<model::PodId, double> cross_zone_seconds;
+  /// What a hand-off from another node costs, where the cluster's received bytes measured both
+  /// prices: a task whose received bytes are known (ClusterSnapshot::networkReceive) is charged
+  /// by them instead, each parent by where it runs.
+  TransferPrices transfer_prices;
 };
 
 /// The replay input of the window ending at cluster.at(): every node; every task pod of `runs`

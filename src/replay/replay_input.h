@@ -52,6 +52,15 @@ struct ReplayNode {
   std::string zone;            // the zone label's value; empty when the node has none
 };
 
+/// Seconds a byte handed from a parent on another node adds to the child's run, from a node of
+/// its zone and from another zone (analysis/transfer_prices.h measures them); 0 when not measured.
+struct TransferPrices {
+  double same_zone_seconds_per_byte = 0;
+  double cross_zone_seconds_per_byte = 0;
+
+  bool priced() const { return same_zone_seconds_per_byte > 0 || cross_zone_seconds_per_byte > 0; }
+};
+
 /// A pod of the window with everything the scheduler filters and scores on and the times the
 /// replay charges. What the model does not carry (tolerations, node selectors, affinity) is
 /// inferred where the observation implies it (`tolerations_inferred`) and otherwise empty; a
@@ -95,6 +104,11 @@ struct ReplayPod {
   /// What fetching from a parent in another zone adds to the run: the task's slowdown across
   /// zones as measured over its DAG's runs (replay/transfer.h); 0 where none was shown.
   double cross_zone_seconds = 0;
+  /// Where the cluster's received bytes priced a hand-off (TransferPrices): what the task
+  /// received from each parent (its received bytes shared evenly), and those prices. The replay
+  /// then charges each parent on another node by zone, in place of `cross_zone_seconds`.
+  double bytes_per_parent = 0;
+  TransferPrices prices;
   /// What that charged the observed placement, part of `run_seconds`: the replay charges its
   /// own placement instead. nullopt when a node or zone is unknown: the run time stays as
   /// observed wherever the pods land.

@@ -7,6 +7,7 @@ std::optional<double> transferSeconds(const ReplayPod& pod, ReplayNodeId node,
                                       const std::vector<ReplayNode>& nodes) {
   const std::string& zone = nodes[node].zone;
   bool crossed = false;
+  double priced = 0;
   for (ReplayNodeId parent : parent_nodes) {
     if (parent == node) {
       continue;
@@ -14,7 +15,13 @@ std::optional<double> transferSeconds(const ReplayPod& pod, ReplayNodeId node,
     if (zone.empty() || nodes[parent].zone.empty()) {
       return std::nullopt;
     }
-    crossed = crossed || nodes[parent].zone != zone;
+    const bool across = nodes[parent].zone != zone;
+    crossed = crossed || across;
+    priced += pod.bytes_per_parent * (across ? pod.prices.cross_zone_seconds_per_byte
+                                             : pod.prices.same_zone_seconds_per_byte);
+  }
+  if (pod.prices.priced()) {
+    return priced;
   }
   return crossed ? pod.cross_zone_seconds : 0;
 }

@@ -15,7 +15,9 @@
 namespace dagadvisor::replay {
 
 /// What the placement of `pod` on `node` costs it, its parents placed on `parent_nodes` (the
-/// replay's parents of the pod): `cross_zone_seconds` when one is in another zone, else 0.
+/// replay's parents of the pod): where the pod's hand-offs are priced, each parent on another node
+/// at its price (same zone or across) for `bytes_per_parent`; otherwise `cross_zone_seconds` when
+/// one is in another zone, else 0.
 /// nullopt when a parent on another node, or the pod, has no zone to compare: the run time is
 /// then kept as observed.
 std::optional<double> transferSeconds(const ReplayPod& pod, ReplayNodeId node,

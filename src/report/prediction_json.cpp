@@ -62,6 +62,12 @@ json predictedJson(const AnalysisReport& report, const advice::Recommendation& r
   return of.prediction == nullptr ? notReplayed(of.not_replayed) : predictionJson(*of.prediction);
 }
 
+json transferPriceJson(const analysis::TransferPrice& price) {
+  return json{{"seconds_per_gb", price.seconds_per_gb},
+              {"fetches", price.fetches},
+              {"measured", price.measured()}};
+}
+
 json predictionSummaryJson(const AnalysisReport& report) {
   const prediction::RecommendationPredictions& p = report.predictions;
   if (!p.unavailable.empty()) {
@@ -79,6 +85,10 @@ json predictionSummaryJson(const AnalysisReport& report) {
         {"median_error", c.median_error},
         {"p90_error", c.p90_error},
         {"max_error", c.max_error}}},
+      {"transfer_prices",
+       {{"same_zone", transferPriceJson(p.transfer_prices.same_zone)},
+        {"cross_zone", transferPriceJson(p.transfer_prices.cross_zone)},
+        {"charged", p.transfer_prices.measured()}}},
       {"together",
        {{"recommendations", p.together_ids},
         {"left_out", p.left_out_of_together},

@@ -115,6 +115,19 @@ std::string calibrationLine(const replay::CalibrationReport& c) {
   return buf;
 }
 
+// Measured, from the task pods' received bytes; the replay charges them only when both are.
+std::string transferLine(const analysis::TransferPrices& prices) {
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "hand-offs %s: %.1f s/GB from a node of the same zone (%zu pods), %.1f s/GB "
+                "across zones (%zu pods), measured from the pods' received bytes\n",
+                prices.measured() ? "charged by where the replay puts each task"
+                                  : "not charged (each price needs 3 pods)",
+                prices.same_zone.seconds_per_gb, prices.same_zone.fetches,
+                prices.cross_zone.seconds_per_gb, prices.cross_zone.fetches);
+  return buf;
+}
+
 }  // namespace
 
 std::string renderWhatIfText(const AnalysisReport& report) {
@@ -131,6 +144,7 @@ std::string renderWhatIfText(const AnalysisReport& report) {
     text += "  left out: " + id + " (slower in every replay on its own; name it to apply it)\n";
   }
   text += calibrationLine(all.calibration);
+  text += transferLine(all.transfer_prices);
   if (!p.replayed) {
     return text + "not replayed: " + p.not_replayed + "\n";
   }

@@ -63,9 +63,13 @@ for query in pod_info node_allocatable; do
     "$(value dagadvisor_source_query_response_bytes "$query" full) bytes," \
     "$(value dagadvisor_source_query_series "$query" full) series"
 done
-# Every catalog query has its bytes, and nothing else is asked; the exec time includes the evaluation.
+# Every catalog query has its bytes, and what the finished tasks with a parent received (one
+# request of each figure), and nothing else is asked; the exec time includes the evaluation.
 n=$(series dagadvisor_source_query_response_bytes full)
-[ "$n" -eq 21 ] || fail "response bytes for $n queries, expected the catalog's 21"
+[ "$n" -eq 23 ] || fail "response bytes for $n queries, expected the catalog's 21 and 2 of received bytes"
+for query in pod_received_1 pod_received_mean_1; do
+  [ -n "$(value dagadvisor_source_query_response_bytes "$query" full)" ] || fail "serve --at did not ask $query"
+done
 [ -z "$(value dagadvisor_source_query_response_bytes pod_seen full)" ] || fail "serve --at asked pod_seen"
 [ "$(series dagadvisor_source_query_response_bytes window)" -eq 0 ] || fail "serve --at read a window"
 awk -v e="$(value dagadvisor_source_query_eval_seconds pod_info full)" \
@@ -73,7 +77,7 @@ awk -v e="$(value dagadvisor_source_query_eval_seconds pod_info full)" \
   || fail "pod_info: exec time below eval time"
 grep 'msg="query decoded"' "$WORK_DIR/daemon-at.log" | grep 'query=pod_info' | grep -q 'backend_eval_ms=' \
   || { grep 'query decoded' "$WORK_DIR/daemon-at.log" | head -3 >&2; fail "no debug line with the backend's cost"; }
-echo "ok: serve --at: 21 queries' bytes exported, all full reads; the debug log names each query's cost"
+echo "ok: serve --at: 23 queries' bytes exported, all full reads; the debug log names each query's cost"
 kill -0 "$DAEMON" || fail "daemon died"
 kill "$DAEMON"; wait "$DAEMON" 2>/dev/null || true
 
@@ -88,7 +92,7 @@ for _ in $(seq 1 100); do
 done
 grep -q 'msg="window read"' "$WORK_DIR/daemon.log" || { tail -20 "$WORK_DIR/daemon.log" >&2; fail "no window read"; }
 n=$(series dagadvisor_source_query_response_bytes full)
-[ "$n" -eq 21 ] || fail "full read: bytes for $n queries, expected the catalog's 21"
+[ "$n" -eq 23 ] || fail "full read: bytes for $n queries, expected the catalog's 21 and 2 of received bytes"
 [ -z "$(value dagadvisor_source_query_response_bytes pod_seen full)" ] || fail "full read asked pod_seen of live pods"
 # A window read asks which pods changed and which are gone (with this fixture, which holds one
 # moment, none), and of the pods nothing: no pod_usage (kept for usage_refresh), none of the
@@ -105,7 +109,7 @@ for query in pod_usage_cpu pod_usage_memory pod_usage_samples pod_requests pod_l
   [ -z "$(value dagadvisor_source_query_response_bytes "$query" window)" ] \
     || fail "a window read with no new pod asked $query"
 done
-for query in pod_info pod_phase pod_created pod_scheduled pod_started pod_finished pod_live pod_seen; do
+for query in pod_info pod_phase pod_created pod_scheduled pod_started pod_finished pod_live pod_seen pod_received_1 pod_received_mean_1; do
   [ -z "$(value dagadvisor_source_query_response_bytes "$query" window)" ] \
     || fail "a window read with no changed pod asked $query"
 done

@@ -308,6 +308,21 @@ TEST_CASE("a task's measured crossing follows where the replay puts it and its p
   CHECK(childRun(unknown) == Approx(300));  // no zones known: the run time stays as observed
 }
 
+TEST_CASE("priced hand-offs charge each parent on another node by zone, in place of a crossing") {
+  // 2 GB from the parent at 20 s/GB within a zone and 90 s/GB across: observed on b1, the child's
+  // 300 s include 180 s of fetching across zones.
+  replay::ReplayInput in = parentAndChild(2);
+  in.pods[1].cross_zone_seconds = 1000;  // unused once priced
+  in.pods[1].bytes_per_parent = 2e9;
+  in.pods[1].prices = {20e-9, 90e-9};
+  in.pods[1].observed_transfer_seconds = 180;
+  CHECK(childRun(in) == Approx(300));
+  pinChildTo(in, 1);
+  CHECK(childRun(in) == Approx(160));  // another node of the parent's zone: 40 s
+  pinChildTo(in, 0);
+  CHECK(childRun(in) == Approx(120));  // the parent's own node: nothing crosses the network
+}
+
 TEST_CASE("a pod a change gave affinity terms leaves its observed node only for a better one") {
   // The observed node n1 fits; a sibling of the same run is bound on n2.
   replay::ReplayInput in;

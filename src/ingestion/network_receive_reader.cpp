@@ -80,12 +80,13 @@ NetworkReceiveByPod NetworkReceiveReader::read(sources::MetricsSource& source,
       unknown.push_back(id);
     }
   }
-  std::size_t index = 0;
-  for (const Chunk& chunk : chunksOf(cluster, std::move(unknown))) {
+  const std::vector<Chunk> chunks = chunksOf(cluster, std::move(unknown));
+  for (std::size_t index = 0; index < chunks.size(); ++index) {
+    const Chunk& chunk = chunks[index];
     const config::PrometheusSource selector =
         withSelector(settings_, "namespace=" + quoted(chunk.namespace_) + ", " +
                                     matcherAnyOf("pod", chunk.names));
-    const std::string suffix = "_" + std::to_string(++index);
+    const std::string suffix = "_" + std::to_string(index + 1);
     // By position in the chunk, whose names are sorted: the samples' labels point into the
     // response, which is gone once it is decoded.
     std::vector<model::NetworkReceive> answered(chunk.names.size());
@@ -108,12 +109,17 @@ NetworkReceiveByPod NetworkReceiveReader::read(sources::MetricsSource& source,
         {podNetworkReceiveQuery(selector, ReceiveFigure::kMean, "pod_received_mean" + suffix),
          false, sink(ReceiveFigure::kMean)},
     };
+    // The first failure ends the read (a source that refuses one request, an older snapshot
+    // without them, refuses the rest alike): one warning, and those pods are asked next time.
     if (auto run = runQueries(source, plan, at, stats, 2, max_series_); !run.ok()) {
+      std::size_t left = 0;
+      for (std::size_t rest = index; rest < chunks.size(); ++rest) {
+        left += chunks[rest].pods.size();
+      }
       stats.warnings.push_back(
-          "network receive of " + std::to_string(chunk.pods.size()) + " pod(s) in " +
-          std::string(chunk.namespace_) +
-          " not read, transfers measured without them: " + run.error().describe());
-      continue;
+          "network receive of " + std::to_string(left) +
+          " pod(s) not read, transfers priced without them: " + run.error().describe());
+      break;
     }
     for (std::size_t i = 0; i < chunk.pods.size(); ++i) {
       Known known;

@@ -25,8 +25,8 @@ class NetworkReceiveReader {
  public:
   explicit NetworkReceiveReader(const config::PrometheusSource& settings);
 
-  /// The figures of `pods` of `cluster` that answered. A query that fails adds a warning to
-  /// `stats`, and its pods are asked again next time.
+  /// The figures of `pods` of `cluster` that answered. The first query that fails ends the read
+  /// with one warning in `stats`; the pods not answered are asked again next time.
   NetworkReceiveByPod read(sources::MetricsSource& source, const model::ClusterSnapshot& cluster,
                            std::span<const model::PodId> pods, UnixSeconds at, FetchStats& stats);
 

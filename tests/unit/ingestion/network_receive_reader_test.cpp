@@ -102,9 +102,27 @@ TEST_CASE("a refused receive query is a warning, and its pods are asked again", 
   FetchStats stats;
   CHECK(reader.read(source, cluster, all, 1000, stats).empty());
   REQUIRE(stats.warnings.size() == 1);
-  CHECK_THAT(stats.warnings[0], Catch::Contains("network receive of 1 pod(s) in ns"));
+  CHECK_THAT(stats.warnings[0], Catch::Contains("network receive of 1 pod(s) not read"));
   source.failing.clear();
   CHECK(reader.read(source, cluster, all, 1060, stats).size() == 1);
+}
+
+TEST_CASE("the first refused request ends the read with one warning", "[ingestion]") {
+  ReceiveSource source;
+  source.failing = {"pod_received_1", "pod_received_2", "pod_received_3"};
+  NetworkReceiveReader reader{config::PrometheusSource{}};
+  std::vector<std::string> names;
+  std::vector<model::PodId> all;
+  for (int i = 0; i < 1200; ++i) {  // three requests of at most 500 names
+    names.push_back("t" + std::to_string(i));
+    all.push_back(static_cast<model::PodId>(i));
+  }
+  const model::ClusterSnapshot cluster = podsNamed(names);
+  FetchStats stats;
+  CHECK(reader.read(source, cluster, all, 1000, stats).empty());
+  REQUIRE(stats.warnings.size() == 1);
+  CHECK_THAT(stats.warnings[0], Catch::Contains("network receive of 1200 pod(s) not read"));
+  CHECK(source.asked.size() == 1);  // the first request refused, then nothing
 }
 
 }  // namespace dagadvisor::ingestion

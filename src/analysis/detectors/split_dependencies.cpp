@@ -11,6 +11,7 @@
 
 #include "analysis/detectors/detector_util.h"
 #include "analysis/transfer_measurement.h"
+#include "analysis/transfer_prices.h"
 
 namespace dagadvisor::analysis {
 namespace {
@@ -203,6 +204,30 @@ Measured measuredCrossings(const model::WorkflowRun& run, const Tally& tally,
   return out;
 }
 
+// The run's edges across zones at the measured hand-off prices, where the child's received
+// bytes are known: its bytes are shared evenly by its parents, as the replay charges them.
+void priceCrossings(const graph::RunGraph& rg, const ClusterSnapshot& cluster,
+                    const Scratch& scratch, const TransferPrices& prices,
+                    SplitDependenciesEvidence& e) {
+  if (!prices.measured()) {
+    return;
+  }
+  const double extra_per_gb = prices.cross_zone.seconds_per_gb - prices.same_zone.seconds_per_gb;
+  for (TaskIndex parent = 0; parent < rg.graph.size(); ++parent) {
+    for (TaskIndex child : rg.graph.children(parent)) {
+      const model::NetworkReceive* received = cluster.networkReceive(rg.run->tasks[child].pod);
+      if (received == nullptr ||
+          classify(scratch.where[parent], scratch.where[child]) != Placement::kCrossZone) {
+        continue;
+      }
+      const double gb =
+          received->bytes / kBytesPerGb / static_cast<double>(rg.graph.parents(child).size());
+      ++e.priced_cross_zone_edges;
+      e.priced_crossing_seconds += gb * std::max(0.0, extra_per_gb);
+    }
+  }
+}
+
 TransferBasis basisOf(const Tally& tally, const Measured& measured) {
   if (measured.measured_tasks == 0) {
     return TransferBasis::kModelled;
@@ -291,12 +316,23 @@ std::string measuredText(const SplitDependenciesEvidence& e) {
       e.cross_zone_tasks);
 }
 
+// What the priced hand-offs say, when the cluster's received bytes priced any of its crossings.
+std::string pricedText(const SplitDependenciesEvidence& e) {
+  if (e.priced_cross_zone_edges == 0) {
+    return "";
+  }
+  return formatText(
+      "; priced from the received bytes: %.0f s more than within a zone (%zu of %zu "
+      "edge(s) across zones)",
+      e.priced_crossing_seconds, e.priced_cross_zone_edges, e.cross_zone_edges);
+}
+
 std::string summaryLine(const std::string& run_id, const SplitDependenciesEvidence& e) {
   return formatText(
       "%s: %zu of %zu placed dependency edges split across nodes (%.0f%%), %zu across zones; "
-      "%s; modelled: %.0f s of transfer, %.0f s on the critical path",
+      "%s%s; modelled: %.0f s of transfer, %.0f s on the critical path",
       run_id.c_str(), e.splitNodeEdges(), e.placedEdges(), e.split_share * 100, e.cross_zone_edges,
-      measuredText(e).c_str(), e.modelled_transfer_seconds,
+      measuredText(e).c_str(), pricedText(e).c_str(), e.modelled_transfer_seconds,
       e.critical_path_modelled_transfer_seconds);
 }
 
@@ -376,6 +412,8 @@ json SplitDependenciesEvidence::toJson() const {
               {"slowed_tasks", slowed_tasks},
               {"measured_transfer_seconds", measured_transfer_seconds},
               {"transfer_basis", std::string(transferBasisName(basis))},
+              {"priced_cross_zone_edges", priced_cross_zone_edges},
+              {"priced_crossing_seconds", priced_crossing_seconds},
               {"split_edges", jsonArrayOf(split_edges, edgeJson)},
               {"crossing_tasks", jsonArrayOf(crossing_tasks, crossingJson)}};
   scope.writeJson(out);
@@ -396,6 +434,7 @@ void SplitDependencies::analyze(const AnalysisInput& input, FindingSink& out) co
   const auto& params = input.config.detectors.get<analysis::SplitDependenciesSettings>();
   const ZoneIndex zones = ZoneIndex::of(input.cluster, input.config.cluster_labels.zone);
   const CrossingMeasurements crossings = measureCrossings(input.runs, input.cluster, zones);
+  const TransferPrices prices = measureTransferPrices(input.runs, input.cluster, zones);
   Scratch scratch;
   std::size_t placed_edges = 0;
   for (const graph::RunGraph& rg : input.runs) {
@@ -411,6 +450,7 @@ void SplitDependencies::analyze(const AnalysisInput& input, FindingSink& out) co
     Measured measured = measuredCrossings(*rg.run, tally, crossings);
     if (worthReporting(tally, share, measured, params)) {
       SplitDependenciesEvidence evidence = evidenceOf(*rg.run, tally, share, std::move(measured));
+      priceCrossings(rg, input.cluster, scratch, prices, evidence);
       evidence.split_edges = listedEdges(*rg.run, std::move(tally.split_edges), scratch, zones);
       out.emit(makeFinding(*rg.run, std::move(evidence), params));
     }

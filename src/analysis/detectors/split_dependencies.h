@@ -68,6 +68,12 @@ struct SplitDependenciesEvidence {
   /// Σ cost_seconds over the measured tasks: the slowdown the runs show, measured.
   double measured_transfer_seconds = 0;
   TransferBasis basis = TransferBasis::kModelled;  // of the cross-zone figure
+  /// Where the cluster's received bytes priced hand-offs (analysis/transfer_prices.h): the
+  /// edges across zones whose child's received bytes are known, and what crossing cost them
+  /// beyond a hand-off within the zone (their share of the bytes × the difference of the two
+  /// prices): what keeping each pair in one zone saves, measured from this run's own bytes.
+  std::size_t priced_cross_zone_edges = 0;
+  double priced_crossing_seconds = 0;
   std::vector<ListedSplitEdge> split_edges;        // the costliest few, costliest first
   std::vector<ListedCrossingTask> crossing_tasks;  // the few most measured-costly
 

@@ -3,6 +3,7 @@
 #include <deque>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -41,6 +42,7 @@ struct RunFixture {
   std::vector<graph::RunGraph> graphs;
   UnixSeconds at = 10'000;
   model::SchedulingSpecs specs;  // what the Kubernetes API listed (nothing by default)
+  std::unordered_map<model::PodId, model::NetworkReceive> received;  // by task pod
 
   /// Adds a run ns/dag/run of `tasks` with `edges` (task indices) and the seed labels.
   void addRun(const std::string& ns, const std::string& dag, const std::string& run,
@@ -71,6 +73,7 @@ struct RunFixture {
   void build() {
     cluster = std::make_unique<model::ClusterSnapshot>(at, nodes, pods);
     cluster->joinSchedulingSpecs(specs);
+    cluster->joinNetworkReceive(received);
     graphs.clear();
     for (const model::WorkflowRun& r : runs) {
       graphs.push_back(graph::buildRunGraph(r, *cluster));
@@ -83,6 +86,13 @@ struct RunFixture {
     return findingsOf(detector, *cluster, graphs, config);
   }
 };
+
+/// What a pod that fetched `gb` in `fetch_seconds` at a steady rate from the start of a run of
+/// `run_seconds` shows in its network receive counter: the total and its mean over the run.
+inline model::NetworkReceive fetched(double gb, double fetch_seconds, double run_seconds) {
+  const double bytes = gb * 1e9;
+  return {bytes, bytes * (1 - fetch_seconds / (2 * run_seconds))};
+}
 
 /// A node in `zone` ("" = no zone label).
 inline model::Node zonedNode(const std::string& name, const std::string& zone, double cores = 16,

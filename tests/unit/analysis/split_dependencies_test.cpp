@@ -97,6 +97,42 @@ TEST_CASE("a run spread over zones is reported with its edges and transfer estim
   CHECK(json["split_edges"][0]["child_zone"] == "zone-b");
 }
 
+TEST_CASE("crossings are priced from the received bytes where the cluster priced hand-offs",
+          "[detector][split-dependencies]") {
+  // fetch→split, split→align-2 and align-1→merge cross zones, align-2→merge stays on a2.
+  RunFixture fx = diamond({"a1", "b1", "b1", "a2", "a2"});
+  const auto& diamond_run = fx.runs.front();
+  fx.received[diamond_run.tasks[1].pod] = testing::fetched(2, 180, 100);  // split: 2 GB across
+  fx.received[diamond_run.tasks[3].pod] = testing::fetched(1, 90, 300);   // align-2: 1 GB across
+  fx.received[diamond_run.tasks[4].pod] = testing::fetched(4, 0, 100);    // merge: 2 GB a parent
+  // Three more hand-offs of each kind price 20 s/GB within a zone and 90 s/GB across.
+  for (int i = 0; i < 6; ++i) {
+    const std::string run = "p" + std::to_string(i);
+    fx.addRun("science", "copy", run,
+              {{"parent", "a1", 0, 100}, {"child", i < 3 ? "a2" : "b1", 100, 1100}}, {{0, 1}});
+    fx.received[fx.runs.back().tasks[1].pod] =
+        i < 3 ? testing::fetched(1, 20, 1000) : testing::fetched(1, 90, 1000);
+  }
+  const auto findings = detectSplitDependencies(fx);
+  const auto genome = std::find_if(findings.begin(), findings.end(), [](const auto& f) {
+    return f.target == "run/science/genome/r1";
+  });
+  REQUIRE(genome != findings.end());
+  const auto& e = genome->evidenceAs<analysis::SplitDependenciesEvidence>();
+  CHECK(e.priced_cross_zone_edges == 3);
+  // Each crossing's bytes at 90 − 20 s/GB: split's 2 GB, align-2's 1 GB, merge's 2 of its 4.
+  CHECK(e.priced_crossing_seconds == Approx((2 + 1 + 2) * 70));
+  CHECK_THAT(genome->summary, Catch::Contains("priced from the received bytes: 350 s more"));
+
+  // Without enough hand-offs of a kind to price it, nothing is priced.
+  RunFixture unpriced = diamond({"a1", "b1", "b1", "a2", "a2"});
+  unpriced.received[unpriced.runs.front().tasks[1].pod] = testing::fetched(2, 180, 100);
+  const auto plain = detectSplitDependencies(unpriced);
+  REQUIRE(plain.size() == 1);
+  CHECK(plain[0].evidenceAs<analysis::SplitDependenciesEvidence>().priced_cross_zone_edges == 0);
+  CHECK_THAT(plain[0].summary, !Catch::Contains("priced"));
+}
+
 TEST_CASE("the cost model comes from the configuration", "[detector][split-dependencies]") {
   RunFixture fx = diamond({"a1", "b1", "b1", "a2", "a2"});
   config::Config config = noFloor();

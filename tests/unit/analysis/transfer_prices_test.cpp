@@ -5,18 +5,12 @@
 #include "run_fixture.h"
 
 using namespace dagadvisor;
+using testing::fetched;
 using testing::RunFixture;
 using testing::TaskSpec;
 using testing::zonedNode;
 
 namespace {
-
-// What a pod that fetched `gb` in `fetch_seconds` at a steady rate from the start of a run of
-// `run_seconds` shows: the counter's total and its mean over the run.
-model::NetworkReceive fetched(double gb, double fetch_seconds, double run_seconds) {
-  const double bytes = gb * analysis::kBytesPerGb;
-  return {bytes, bytes * (1 - fetch_seconds / (2 * run_seconds))};
-}
 
 // One run per child: parent on a1 (zone-a), its child on `child_node` (a1, a2 in zone-a, b1 in
 // zone-b), each child running 1,000 s; `received` by child, in the order added.
@@ -38,12 +32,10 @@ struct Fetches {
   }
 
   analysis::TransferPrices measure() {
-    fx.build();
-    std::unordered_map<model::PodId, model::NetworkReceive> received;
     for (std::size_t i = 0; i < children.size(); ++i) {
-      received.emplace(fx.runs[i].tasks[1].pod, children[i].second);
+      fx.received.emplace(fx.runs[i].tasks[1].pod, children[i].second);
     }
-    fx.cluster->joinNetworkReceive(std::move(received));
+    fx.build();
     return analysis::measureTransferPrices(
         fx.graphs, *fx.cluster,
         analysis::ZoneIndex::of(*fx.cluster, "topology.kubernetes.io/zone"));

@@ -100,6 +100,21 @@ function showPredicted(p) {
     beforeAfter('GPU pods\' wait', p.gpu_pod_pending_seconds, secs, signedSecs) +
     beforeAfter('GPU allocation', p.gpu_allocation, pct, points) + '</div>';
 }
+// What the predictions stand on: the unchanged replay against what was observed, and whether
+// hand-offs were priced from the pods' received bytes (measured) and charged.
+function showPredictionBasis(p) {
+  if (!p || !p.replayed) {
+    return '<p class="muted">Predictions: not replayed' + (p ? ': ' + esc(p.reason) : '') + '</p>';
+  }
+  const c = p.calibration, t = p.transfer_prices;
+  const price = (label, x) => label + ' ' + (x.fetches ? x.seconds_per_gb.toFixed(1) + ' s/GB (' +
+    x.fetches + ' pods)' : 'not seen');
+  return '<p class="muted" id="prediction-basis">Predictions replay the observed window ' +
+    '(modelled): unchanged, it reproduces ' + c.finished_runs + ' finished run(s) within ' +
+    (100 * c.median_error).toFixed(1) + ' % (median). Hand-offs ' +
+    (t.charged ? 'charged' : 'not charged') + ', measured from the pods\' received bytes: ' +
+    price('within a zone', t.same_zone) + ', ' + price('across zones', t.cross_zone) + '.</p>';
+}
 function showRecommendations(list) {
   if (!list.length) { return '<p class="muted">No recommendations: nothing to change.</p>'; }
   return '<table id="rec-table"><tr><th>#</th><th>severity</th><th>kind</th><th>recommendation</th>' +
@@ -173,7 +188,8 @@ async function load() {
     const [rec, dags, nodes] = await Promise.all([api("/api/v1/recommendations"),
       api("/api/v1/dags"), api("/api/v1/nodes")]);
     showMeta(rec);
-    document.getElementById("recommendations").innerHTML = showRecommendations(rec.recommendations);
+    document.getElementById("recommendations").innerHTML =
+      showPredictionBasis(rec.prediction) + showRecommendations(rec.recommendations);
     document.getElementById("runs").innerHTML = showRuns(dags.dags);
     document.getElementById("pictures").innerHTML = showPictures(dags.dags);
     document.getElementById("nodes").innerHTML = showNodes(nodes.nodes);

@@ -29,7 +29,9 @@ KIND=$(jq -r '.hoarded_gpu_nodes | length' "$SCENARIO/ground_truth.json")
 grep -q '<td>gpu-node-hoarding</td>' "$WORK_DIR/dom.html" || fail "the hoarding recommendation is not shown"
 grep -q 'class="predicted"><b>replayed (modelled' "$WORK_DIR/dom.html" || fail "no replayed prediction beside a recommendation"
 grep -q 'GPU pods. wait: ' "$WORK_DIR/dom.html" || fail "the prediction's GPU-pod wait is not shown"
-echo "ok: the page shows the scenario's gpu-node-hoarding recommendation and its replayed prediction"
+grep -q 'id="prediction-basis"[^<]*Hand-offs charged, measured from the pods' "$WORK_DIR/dom.html" ||
+  fail "the page does not say what the predictions stand on (calibration, priced hand-offs)"
+echo "ok: the page shows the scenario's gpu-node-hoarding recommendation and its replayed prediction, and what it stands on"
 grep -q '<img class="dag"[^>]*format=svg' "$WORK_DIR/dom.html" || fail "no DAG picture in the page"
 grep -q '<img class="gantt"' "$WORK_DIR/dom.html" || fail "no Gantt picture in the page"
 SRC=$(grep -o '<img class="dag"[^>]*src="[^"]*"' "$WORK_DIR/dom.html" | head -1 | sed 's/.*src="//; s/"$//; s/&amp;/\&/g')

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -47,6 +48,12 @@ struct WorkflowRun {
   std::vector<std::pair<std::string, std::string>> dag_selector{};
 
   std::string id() const { return namespace_ + "/" + dag + "/" + run; }
+
+  /// Whether an edge into task `child` was guessed from timing: its parents may not be its own.
+  bool hasInferredParent(TaskIndex child) const {
+    return std::any_of(edges.begin(), edges.end(),
+                       [child](const Edge& e) { return e.inferred && e.child == child; });
+  }
 };
 
 }  // namespace dagadvisor::model

@@ -321,7 +321,8 @@ class Builder {
     if (!pod.parents.empty()) {
       pod.handoff = measuredHandoff(g, t).value_or(median_handoff_);
       const model::NetworkReceive* received = cluster_.networkReceive(g.run->tasks[t].pod);
-      if (options_.transfer_prices.priced() && received != nullptr) {
+      if (options_.transfer_prices.priced() && received != nullptr &&
+          !g.run->hasInferredParent(t)) {
         pod.prices = options_.transfer_prices;
         pod.bytes_per_parent = received->bytes / static_cast<double>(g.graph.parents(t).size());
         pod.observed_transfer_seconds = observedTransfer(pod);

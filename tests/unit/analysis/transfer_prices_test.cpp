@@ -22,12 +22,13 @@ struct Fetches {
     fx.nodes = {zonedNode("a1", "zone-a"), zonedNode("a2", "zone-a"), zonedNode("b1", "zone-b")};
   }
 
-  void add(const std::string& child_node, model::NetworkReceive received, bool finished = true) {
+  void add(const std::string& child_node, model::NetworkReceive received, bool finished = true,
+           bool inferred = false) {
     const std::string run = "r" + std::to_string(children.size());
     fx.addRun("ns", "dag", run,
               {TaskSpec{"parent", "a1", 0, 100},
                TaskSpec{"child", child_node, 200, finished ? 1200.0 : 0.0}},
-              {{0, 1}});
+              {{0, 1, inferred}});
     children.emplace_back(run, received);
   }
 
@@ -63,10 +64,12 @@ TEST_CASE("each price is the fetch seconds over the gigabytes of the pods of one
   f.add("a2", fetched(1, 0, 1000));
   f.add("a2", fetched(1, 60, 1000));
   f.add("a2", fetched(1, 0, 1000));
-  // Left out: the parent's own node, background traffic only, a child still running.
+  // Left out: the parent's own node, background traffic only, a child still running, a parent
+  // guessed from timing (it may have run anywhere).
   f.add("a1", fetched(5, 500, 1000));
   f.add("b1", fetched(0.01, 500, 1000));
   f.add("a2", fetched(5, 900, 1000), false);
+  f.add("b1", fetched(5, 900, 1000), true, true);
   const analysis::TransferPrices prices = f.measure();
   CHECK(prices.cross_zone.fetches == 3);
   CHECK(prices.cross_zone.seconds_per_gb == Approx(90));

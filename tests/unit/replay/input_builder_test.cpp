@@ -180,6 +180,32 @@ TEST_CASE("zones: each node's; a measured task's crossing, and what the observed
       unlabelled.pod(unlabelled.build(options), "r1-b").observed_transfer_seconds.has_value());
 }
 
+TEST_CASE("priced hand-offs charge the received bytes, unless a parent was guessed") {
+  const auto in_zones = [](std::vector<model::Node>& nodes) {
+    nodes[0].labels.set("topology.kubernetes.io/zone", "zone-a");
+    nodes[1].labels.set("topology.kubernetes.io/zone", "zone-b");
+  };
+  const auto child_on_gpu = [](std::vector<model::Pod>& pods) {
+    pods[3].node_name = "gpu-1";
+  };
+  replay::InputOptions options;
+  options.cross_zone_seconds = {{3, 40.0}};
+  options.transfer_prices = {20e-9, 90e-9};
+  Window w = window(child_on_gpu, in_zones);
+  w.cluster->joinNetworkReceive({{3, {2e9, 1.9e9}}});  // r1-b received 2 GB
+  auto in = w.build(options);
+  CHECK(w.pod(in, "r1-b").bytes_per_parent == 2e9);
+  CHECK(w.pod(in, "r1-b").cross_zone_seconds == 0);                    // priced instead
+  CHECK(*w.pod(in, "r1-b").observed_transfer_seconds == Approx(180));  // 2 GB across zones
+
+  // The same edge guessed from timing: its parent may not be its own, so no price is charged.
+  w.runs[0].edges[0].inferred = true;
+  w.graphs[0] = graph::buildRunGraph(w.runs[0], *w.cluster);
+  in = w.build(options);
+  CHECK(w.pod(in, "r1-b").bytes_per_parent == 0);
+  CHECK(w.pod(in, "r1-b").cross_zone_seconds == 40);
+}
+
 TEST_CASE("unfinished tasks are estimated from finished instances, or marked unknown") {
   Window w = window();
   const auto in = w.build();

@@ -59,7 +59,7 @@ for scenario in "$@"; do
     "                                   realised  change \(draws($d.gpu_allocation_change_points)); observed history \(pair($w.gpu_allocation_pct.before; $w.gpu_allocation_pct.after))"
   ' "$out/report.json"
   if [ -n "$JSON_OUT" ]; then
-    jq -c --arg name "$name" --slurpfile c "$out/compare.json" '
+    jq -c --arg name "$name" --slurpfile c "$out/compare.json" --slurpfile g "$out/ground_truth.json" '
       .prediction.together as $t | $t.predicted as $p | $c[0].replayed_window_over_tie_breaks as $d |
       def change(f): f.after - f.before;
       def realised(x): {realised: x.mean, realised_min: x.min, realised_max: x.max};
@@ -70,7 +70,14 @@ for scenario in "$@"; do
        gpu_pod_wait_seconds: ({predicted: (if $p.replayed then change($p.gpu_pod_pending_seconds) else 0 end)}
          + realised($d.gpu_pod_wait_change_seconds)),
        gpu_allocation_points: ({predicted: (if $p.replayed then change($p.gpu_allocation) * 100 else 0 end)}
-         + realised($d.gpu_allocation_change_points))}' "$out/report.json" >>"$JSON_OUT"
+         + realised($d.gpu_allocation_change_points)),
+       hand_off_prices: {charged: (.prediction.transfer_prices.charged // false),
+         same_zone: {measured: .prediction.transfer_prices.same_zone.seconds_per_gb,
+                     pods: .prediction.transfer_prices.same_zone.fetches,
+                     simulated: $g[0].network.same_zone_seconds_per_gb},
+         cross_zone: {measured: .prediction.transfer_prices.cross_zone.seconds_per_gb,
+                      pods: .prediction.transfer_prices.cross_zone.fetches,
+                      simulated: $g[0].network.cross_zone_seconds_per_gb}}}' "$out/report.json" >>"$JSON_OUT"
   fi
   grep -v ": applied" "$out/compare.err" | sed 's/^dagadvisor-sim: /  not applied: /' || true
   kill "$PROM_PID"

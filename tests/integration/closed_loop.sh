@@ -4,7 +4,8 @@
 # the daemon's own patches to the same seeds (scripts/closed-loop.sh), the realised change being
 # the mean over 16 pairs of histories that differ only in the scheduler's coin flips among equal
 # scores (one history's change is one draw of it; seed's makespan draws span −275 … −109 s).
-# Within 25 % of the realised mean: every headline figure on seed and gpu-hoarding. Where
+# Within 25 % of the realised mean: every headline figure on seed and gpu-hoarding; seed's
+# hand-off prices (measured from the pods' received bytes) within 15 % of the simulator's. Where
 # nothing is advised that the replay models (healthy), nothing may be predicted or realised. On
 # run-stacking the spread the advice asks for (a preferred pod anti-affinity) is replayed, and
 # neither side gains: when the stacked tasks were created the other node was full. On
@@ -44,6 +45,12 @@ for scenario in seed gpu-hoarding; do
   done
 done
 
+# The hand-off prices the daemon measured from the pods' received bytes, against what the
+# simulator charges per GB: seed's within 15 % (9 and 17 pods at 60-s scrapes).
+jq -e '.hand_off_prices | .charged and
+       ([.same_zone, .cross_zone] | all(((.measured - .simulated) | fabs) <= 0.15 * .simulated))' \
+  <<<"$(record seed)" >/dev/null || fail "seed: hand-off prices: $(jq -c .hand_off_prices <<<"$(record seed)")"
+
 nothing='[.makespan_seconds, .gpu_pod_wait_seconds, .gpu_allocation_points] | all(.predicted == 0 and .realised_min == 0 and .realised_max == 0)'
 jq -e ".applied == [] and .replayed == false and .realised_affected_runs_max == 0 and ($nothing)" \
   <<<"$(record healthy)" >/dev/null || fail "healthy: a gain predicted or realised: $(record healthy)"
@@ -53,4 +60,4 @@ jq -e '(.applied | map(startswith("split-dependencies-")) | any) and .replayed
        and .makespan_seconds.predicted == 0 and (.makespan_seconds.realised | fabs) < 10
        and .makespan_seconds.realised_min <= 0 and .makespan_seconds.realised_max >= 0' \
   <<<"$(record latency-spike)" >/dev/null || fail "latency-spike: the sibling affinity gained: $(record latency-spike)"
-echo "closed loop: seed and gpu-hoarding within 25 % of the realised mean; healthy, run-stacking and latency-spike gain nothing"
+echo "closed loop: seed and gpu-hoarding within 25 % of the realised mean, seed's hand-offs priced within 15 % of the simulator's; healthy, run-stacking and latency-spike gain nothing"

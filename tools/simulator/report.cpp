@@ -696,6 +696,9 @@ json groundTruth(const History& h) {
                               {"step", s.output.step},
                               {"refresh", s.output.refresh}}},
               {"suggested_analysis_time", unixAt(h, suggested)},
+              // What a hand-off from another node costs per GB: what the daemon's prices measure.
+              {"network", json{{"same_zone_seconds_per_gb", s.network.sameZoneSecondsPerGb},
+                               {"cross_zone_seconds_per_gb", s.network.crossZoneSecondsPerGb}}},
               {"hoarded_gpu_nodes", hoardedGpuNodes(h, suggested)},
               {"pending_gpu_pods", pendingGpu},
               {"scheduling_latency", latencyDocument(h)},

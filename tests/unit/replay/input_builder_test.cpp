@@ -85,6 +85,17 @@ Window window(const std::function<void(std::vector<model::Pod>&)>& tweak = {},
   return w;
 }
 
+// gpu-1 in zone-a, cpu-1 in zone-b.
+void inZones(std::vector<model::Node>& nodes) {
+  nodes[0].labels.set("topology.kubernetes.io/zone", "zone-a");
+  nodes[1].labels.set("topology.kubernetes.io/zone", "zone-b");
+}
+
+// r1-b on gpu-1, its parent r1-a staying on cpu-1.
+void childOnGpu(std::vector<model::Pod>& pods) {
+  pods[3].node_name = "gpu-1";
+}
+
 }  // namespace
 
 TEST_CASE("the window opens at the first task's creation and closes at the snapshot") {
@@ -155,16 +166,9 @@ TEST_CASE("observed delays: start delay, hand-off after the last parent, run tim
 }
 
 TEST_CASE("zones: each node's; a measured task's crossing, and what the observed one cost it") {
-  const auto in_zones = [](std::vector<model::Node>& nodes) {
-    nodes[0].labels.set("topology.kubernetes.io/zone", "zone-a");
-    nodes[1].labels.set("topology.kubernetes.io/zone", "zone-b");
-  };
-  const auto child_on_gpu = [](std::vector<model::Pod>& pods) {
-    pods[3].node_name = "gpu-1";
-  };
   replay::InputOptions options;
   options.cross_zone_seconds = {{3, 40.0}, {5, 40.0}};  // r1-b and r2-b, by snapshot pod id
-  Window w = window(child_on_gpu, in_zones);
+  Window w = window(childOnGpu, inZones);
   const auto in = w.build(options);
   CHECK(in.nodes[0].zone == "zone-a");
   CHECK(in.nodes[1].zone == "zone-b");
@@ -173,25 +177,18 @@ TEST_CASE("zones: each node's; a measured task's crossing, and what the observed
   CHECK_FALSE(w.pod(in, "r2-b").observed_transfer_seconds.has_value());  // not placed
   CHECK(w.pod(in, "r1-a").cross_zone_seconds == 0);                      // not measured
 
-  Window same_node = window({}, in_zones);
+  Window same_node = window({}, inZones);
   CHECK(same_node.pod(same_node.build(options), "r1-b").observed_transfer_seconds == 0);
-  Window unlabelled = window(child_on_gpu);
+  Window unlabelled = window(childOnGpu);
   CHECK_FALSE(
       unlabelled.pod(unlabelled.build(options), "r1-b").observed_transfer_seconds.has_value());
 }
 
 TEST_CASE("priced hand-offs charge the received bytes, unless a parent was guessed") {
-  const auto in_zones = [](std::vector<model::Node>& nodes) {
-    nodes[0].labels.set("topology.kubernetes.io/zone", "zone-a");
-    nodes[1].labels.set("topology.kubernetes.io/zone", "zone-b");
-  };
-  const auto child_on_gpu = [](std::vector<model::Pod>& pods) {
-    pods[3].node_name = "gpu-1";
-  };
   replay::InputOptions options;
   options.cross_zone_seconds = {{3, 40.0}};
   options.transfer_prices = {20e-9, 90e-9};
-  Window w = window(child_on_gpu, in_zones);
+  Window w = window(childOnGpu, inZones);
   w.cluster->joinNetworkReceive({{3, {2e9, 1.9e9}}});  // r1-b received 2 GB
   auto in = w.build(options);
   CHECK(w.pod(in, "r1-b").bytes_per_parent == 2e9);

@@ -92,6 +92,21 @@ void normalP(RankSumTest& t, double n1, double n2, double tie_term) {
   t.p_two_sided = std::min(1.0, std::erfc(z_two / std::sqrt(2.0)));
 }
 
+double median(std::vector<double>& values) {
+  if (values.empty()) {
+    return 0;
+  }
+  const std::size_t mid = values.size() / 2;
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid), values.end());
+  const double upper = values[mid];
+  if (values.size() % 2 == 1) {
+    return upper;
+  }
+  return (upper +
+          *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid))) /
+         2;
+}
+
 // At most `cap` evenly spaced order statistics of `values` (all of them when fewer).
 std::vector<double> thinned(std::vector<double> values, std::size_t cap) {
   if (values.size() <= cap) {
@@ -156,21 +171,6 @@ std::vector<double> holmAdjusted(const std::vector<double>& p_values) {
     adjusted[order[i]] = running;
   }
   return adjusted;
-}
-
-double median(std::vector<double>& values) {
-  if (values.empty()) {
-    return 0;
-  }
-  const std::size_t mid = values.size() / 2;
-  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid), values.end());
-  const double upper = values[mid];
-  if (values.size() % 2 == 1) {
-    return upper;
-  }
-  return (upper +
-          *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid))) /
-         2;
 }
 
 }  // namespace dagadvisor::analysis

@@ -32,9 +32,6 @@ double hodgesLehmannShift(const std::vector<double>& a, const std::vector<double
 
 inline constexpr std::size_t kShiftSampleCap = 500;
 
-/// The median of `values` (reordered in place); 0 when empty.
-double median(std::vector<double>& values);
-
 /// Holm's step-down adjustment of `p_values` (same order out as in): an adjusted p-value at or
 /// under α rejects with a family-wise error rate of at most α, whatever the dependence between
 /// the tests.

@@ -54,12 +54,10 @@ TransferPrices measureTransferPrices(const std::vector<graph::RunGraph>& runs,
     }
     for (model::TaskIndex t = 0; t < rg.run->tasks.size(); ++t) {
       // A parent guessed from timing may have run anywhere: the hand-off's kind is not known.
-      if (rg.run->hasInferredParent(t)) {
-        continue;
-      }
+      // Asked last: it scans the run's edges.
       const model::NetworkReceive* received = cluster.networkReceive(rg.run->tasks[t].pod);
       if (received == nullptr || received->bytes < kMinFetchedBytes || !where[t].placed() ||
-          !graph::taskFinished(*where[t].pod)) {
+          !graph::taskFinished(*where[t].pod) || rg.run->hasInferredParent(t)) {
         continue;
       }
       const auto kind = pureHandOff(rg, t, where);

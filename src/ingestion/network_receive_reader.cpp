@@ -67,13 +67,13 @@ NetworkReceiveByPod NetworkReceiveReader::read(sources::MetricsSource& source,
                                                std::span<const model::PodId> pods, UnixSeconds at,
                                                FetchStats& stats) {
   NetworkReceiveByPod out;
-  std::unordered_map<std::string, Known> kept;
+  std::unordered_map<std::string, std::optional<model::NetworkReceive>> kept;
   std::vector<model::PodId> unknown;
   for (model::PodId id : pods) {
     std::string key = keyOf(cluster.pod(id));
     if (auto it = known_.find(key); it != known_.end()) {
-      if (it->second.answered) {
-        out.emplace(id, it->second.figures);
+      if (it->second) {
+        out.emplace(id, *it->second);
       }
       kept.insert(std::move(*it));
     } else {
@@ -122,9 +122,9 @@ NetworkReceiveByPod NetworkReceiveReader::read(sources::MetricsSource& source,
       break;
     }
     for (std::size_t i = 0; i < chunk.pods.size(); ++i) {
-      Known known;
+      std::optional<model::NetworkReceive> known;
       if (answered[i].bytes > 0) {
-        known = {true, answered[i]};
+        known = answered[i];
         out.emplace(chunk.pods[i], answered[i]);
       }
       kept.emplace(keyOf(cluster.pod(chunk.pods[i])), known);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -34,14 +35,10 @@ class NetworkReceiveReader {
   void forget() { known_.clear(); }
 
  private:
-  struct Known {
-    bool answered = false;
-    model::NetworkReceive figures;
-  };
-
   config::PrometheusSource settings_;
   std::size_t max_series_;
-  std::unordered_map<std::string, Known> known_;  // by namespace/name/uid
+  // By namespace/name/uid; nullopt: asked, and no series answered.
+  std::unordered_map<std::string, std::optional<model::NetworkReceive>> known_;
 };
 
 }  // namespace dagadvisor::ingestion

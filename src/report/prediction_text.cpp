@@ -115,16 +115,20 @@ std::string calibrationLine(const replay::CalibrationReport& c) {
   return buf;
 }
 
+std::string notCharged() {
+  return "not charged (each price needs " + std::to_string(analysis::kMinPricedFetches) + " pods)";
+}
+
 // Measured, from the task pods' received bytes; the replay charges them only when both are.
 std::string transferLine(const analysis::TransferPrices& prices) {
   char buf[320];
-  std::snprintf(buf, sizeof buf,
-                "hand-offs %s: %.1f s/GB from a node of the same zone (%zu pods), %.1f s/GB "
-                "across zones (%zu pods), measured from the pods' received bytes\n",
-                prices.measured() ? "charged by where the replay puts each task"
-                                  : "not charged (each price needs 3 pods)",
-                prices.same_zone.seconds_per_gb, prices.same_zone.fetches,
-                prices.cross_zone.seconds_per_gb, prices.cross_zone.fetches);
+  std::snprintf(
+      buf, sizeof buf,
+      "hand-offs %s: %.1f s/GB from a node of the same zone (%zu pods), %.1f s/GB "
+      "across zones (%zu pods), measured from the pods' received bytes\n",
+      prices.measured() ? "charged by where the replay puts each task" : notCharged().c_str(),
+      prices.same_zone.seconds_per_gb, prices.same_zone.fetches, prices.cross_zone.seconds_per_gb,
+      prices.cross_zone.fetches);
   return buf;
 }
 

@@ -216,8 +216,9 @@ void priceCrossings(const graph::RunGraph& rg, const ClusterSnapshot& cluster,
   for (TaskIndex parent = 0; parent < rg.graph.size(); ++parent) {
     for (TaskIndex child : rg.graph.children(parent)) {
       const model::NetworkReceive* received = cluster.networkReceive(rg.run->tasks[child].pod);
-      if (received == nullptr || rg.run->hasInferredParent(child) ||
-          classify(scratch.where[parent], scratch.where[child]) != Placement::kCrossZone) {
+      if (received == nullptr ||
+          classify(scratch.where[parent], scratch.where[child]) != Placement::kCrossZone ||
+          rg.run->hasInferredParent(child)) {  // last: it scans the run's edges
         continue;
       }
       const double gb =

@@ -86,7 +86,6 @@ NetworkReceiveByPod NetworkReceiveReader::read(sources::MetricsSource& source,
     const config::PrometheusSource selector =
         withSelector(settings_, "namespace=" + quoted(chunk.namespace_) + ", " +
                                     matcherAnyOf("pod", chunk.names));
-    const std::string suffix = "_" + std::to_string(index + 1);
     // By position in the chunk, whose names are sorted: the samples' labels point into the
     // response, which is gone once it is decoded.
     std::vector<model::NetworkReceive> answered(chunk.names.size());
@@ -104,10 +103,10 @@ NetworkReceiveByPod NetworkReceiveReader::read(sources::MetricsSource& source,
       };
     };
     const std::vector<PlannedQuery> plan = {
-        {podNetworkReceiveQuery(selector, ReceiveFigure::kTotal, "pod_received" + suffix), false,
+        {podNetworkReceiveQuery(selector, ReceiveFigure::kTotal, "pod_received"), false,
          sink(ReceiveFigure::kTotal)},
-        {podNetworkReceiveQuery(selector, ReceiveFigure::kMean, "pod_received_mean" + suffix),
-         false, sink(ReceiveFigure::kMean)},
+        {podNetworkReceiveQuery(selector, ReceiveFigure::kMean, "pod_received_mean"), false,
+         sink(ReceiveFigure::kMean)},
     };
     // The first failure ends the read (a source that refuses one request, an older snapshot
     // without them, refuses the rest alike): one warning, and those pods are asked next time.

@@ -67,7 +67,7 @@ done
 # request of each figure), and nothing else is asked; the exec time includes the evaluation.
 n=$(series dagadvisor_source_query_response_bytes full)
 [ "$n" -eq 23 ] || fail "response bytes for $n queries, expected the catalog's 21 and 2 of received bytes"
-for query in pod_received_1 pod_received_mean_1; do
+for query in pod_received pod_received_mean; do
   [ -n "$(value dagadvisor_source_query_response_bytes "$query" full)" ] || fail "serve --at did not ask $query"
 done
 [ -z "$(value dagadvisor_source_query_response_bytes pod_seen full)" ] || fail "serve --at asked pod_seen"
@@ -109,7 +109,7 @@ for query in pod_usage_cpu pod_usage_memory pod_usage_samples pod_requests pod_l
   [ -z "$(value dagadvisor_source_query_response_bytes "$query" window)" ] \
     || fail "a window read with no new pod asked $query"
 done
-for query in pod_info pod_phase pod_created pod_scheduled pod_started pod_finished pod_live pod_seen pod_received_1 pod_received_mean_1; do
+for query in pod_info pod_phase pod_created pod_scheduled pod_started pod_finished pod_live pod_seen pod_received pod_received_mean; do
   [ -z "$(value dagadvisor_source_query_response_bytes "$query" window)" ] \
     || fail "a window read with no changed pod asked $query"
 done

@@ -10,6 +10,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <utility>
 
 #include "sources/http_client.h"
 
@@ -75,15 +76,20 @@ Result<std::vector<ManifestQuery>> parseQueries(const json& root) {
     return makeError("missing or not an array", "queries");
   }
   std::vector<ManifestQuery> out;
-  std::set<std::string> names;
+  std::set<std::pair<std::string, std::string>> asked;  // name and text: one recording each
+  std::set<std::string> files;
   for (std::size_t i = 0; i < queries->size(); ++i) {
     const std::string path = "queries[" + std::to_string(i) + "]";
     auto query = parseQuery((*queries)[i], path);
     if (!query) {
       return query.error();
     }
-    if (!names.insert(query->name).second) {
-      return makeError("duplicate query name \"" + query->name + "\"", path + ".name");
+    if (!asked.emplace(query->name, query->promql).second) {
+      return makeError("duplicate query \"" + query->name + "\" with the same text",
+                       path + ".name");
+    }
+    if (!files.insert(query->file).second) {
+      return makeError("\"" + query->file + "\" is already another query's body", path + ".file");
     }
     out.push_back(std::move(*query));
   }

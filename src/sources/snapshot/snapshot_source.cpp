@@ -1,6 +1,7 @@
 #include "sources/snapshot/snapshot_source.h"
 
 #include <algorithm>
+#include <set>
 
 #include "sources/snapshot/airflow_snapshot.h"
 
@@ -73,9 +74,13 @@ std::string SnapshotSource::describe() const {
 }
 
 std::string SnapshotSource::recordedNames() const {
-  std::string names;
+  std::set<std::string> distinct;
   for (const auto& recorded : manifest_.queries) {
-    names += (names.empty() ? "" : ", ") + recorded.name;
+    distinct.insert(recorded.name);
+  }
+  std::string names;
+  for (const std::string& name : distinct) {
+    names += (names.empty() ? "" : ", ") + name;
   }
   return names.empty() ? "none" : names;
 }
@@ -83,16 +88,22 @@ std::string SnapshotSource::recordedNames() const {
 Result<QueryBody> SnapshotSource::instantQuery(const Query& query, UnixSeconds /*at*/) {
   const std::string prefix = "snapshot " + dir_ + ": query " + query.name + ": ";
   const auto& queries = manifest_.queries;
-  const auto it = std::find_if(queries.begin(), queries.end(),
-                               [&](const ManifestQuery& q) { return q.name == query.name; });
+  // By name and text: a name asked in several requests was recorded once per text.
+  const auto named = [&](const ManifestQuery& q) {
+    return q.name == query.name;
+  };
+  const auto it = std::find_if(queries.begin(), queries.end(), [&](const ManifestQuery& q) {
+    return named(q) && q.promql == query.promql;
+  });
   if (it == queries.end()) {
-    return makeError(prefix + "not recorded (recorded: " + recordedNames() + ")");
-  }
-  if (it->promql != query.promql) {
+    const auto other_text = std::find_if(queries.begin(), queries.end(), named);
+    if (other_text == queries.end()) {
+      return makeError(prefix + "not recorded (recorded: " + recordedNames() + ")");
+    }
     return makeError(prefix +
                      "the snapshot was recorded with another query text; re-record it "
                      "(recorded: " +
-                     it->promql + "; now: " + query.promql + ")");
+                     other_text->promql + "; now: " + query.promql + ")");
   }
   auto body = readWholeFile(dir_ + "/" + it->file);
   if (!body) {

@@ -71,16 +71,32 @@ Result<QueryBody> SnapshotWriter::instantQuery(const Query& query, UnixSeconds a
   if (!body) {
     return body;
   }
-  Recorded entry{ManifestQuery{query.name, query.promql, at, query.name + ".json"}, body->json};
+  // A query is its name and text: one name may be asked in several requests (the pods of a
+  // read, a few hundred a request), each recorded and replayed by its text.
   const auto same = [&](const Recorded& r) {
-    return r.query.name == query.name;
+    return r.query.name == query.name && r.query.promql == query.promql;
   };
   if (auto it = std::find_if(recorded_.begin(), recorded_.end(), same); it != recorded_.end()) {
-    *it = std::move(entry);
+    it->query.at = at;
+    it->body = body->json;
   } else {
-    recorded_.push_back(std::move(entry));
+    recorded_.push_back(
+        {ManifestQuery{query.name, query.promql, at, unusedFileFor(query.name)}, body->json});
   }
   return body;
+}
+
+// name.json, else the first of name_2.json, name_3.json, … that no recorded request uses.
+std::string SnapshotWriter::unusedFileFor(const std::string& name) const {
+  const auto used = [&](const std::string& file) {
+    return std::any_of(recorded_.begin(), recorded_.end(),
+                       [&](const Recorded& r) { return r.query.file == file; });
+  };
+  std::string file = name + ".json";
+  for (std::size_t n = 2; used(file); ++n) {
+    file = name + "_" + std::to_string(n) + ".json";
+  }
+  return file;
 }
 
 Result<KubeList> KubeListRecorder::list(const std::string& path,

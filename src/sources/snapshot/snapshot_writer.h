@@ -46,7 +46,8 @@ class SnapshotWriter final : public MetricsSource {
 
   /// Forwards to the inner source and keeps a copy of a successful body. Query names must
   /// match [a-z0-9_]+ (they become file names); other names are refused before forwarding.
-  /// Running a name again replaces its earlier recording.
+  /// Running a name with the same text again replaces its earlier recording; with another
+  /// text it is recorded beside it (a query asked in several requests, each for some pods).
   Result<QueryBody> instantQuery(const Query& query, UnixSeconds at) override;
 
   /// The inner source's description: a recording is transparent.
@@ -75,6 +76,8 @@ class SnapshotWriter final : public MetricsSource {
     ManifestQuery query;
     std::string body;
   };
+
+  std::string unusedFileFor(const std::string& name) const;
 
   Result<void> writeTo(const std::string& dir, UnixSeconds at) const;
   Result<void> writeKubeLists(const std::string& dir, Manifest& manifest) const;

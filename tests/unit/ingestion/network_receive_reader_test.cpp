@@ -11,9 +11,9 @@
 namespace dagadvisor::ingestion {
 namespace {
 
-// Answers pod_received_* with each pod it knows, as Prometheus would for the pods the query
-// names (the selector's names are read back from the text); records every query; refuses the
-// names listed in `failing`.
+// Answers pod_received and pod_received_mean with each pod it knows, as Prometheus would for the
+// pods the query names (the selector's names are read back from the text); records every query;
+// refuses the names listed in `failing`.
 class ReceiveSource final : public sources::MetricsSource {
  public:
   std::map<std::string, std::pair<double, double>> bytes;  // pod name → total, mean
@@ -25,7 +25,7 @@ class ReceiveSource final : public sources::MetricsSource {
     if (failing.count(query.name) > 0) {
       return makeError("refused " + query.name);
     }
-    const bool mean = query.name.rfind("pod_received_mean", 0) == 0;
+    const bool mean = query.name == "pod_received_mean";
     std::string result;
     for (const auto& [pod, figures] : bytes) {
       if (query.promql.find(pod) == std::string::npos) {
@@ -56,7 +56,7 @@ TEST_CASE("the receive figures select the named pods' series, loopback aside", "
   settings.selector = R"(cluster="prod")";
   const std::string_view names[] = {"a.b", "c"};
   const auto selector = withSelector(settings, matcherAnyOf("pod", names));
-  CHECK(podNetworkReceiveQuery(selector, ReceiveFigure::kTotal, "pod_received_1").promql ==
+  CHECK(podNetworkReceiveQuery(selector, ReceiveFigure::kTotal, "pod_received").promql ==
         "sum by (namespace, pod) (max by (namespace, pod, interface) (max_over_time("
         "container_network_receive_bytes_total{interface!=\"lo\", cluster=\"prod\", "
         "pod=~\"a\\\\.b|c\"}[6h])))");
@@ -95,7 +95,7 @@ TEST_CASE("each pod's figures are asked once and kept while the caller names it"
 TEST_CASE("a refused receive query is a warning, and its pods are asked again", "[ingestion]") {
   ReceiveSource source;
   source.bytes = {{"t1", {4e9, 3.5e9}}};
-  source.failing = {"pod_received_mean_1"};
+  source.failing = {"pod_received_mean"};
   NetworkReceiveReader reader{config::PrometheusSource{}};
   const model::ClusterSnapshot cluster = podsNamed({"t1"});
   const model::PodId all[] = {0};
@@ -107,16 +107,48 @@ TEST_CASE("a refused receive query is a warning, and its pods are asked again", 
   CHECK(reader.read(source, cluster, all, 1060, stats).size() == 1);
 }
 
-TEST_CASE("the first refused request ends the read with one warning", "[ingestion]") {
+namespace {
+std::vector<model::PodId> manyPods(int count, std::vector<std::string>& names) {
+  std::vector<model::PodId> ids;
+  for (int i = 0; i < count; ++i) {
+    names.push_back("t" + std::to_string(i));
+    ids.push_back(static_cast<model::PodId>(i));
+  }
+  return ids;
+}
+}  // namespace
+
+// One name per figure however many requests a read takes: the query-cost metrics carry the
+// name as a label, and a label value per request would grow with the cluster.
+TEST_CASE("a read of many pods asks each figure in requests of one name", "[ingestion]") {
   ReceiveSource source;
-  source.failing = {"pod_received_1", "pod_received_2", "pod_received_3"};
+  source.bytes = {{"t7", {4e9, 3.5e9}}, {"t1100", {2e9, 1.5e9}}};
   NetworkReceiveReader reader{config::PrometheusSource{}};
   std::vector<std::string> names;
-  std::vector<model::PodId> all;
-  for (int i = 0; i < 1200; ++i) {  // three requests of at most 500 names
-    names.push_back("t" + std::to_string(i));
-    all.push_back(static_cast<model::PodId>(i));
+  const std::vector<model::PodId> all = manyPods(1200, names);
+  const model::ClusterSnapshot cluster = podsNamed(names);
+  FetchStats stats;
+  const NetworkReceiveByPod got = reader.read(source, cluster, all, 1000, stats);
+  CHECK(got.size() == 2);
+  REQUIRE(source.asked.size() == 6);  // three requests of at most 500 names, two figures each
+  std::set<std::string> texts;
+  for (const sources::Query& query : source.asked) {
+    CHECK((query.name == "pod_received" || query.name == "pod_received_mean"));
+    texts.insert(query.promql);
   }
+  CHECK(texts.size() == 6);  // each request its own pods
+  REQUIRE(stats.costs.size() == 2);
+  for (const QueryCost& cost : stats.costs) {
+    CHECK(cost.requests == 3);
+  }
+}
+
+TEST_CASE("the first refused request ends the read with one warning", "[ingestion]") {
+  ReceiveSource source;
+  source.failing = {"pod_received"};
+  NetworkReceiveReader reader{config::PrometheusSource{}};
+  std::vector<std::string> names;
+  const std::vector<model::PodId> all = manyPods(1200, names);  // three requests of 500 names
   const model::ClusterSnapshot cluster = podsNamed(names);
   FetchStats stats;
   CHECK(reader.read(source, cluster, all, 1000, stats).empty());

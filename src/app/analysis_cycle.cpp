@@ -161,23 +161,6 @@ std::vector<report::NodeRow> summarizeNodes(const model::ClusterSnapshot& cluste
   return rows;
 }
 
-// The finished task pods that fetched a parent's output: what they received over the network
-// measures what a transfer costs (analysis/transfer_prices.h).
-std::vector<model::PodId> fetchingTasks(const std::vector<graph::RunGraph>& graphs,
-                                        const model::ClusterSnapshot& cluster) {
-  std::vector<model::PodId> pods;
-  for (const graph::RunGraph& g : graphs) {
-    for (model::TaskIndex t = 0; t < g.run->tasks.size(); ++t) {
-      const model::PodId id = g.run->tasks[t].pod;
-      if (g.graph.parents(t).size() > 0 && id < cluster.pods().size() && cluster.pod(id).finished &&
-          cluster.pod(id).started) {
-        pods.push_back(id);
-      }
-    }
-  }
-  return pods;
-}
-
 // A daemon asked to stop must exit within its grace period: a stage that would start after the
 // request is not run (under a sanitizer, the stages after the fetch take seconds).
 std::optional<Error> stopRequested() {
@@ -218,8 +201,8 @@ Result<std::shared_ptr<const report::AnalysisReport>> runAnalysisCycle(
   const std::vector<graph::RunGraph> graphs =
       graph::buildRunGraphs(runs, *cluster, graph::WhatIfTransfer::fromConfig(config));
   timer.lap("graphs");
-  cluster->joinNetworkReceive(
-      reader.readNetworkReceive(*cluster, fetchingTasks(graphs, *cluster), at, stats));
+  cluster->joinNetworkReceive(reader.readNetworkReceive(
+      *cluster, graph::finishedTasksWithParents(graphs, *cluster), at, stats));
   timer.lap("network");
   auto detection = analysis::runDetectors(advice::enabledDetectors(config.detectors),
                                           analysis::AnalysisInput{*cluster, graphs, config});

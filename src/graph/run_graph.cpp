@@ -154,4 +154,19 @@ std::vector<RunGraph> buildRunGraphs(const std::vector<model::WorkflowRun>& runs
   return graphs;
 }
 
+std::vector<model::PodId> finishedTasksWithParents(const std::vector<RunGraph>& graphs,
+                                                   const model::ClusterSnapshot& cluster) {
+  std::vector<model::PodId> pods;
+  for (const RunGraph& g : graphs) {
+    for (model::TaskIndex t = 0; t < g.run->tasks.size(); ++t) {
+      const model::PodId id = g.run->tasks[t].pod;
+      if (g.graph.parents(t).size() > 0 && id < cluster.pods().size() && cluster.pod(id).finished &&
+          cluster.pod(id).started) {
+        pods.push_back(id);
+      }
+    }
+  }
+  return pods;
+}
+
 }  // namespace dagadvisor::graph

@@ -77,4 +77,9 @@ std::vector<RunGraph> buildRunGraphs(const std::vector<model::WorkflowRun>& runs
                                      const model::ClusterSnapshot& cluster,
                                      const WhatIfTransfer& transfer);
 
+/// The finished task pods that have parents in their run: those that fetched a parent's output,
+/// so that what they received over the network measures a hand-off (analysis/transfer_prices.h).
+std::vector<model::PodId> finishedTasksWithParents(const std::vector<RunGraph>& graphs,
+                                                   const model::ClusterSnapshot& cluster);
+
 }  // namespace dagadvisor::graph

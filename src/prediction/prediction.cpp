@@ -6,6 +6,7 @@
 #include <numeric>
 #include <set>
 #include <unordered_map>
+#include <variant>
 
 #include "analysis/transfer_measurement.h"
 #include "analysis/transfer_prices.h"
@@ -291,6 +292,27 @@ Prediction PredictionContext::predict(const replay::ChangeSet& changes,
           ? PredictionReach{true, changed.nodes.size(), changed.pods.size(), changed.runs.size()}
           : PredictionReach{false, scope.nodes.size(), scope.pods.size(), scope.runs.size()};
   return p;
+}
+
+std::size_t PredictionContext::chargedHandOffs(const replay::ChangeSet& changes) const {
+  const auto edits = [&](const replay::ReplayPod& pod) {
+    return std::any_of(changes.changes.begin(), changes.changes.end(), [&](const auto& c) {
+      return std::visit(
+          [&](const auto& change) {
+            if constexpr (requires { change.pods.matches(pod); }) {
+              return change.pods.matches(pod);
+            } else {
+              return false;
+            }
+          },
+          c);
+    });
+  };
+  const auto& pods = inputs_.front().pods;
+  return static_cast<std::size_t>(
+      std::count_if(pods.begin(), pods.end(), [&](const replay::ReplayPod& pod) {
+        return pod.observed_transfer_seconds.has_value() && edits(pod);
+      }));
 }
 
 Result<ReplayMeasures> PredictionContext::replayChanged(std::size_t k,

@@ -110,6 +110,11 @@ class PredictionContext {
   Prediction predict(const replay::ChangeSet& changes,
                      const std::vector<std::string>& watched = {}) const;
 
+  /// The task pods `changes` edit whose hand-offs the replay charges (measured prices per GB, or
+  /// the task's measured crossing): where there are none, placing tasks nearer their parents
+  /// changes nothing the replay charges, whatever it would gain in the cluster.
+  std::size_t chargedHandOffs(const replay::ChangeSet& changes) const;
+
  private:
   /// Perturbation `k` with the changes (`changed`: perturbation 0 with them applied), replayed
   /// over `scope` and measured over the whole window.

@@ -17,6 +17,22 @@ bool joins(const std::string& id, std::size_t joined, const RecommendationPredic
          o.together_selection.end();
 }
 
+// Advice whose gain is in hand-offs, where the replay charges none of the tasks it places: a
+// replay would show a gain of 0, which is not what the cluster would see but what it cannot tell.
+Prediction handOffsNotCharged(const analysis::TransferPrices& prices) {
+  Prediction p;
+  p.not_replayed =
+      "the replay charges no hand-off of the tasks this advice places, so it cannot value moving "
+      "them: a hand-off is charged at prices per GB measured from the task pods' received bytes "
+      "(each price needs " +
+      std::to_string(analysis::kMinPricedFetches) +
+      " finished fetches; measured: " + std::to_string(prices.same_zone.fetches) +
+      " within a zone, " + std::to_string(prices.cross_zone.fetches) +
+      " across zones), or at a task's crossing measured over its DAG's runs, and never for a "
+      "task whose parents were guessed from timing (the engine's API declares them)";
+  return p;
+}
+
 }  // namespace
 
 RecommendationPredictionOptions RecommendationPredictionOptions::fromConfig(
@@ -89,6 +105,10 @@ RecommendationPredictions predictRecommendations(
     if (auto stop = Cancellation::process()->stoppedBecause()) {
       out.unavailable = *stop;
       return out;
+    }
+    if (rec.gain_in_hand_offs && context->chargedHandOffs(rec.changes) == 0) {
+      out.by_id.emplace(rec.id, handOffsNotCharged(context->transferPrices()));
+      continue;
     }
     Prediction p = context->predict(rec.changes, rec.watched_pods);
     // A set the replay cannot apply would make the joint one fail as a whole; advice whose own

@@ -181,6 +181,7 @@ Recommendation adviseDag(const std::string& dag, const FindingList& findings,
           " from each pod): static, for every task of " + dag,
       [&](const PodSpecSite& site) { return podAffinityPatches(site.path, siblings); }, pods));
   addReplayChanges(rec, pods, siblings);
+  rec.gain_in_hand_offs = true;
   rec.title = dag + ": " + std::to_string(totals.split_edges) +
               " dependency edge(s) split across nodes (" + std::to_string(totals.cross_zone_edges) +
               " across zones) in " + std::to_string(findings.size()) + " run(s); transfer " +

@@ -2,12 +2,13 @@
 // replayed, and the pods each recommendation is about wait less.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <optional>
 
 #include "advice/kind_list.h"
 #include "advice/recommender.h"
 #include "analysis/detector_runner.h"
 #include "graph/cluster_whatif.h"
-#include "ingestion/cluster_fetch.h"
+#include "ingestion/promql_reader.h"
 #include "model/adapters/adapter_registry.h"
 #include "prediction/recommendation_predictions.h"
 #include "sources/snapshot/snapshot_source.h"
@@ -31,26 +32,54 @@ struct Predicted {
   }
 };
 
-Predicted predictDefaultScenario(const prediction::RecommendationPredictionOptions& options = {}) {
+// `first`, when given, is ranked before the scenario's own recommendations. Without `received`,
+// the task pods' received bytes are not read, so no hand-off is priced.
+Predicted predictDefaultScenario(const prediction::RecommendationPredictionOptions& options = {},
+                                 const std::optional<advice::Recommendation>& first = {},
+                                 bool received = true) {
   auto source = sources::SnapshotSource::open(std::string(DAGADVISOR_SOURCE_DIR) +
                                               "/config/scenarios/default");
   REQUIRE(source.ok());
   const config::Config config = advice::defaultConfig();
   ingestion::FetchStats stats;
-  auto cluster =
-      ingestion::fetchClusterSnapshot(**source, ingestion::QueryCatalog(config.sources.prometheus),
-                                      (*source)->analysisTime(), stats);
+  config::PrometheusSource one_shot = config.sources.prometheus;
+  one_shot.incremental.resync = config::Seconds(0);  // a snapshot holds one full read
+  ingestion::PromqlClusterReader reader(**source, one_shot);
+  const UnixSeconds at = (*source)->analysisTime();
+  auto cluster = reader.read(at, stats);
+  INFO((cluster.ok() ? std::string() : cluster.error().describe()));
   REQUIRE(cluster.ok());
   const auto runs = model::buildRuns(*cluster, config.workflow_labels);
   const auto graphs =
       graph::buildRunGraphs(runs, *cluster, graph::WhatIfTransfer::fromConfig(config));
+  // What the task pods received prices the hand-offs, as in the daemon's cycle.
+  if (received) {
+    cluster->joinNetworkReceive(reader.readNetworkReceive(
+        *cluster, graph::finishedTasksWithParents(graphs, *cluster), at, stats));
+  }
+  REQUIRE(stats.warnings.empty());
   const auto detection = analysis::runDetectors(advice::enabledDetectors(config.detectors),
                                                 analysis::AnalysisInput{*cluster, graphs, config});
   Predicted out;
   out.recommendations = advice::recommend(detection.findings, config);
+  if (first) {
+    out.recommendations.insert(out.recommendations.begin(), *first);
+  }
   out.predictions =
       prediction::predictRecommendations(*cluster, graphs, out.recommendations, options);
   return out;
+}
+
+// Every pod of the hourly reports asking for 12 CPUs: their runs queue for room, and the GPU pods
+// wait longer for the CPU beside their GPUs. Harmful in every replay, whatever the prices.
+advice::Recommendation overAskHourlyReports() {
+  advice::Recommendation rec;
+  rec.id = "over-ask-hourly-reports";
+  rec.kind = "test";
+  replay::PodMatch hourly;
+  hourly.namespace_ = "analytics";
+  rec.changes.changes.push_back(replay::SetRequests{hourly, 12000, std::nullopt, std::nullopt});
+  return rec;
 }
 
 }  // namespace
@@ -76,6 +105,37 @@ TEST_CASE("every change set of the default scenario's recommendations names obje
   CHECK(p.predictions.together.replayed);
   std::printf("default scenario: %zu recommendations replayed, %zu pods, %.3f s\n", with_changes,
               p.predictions.replayed_pods, p.predictions.seconds);
+}
+
+// Keeping a DAG's tasks near their parents gains only in hand-offs: where the replay charges
+// none (no prices, no measured crossing), it says so instead of predicting a gain of 0.
+TEST_CASE("hand-off advice is predicted only where the replay charges its tasks' hand-offs") {
+  const Predicted priced = predictDefaultScenario();
+  const Predicted unpriced = predictDefaultScenario({}, {}, false);
+  REQUIRE(priced.predictions.transfer_prices.measured());
+  CHECK(unpriced.predictions.transfer_prices.same_zone.fetches == 0);
+  std::size_t hand_off_advice = 0;
+  for (const advice::Recommendation& rec : unpriced.recommendations) {
+    INFO(rec.id);
+    CHECK(rec.gain_in_hand_offs == (rec.kind == "split-dependencies"));
+    if (rec.changes.changes.empty()) {
+      continue;  // nothing to replay, priced or not
+    }
+    const prediction::Prediction& without = unpriced.predictions.by_id.at(rec.id);
+    if (!rec.gain_in_hand_offs) {
+      CHECK(without.replayed);
+      continue;
+    }
+    ++hand_off_advice;
+    CHECK(priced.predictions.by_id.at(rec.id).replayed);
+    CHECK_FALSE(without.replayed);
+    CHECK_THAT(without.not_replayed, Catch::Contains("charges no hand-off") &&
+                                         Catch::Contains("measured: 0 within a zone, 0 across"));
+    CHECK(std::find(unpriced.predictions.together_ids.begin(),
+                    unpriced.predictions.together_ids.end(),
+                    rec.id) == unpriced.predictions.together_ids.end());
+  }
+  CHECK(hand_off_advice >= 3);
 }
 
 TEST_CASE("the default scenario's hoarding and priority advice shorten their pods' wait") {
@@ -118,9 +178,10 @@ TEST_CASE("the predictions a cycle pays for are bounded by analysis.prediction")
 }
 
 // Advice whose own prediction is a cost in every replay stays out of the joint prediction (and
-// so out of what the simulator applies in the closed loop), unless the user names it.
+// so out of what the simulator applies in the closed loop), unless the user names it. The
+// bundled scenario's own advice has none since its hand-offs are priced: a test one is added.
 TEST_CASE("a recommendation reliably harmful on its own is left out of the joint prediction") {
-  const Predicted p = predictDefaultScenario();
+  const Predicted p = predictDefaultScenario({}, overAskHourlyReports());
   std::vector<std::string> harmful;
   for (const auto& [id, prediction] : p.predictions.by_id) {
     if (prediction::reliablyHarmful(prediction)) {
@@ -128,7 +189,7 @@ TEST_CASE("a recommendation reliably harmful on its own is left out of the joint
       CHECK(prediction.makespan_seconds.change_low > 0);
     }
   }
-  REQUIRE_FALSE(harmful.empty());  // the bundled scenario has one: a sibling affinity
+  CHECK(harmful == std::vector<std::string>{"over-ask-hourly-reports"});
   std::vector<std::string> left_out = p.predictions.left_out_of_together;  // in rank order
   std::sort(left_out.begin(), left_out.end());
   std::sort(harmful.begin(), harmful.end());  // by_id has no order
@@ -141,7 +202,7 @@ TEST_CASE("a recommendation reliably harmful on its own is left out of the joint
 
   prediction::RecommendationPredictionOptions named;
   named.together_selection = harmful;
-  const Predicted asked = predictDefaultScenario(named);
+  const Predicted asked = predictDefaultScenario(named, overAskHourlyReports());
   CHECK(asked.predictions.together_ids == harmful);
   CHECK(asked.predictions.left_out_of_together.empty());
 }

@@ -287,6 +287,7 @@ Prediction PredictionContext::predict(const replay::ChangeSet& changes,
   }
   Prediction p = figures(inputs_.front(), Sides{before_, after}, watched, options_.runs_listed);
   p.matched = std::move(report->matched);
+  p.hand_offs = handOffCoverage(changes);
   p.reach =
       scope.whole
           ? PredictionReach{true, changed.nodes.size(), changed.pods.size(), changed.runs.size()}
@@ -294,7 +295,7 @@ Prediction PredictionContext::predict(const replay::ChangeSet& changes,
   return p;
 }
 
-std::size_t PredictionContext::chargedHandOffs(const replay::ChangeSet& changes) const {
+HandOffCoverage PredictionContext::handOffCoverage(const replay::ChangeSet& changes) const {
   const auto edits = [&](const replay::ReplayPod& pod) {
     return std::any_of(changes.changes.begin(), changes.changes.end(), [&](const auto& c) {
       return std::visit(
@@ -308,11 +309,14 @@ std::size_t PredictionContext::chargedHandOffs(const replay::ChangeSet& changes)
           c);
     });
   };
-  const auto& pods = inputs_.front().pods;
-  return static_cast<std::size_t>(
-      std::count_if(pods.begin(), pods.end(), [&](const replay::ReplayPod& pod) {
-        return pod.observed_transfer_seconds.has_value() && edits(pod);
-      }));
+  HandOffCoverage coverage;
+  for (const replay::ReplayPod& pod : inputs_.front().pods) {
+    if (!pod.parents.empty() && edits(pod)) {
+      ++coverage.tasks;
+      coverage.charged += pod.observed_transfer_seconds.has_value() ? 1 : 0;
+    }
+  }
+  return coverage;
 }
 
 Result<ReplayMeasures> PredictionContext::replayChanged(std::size_t k,

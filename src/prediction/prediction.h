@@ -49,12 +49,22 @@ struct PredictionReach {
   std::size_t runs = 0;
 };
 
+/// The tasks with parents a change places (those its changes edit), and how many of them the
+/// replay charges hand-offs for (measured prices per GB, or the task's measured crossing): the
+/// others keep their observed transfer time wherever the replay puts them, so what moving them
+/// nearer to or farther from their parents would change is not in the figures.
+struct HandOffCoverage {
+  std::size_t tasks = 0;
+  std::size_t charged = 0;
+};
+
 struct Prediction {
   bool replayed = false;
   std::string not_replayed;          // why not, when !replayed
   std::size_t replays = 0;           // paired replays behind each figure
   std::vector<std::size_t> matched;  // objects each change edited, in the change set's order
   PredictionReach reach;
+  HandOffCoverage hand_offs;
   /// Runs whose makespan the change alters in any replay (by more than a second).
   std::size_t affected_runs = 0;
   BeforeAfter makespan_seconds;            // mean over the affected runs
@@ -110,10 +120,10 @@ class PredictionContext {
   Prediction predict(const replay::ChangeSet& changes,
                      const std::vector<std::string>& watched = {}) const;
 
-  /// The task pods `changes` edit whose hand-offs the replay charges (measured prices per GB, or
-  /// the task's measured crossing): where there are none, placing tasks nearer their parents
-  /// changes nothing the replay charges, whatever it would gain in the cluster.
-  std::size_t chargedHandOffs(const replay::ChangeSet& changes) const;
+  /// The tasks with parents `changes` edit, and those of them whose hand-offs the replay
+  /// charges: where it charges none, placing tasks nearer their parents changes nothing the
+  /// replay sees, whatever it would gain in the cluster.
+  HandOffCoverage handOffCoverage(const replay::ChangeSet& changes) const;
 
  private:
   /// Perturbation `k` with the changes (`changed`: perturbation 0 with them applied), replayed

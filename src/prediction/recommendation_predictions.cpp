@@ -106,7 +106,7 @@ RecommendationPredictions predictRecommendations(
       out.unavailable = *stop;
       return out;
     }
-    if (rec.gain_in_hand_offs && context->chargedHandOffs(rec.changes) == 0) {
+    if (rec.gain_in_hand_offs && context->handOffCoverage(rec.changes).charged == 0) {
       out.by_id.emplace(rec.id, handOffsNotCharged(context->transferPrices()));
       continue;
     }

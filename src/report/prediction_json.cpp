@@ -44,6 +44,7 @@ json predictionJson(const prediction::Prediction& p) {
              {"nodes", p.reach.nodes},
              {"pods", p.reach.pods},
              {"runs", p.reach.runs}}},
+           {"hand_offs", {{"tasks", p.hand_offs.tasks}, {"charged", p.hand_offs.charged}}},
            {"affected_runs", p.affected_runs},
            {"makespan_seconds", beforeAfterJson(p.makespan_seconds)},
            {"critical_path_wait_seconds", beforeAfterJson(p.critical_path_wait_seconds)},

@@ -70,6 +70,12 @@ std::string predictionLine(const prediction::Prediction& p) {
   line += "; GPU pods' wait " + seconds(p.gpu_pod_pending_seconds) +
           "; GPU allocation in the window " +
           figure(p.gpu_allocation, percent, signedPercentPoints);
+  if (p.hand_offs.charged < p.hand_offs.tasks) {
+    line += "; hand-offs not charged for " +
+            std::to_string(p.hand_offs.tasks - p.hand_offs.charged) + " of the " +
+            std::to_string(p.hand_offs.tasks) +
+            " tasks it places (their transfer time stays as observed)";
+  }
   return line;
 }
 

@@ -98,7 +98,11 @@ function showPredicted(p) {
     (p.watched_pods ? beforeAfter('wait of its ' + p.watched_pods + ' pod(s)',
                                   p.watched_pending_seconds, secs, signedSecs) : '') +
     beforeAfter('GPU pods\' wait', p.gpu_pod_pending_seconds, secs, signedSecs) +
-    beforeAfter('GPU allocation', p.gpu_allocation, pct, points) + '</div>';
+    beforeAfter('GPU allocation', p.gpu_allocation, pct, points) +
+    (p.hand_offs && p.hand_offs.charged < p.hand_offs.tasks
+       ? '<div class="muted">hand-offs not charged for ' + (p.hand_offs.tasks - p.hand_offs.charged) +
+         ' of the ' + p.hand_offs.tasks + ' tasks it places: their transfer time stays as observed</div>'
+       : '') + '</div>';
 }
 // What the predictions stand on: the unchanged replay against what was observed, and whether
 // hand-offs were priced from the pods' received bytes (measured) and charged.

@@ -190,3 +190,30 @@ TEST_CASE("a change to one pool is replayed over its reach and predicts what the
   CHECK(scoped.runs[0].run == "ml/a/run-1");
   CHECK(scoped.runs[0].makespan_seconds.change() < -50);
 }
+
+// What the replay cannot see is said beside what it predicts: of the tasks with parents a change
+// edits, those whose hand-offs it charges (here the GPU task, once it carries a charge).
+TEST_CASE("a prediction counts the tasks it places and the hand-offs it charges of them") {
+  replay::ChangeSet run_pods;
+  replay::PodMatch ns;
+  ns.namespace_ = "ns";
+  run_pods.changes.push_back(replay::SetRequests{ns, std::nullopt, std::nullopt, std::nullopt});
+  replay::ChangeSet web_only;
+  web_only.changes.push_back(
+      replay::SetRequests{{"ns", {}, "ReplicaSet", "web-5d8"}, 5000, std::nullopt, std::nullopt});
+
+  auto uncharged = prediction::PredictionContext::fromInput(hoardedGpuNode());
+  REQUIRE(uncharged.ok());
+  const prediction::Prediction p = uncharged->predict(run_pods);
+  REQUIRE(p.replayed);
+  CHECK(p.hand_offs.tasks == 1);  // train; prepare has no parent, web is no task
+  CHECK(p.hand_offs.charged == 0);
+  CHECK(uncharged->handOffCoverage(web_only).tasks == 0);
+
+  replay::ReplayInput in = hoardedGpuNode();
+  in.pods[2].cross_zone_seconds = 60;
+  in.pods[2].observed_transfer_seconds = 0;  // its parent ran in its zone
+  auto charged = prediction::PredictionContext::fromInput(in);
+  REQUIRE(charged.ok());
+  CHECK(charged->predict(run_pods).hand_offs.charged == 1);
+}

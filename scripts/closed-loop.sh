@@ -71,6 +71,8 @@ for scenario in "$@"; do
          + realised($d.gpu_pod_wait_change_seconds)),
        gpu_allocation_points: ({predicted: (if $p.replayed then change($p.gpu_allocation) * 100 else 0 end)}
          + realised($d.gpu_allocation_change_points)),
+       not_replayed: [.recommendations[] | select(.predicted.replayed == false)
+                      | {id, reason: .predicted.reason}],
        hand_off_prices: {charged: (.prediction.transfer_prices.charged // false),
          same_zone: {measured: .prediction.transfer_prices.same_zone.seconds_per_gb,
                      pods: .prediction.transfer_prices.same_zone.fetches,

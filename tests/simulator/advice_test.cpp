@@ -133,7 +133,7 @@ TEST_CASE("labels on nodes and a strategic-merge node affinity steer a Deploymen
   }
 }
 
-TEST_CASE("--apply-ids selects recommendations, and an unknown id is an error",
+TEST_CASE("apply ids (--apply-ids) select recommendations, and an unknown id is an error",
           "[simulator][advice]") {
   std::string error;
   auto all = loadAdvice(kFixture, {}, error);

@@ -18,12 +18,20 @@ set +e; "$SIM" --bogus >/dev/null 2>&1; rc=$?; set -e
 line="$("$SIM" generate --scenario "$SCENARIOS/gpu-hoarding.yaml" --out "$WORK/a")"
 echo "$line"
 [[ "$line" == scenario=gpu-hoarding* ]] || fail "one-line summary expected, got: $line"
-for f in metrics.om ground_truth.json summary.json; do
+for f in metrics.om ground_truth.json summary.json objects.json; do
   [[ -s "$WORK/a/$f" ]] || fail "missing $f"
 done
 [[ "$(tail -n 1 "$WORK/a/metrics.om")" == "# EOF" ]] || fail "metrics.om must end with # EOF"
 grep -q '"suggested_analysis_time"' "$WORK/a/ground_truth.json" || fail "ground truth lacks suggested_analysis_time"
 grep -q '"hoarded_gpu_nodes"' "$WORK/a/ground_truth.json" || fail "ground truth lacks hoarded_gpu_nodes"
+# objects.json: what `kubectl get pipelineruns -A -o json` prints; no Tekton workflow here.
+jq -e '.apiVersion == "v1" and .kind == "List" and .metadata == {"resourceVersion": ""} and
+       .items == []' "$WORK/a/objects.json" >/dev/null || fail "objects.json is not an empty List"
+"$SIM" generate --scenario "$SCENARIOS/split-dependencies.yaml" --out "$WORK/t" >/dev/null
+jq -e --slurpfile truth "$WORK/t/ground_truth.json" \
+  '.kind == "List" and all(.items[]; .apiVersion == "tekton.dev/v1" and .kind == "PipelineRun") and
+   ([.items[].metadata.name] | sort) == ([$truth[0].runs[].run] | sort) and (.items | length) == 4' \
+  "$WORK/t/objects.json" >/dev/null || fail "objects.json lacks a PipelineRun per Tekton run"
 
 "$SIM" generate --scenario "$SCENARIOS/gpu-hoarding.yaml" --out "$WORK/b" >/dev/null
 cmp -s "$WORK/a/metrics.om" "$WORK/b/metrics.om" || fail "same seed, different metrics"

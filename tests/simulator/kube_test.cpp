@@ -238,7 +238,7 @@ duration: 3600
 
 }  // namespace
 
-TEST_CASE("a pod of a PreemptLowerPriority class preempts; the victim's controller replaces it",
+TEST_CASE("a pod of a PreemptLowerPriority class preempts: the victim's controller replaces it",
           "[simulator][kube][preemption]") {
   auto preempting = loadText(preemptionScenario("PreemptLowerPriority"));
   INFO(preempting.error);

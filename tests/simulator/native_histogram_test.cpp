@@ -6,7 +6,7 @@
 
 using namespace dagadvisor::sim;
 
-TEST_CASE("native histogram: schema-3 bucket i holds (2^((i-1)/8), 2^(i/8)]", "[native]") {
+TEST_CASE("native histogram: schema-3 bucket i holds 2^((i-1)/8) < v <= 2^(i/8)", "[native]") {
   const double step = std::pow(2.0, 1.0 / 8);
   CHECK(NativeHistogram::bucketIndex(1.0) == 0);  // upper bounds are inclusive
   CHECK(NativeHistogram::bucketIndex(2.0) == 8);

@@ -35,6 +35,9 @@ std::vector<Pod> buildLongRunningPods(const Scenario& scenario, AdviceApplier& a
 /// evicted one: the same spec, a new name and uid, a fresh timeline.
 Pod replacementOf(const Pod& evicted, int generation, double created);
 
+/// The uid of a Tekton run's PipelineRun: its pods' `tekton.dev/pipelineRunUID` label.
+std::string pipelineRunUid(const Scenario& scenario, const Run& run);
+
 /// Names the run and its engine-specific identity.
 Run makeRun(const Scenario& scenario, int workflow, int index, double arrival);
 

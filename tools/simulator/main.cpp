@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "engine_objects.h"
 #include "exposition.h"
 #include "live.h"
 #include "patches.h"
@@ -164,9 +165,9 @@ void printApplied(const History& h) {
   }
 }
 
-bool writeJson(const std::filesystem::path& path, const nlohmann::json& doc) {
+bool writeJson(const std::filesystem::path& path, const nlohmann::json& doc, int indent = 2) {
   std::ofstream out(path);
-  out << doc.dump(2) << "\n";
+  out << doc.dump(indent) << "\n";
   return static_cast<bool>(out);
 }
 
@@ -190,6 +191,8 @@ int generate(const Options& o, Scenario& s, const Advice& advice) {
   bool ok = std::fclose(f) == 0;
   ok = writeJson(dir / "ground_truth.json", groundTruth(h)) && ok;
   ok = writeJson(dir / "summary.json", summary(h)) && ok;
+  // What `kubectl get pipelineruns -A -o json` prints at the window's end, indented as it does.
+  ok = writeJson(dir / "objects.json", pipelineRunList(h), 4) && ok;
   if (!ok) {
     std::cerr << "dagadvisor-sim: failed writing into " << dir << "\n";
     return 1;

@@ -109,7 +109,7 @@ void tektonLabels(Pod& p, const Run& run, const WorkflowSpec& w, const TaskSpec&
   p.ownerKind = "TaskRun";
   p.ownerName = taskRun;
   p.labels = {{"tekton.dev/pipelineRun", run.name},
-              {"tekton.dev/pipelineRunUID", makeUid(run.identity ^ s.seed)},
+              {"tekton.dev/pipelineRunUID", pipelineRunUid(s, run)},
               {"tekton.dev/pipelineTask", t.id},
               {"tekton.dev/pipeline", w.name},
               {"tekton.dev/taskRun", taskRun},
@@ -136,6 +136,10 @@ std::string runName(const WorkflowSpec& w, int index, std::uint64_t key, std::in
 }
 
 }  // namespace
+
+std::string pipelineRunUid(const Scenario& s, const Run& run) {
+  return makeUid(run.identity ^ s.seed);
+}
 
 Run makeRun(const Scenario& s, int workflow, int index, double arrival) {
   const WorkflowSpec& w = s.workflows[static_cast<std::size_t>(workflow)];

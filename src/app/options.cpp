@@ -70,6 +70,7 @@ Result<CliOptions> parseOptions(int argc, char** argv) {
     ("c,config", "YAML config file (see config/dagadvisor.example.yaml)", cxxopts::value<std::string>())
     ("prometheus", "Prometheus-compatible base URL, e.g. http://127.0.0.1:9090", cxxopts::value<std::string>())
     ("snapshot", "replay a recorded snapshot directory instead of querying Prometheus", cxxopts::value<std::string>())
+    ("objects", "workflow objects from `kubectl get ... -o json` files, read instead of the Kubernetes API (repeatable)", cxxopts::value<std::vector<std::string>>())
     ("at", "analysis time, RFC 3339 or unix seconds (default: now, or the snapshot's time)", cxxopts::value<std::string>())
     ("o,output", "analyze: table, json or yaml", cxxopts::value<std::string>()->default_value("table"))
     ("details", "analyze: every recommendation in full (evidence, patches), not one line each")
@@ -104,6 +105,9 @@ Result<CliOptions> parseOptions(int argc, char** argv) {
     copyIfSet(parsed, "prometheus", out.prometheus_url);
     copyIfSet(parsed, "snapshot", out.snapshot_dir);
     copyIfSet(parsed, "at", out.at);
+    if (parsed.count("objects") != 0) {
+      out.object_files = parsed["objects"].as<std::vector<std::string>>();
+    }
     copyIfSet(parsed, "listen", out.listen);
     copyIfSet(parsed, "interval", out.interval);
     copyIfSet(parsed, "cluster", out.cluster);

@@ -14,13 +14,14 @@ struct CliOptions {
   std::string config_path;
   std::optional<std::string> prometheus_url;
   std::optional<std::string> snapshot_dir;
-  std::optional<std::string> at;  // RFC 3339 or unix seconds
-  std::string output = "table";   // table, json, yaml
-  bool details = false;           // analyze --output table: every recommendation in full
-  std::string recommendation_id;  // analyze --output table: only this one, in full
-  std::string out_dir;            // snapshot record
-  std::string plan_path;          // whatif
-  std::string apply;              // whatif: recommendation ids, comma-separated, or "all"
+  std::vector<std::string> object_files;  // --objects: kubectl's JSON, read instead of the API
+  std::optional<std::string> at;          // RFC 3339 or unix seconds
+  std::string output = "table";           // table, json, yaml
+  bool details = false;                   // analyze --output table: every recommendation in full
+  std::string recommendation_id;          // analyze --output table: only this one, in full
+  std::string out_dir;                    // snapshot record
+  std::string plan_path;                  // whatif
+  std::string apply;                      // whatif: recommendation ids, comma-separated, or "all"
   std::optional<std::string> listen;
   std::optional<std::string> interval;
   std::optional<std::string> cluster;

@@ -12,6 +12,7 @@
 #include "ingestion/kubernetes_objects.h"
 #include "ingestion/promql_reader.h"
 #include "ingestion/scrape_reader.h"
+#include "sources/kubernetes/kube_object_files.h"
 #include "sources/kubernetes/kubernetes_source.h"
 #include "sources/prometheus/prometheus_source.h"
 #include "sources/snapshot/snapshot_source.h"
@@ -25,6 +26,10 @@ Result<void> applyOverrides(const CliOptions& cli, config::Config& config) {
     config.sources.prometheus.url = *cli.prometheus_url;
     config.sources.snapshot_dir.clear();
     config.sources.scrape.targets.clear();
+  }
+  if (!cli.object_files.empty()) {
+    config.sources.kubernetes.object_files = cli.object_files;
+    config.sources.kubernetes.enabled = false;
   }
   if (cli.snapshot_dir) {
     config.sources.snapshot_dir = *cli.snapshot_dir;
@@ -220,7 +225,13 @@ Result<SourceSetup> openSource(const config::Config& config, Reads reads) {
     return opened.error();
   }
   SourceSetup setup{std::move(opened->source), std::move(opened->reader), std::nullopt, nullptr};
-  if (config.sources.kubernetes.enabled) {
+  if (!config.sources.kubernetes.object_files.empty()) {
+    auto files = sources::KubeObjectFiles::open(config.sources.kubernetes.object_files);
+    if (!files.ok()) {
+      return makeError(files.error().describe(), "sources.kubernetes.object_files");
+    }
+    setup.kubernetes = std::move(files).value();
+  } else if (config.sources.kubernetes.enabled) {
     auto kubernetes = openKubernetes(config.sources.kubernetes);
     if (!kubernetes.ok()) {
       return kubernetes.error();

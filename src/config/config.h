@@ -147,6 +147,8 @@ struct KubernetesSource {
   bool tekton_task_runs = true;         // and their TaskRuns (timings, retries)
   int page_size = 500;                  // items per LIST page; 0 = no limit (one response)
   Seconds timeout{30};                  // per request
+  // What `kubectl get … -o json` printed, read instead of the API (exclusive with `enabled`).
+  std::vector<std::string> object_files;
 
   bool operator==(const KubernetesSource&) const = default;
 };

@@ -126,6 +126,7 @@ std::vector<Field> configFields(Config& config) {
                  {"sources.kubernetes.tekton_task_runs", &kube.tekton_task_runs},
                  {"sources.kubernetes.page_size", &kube.page_size, Rule::kNonNegative},
                  {"sources.kubernetes.timeout", &kube.timeout, Rule::kPositive},
+                 {"sources.kubernetes.object_files", &kube.object_files},
                  {"sources.airflow.enabled", &airflow.enabled},
                  {"sources.airflow.url", &airflow.url, Rule::kUrl},
                  {"sources.airflow.api_version", &airflow.api_version, Rule::kAirflowApi},

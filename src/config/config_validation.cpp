@@ -285,6 +285,29 @@ void checkScrape(const Sources& sources, ConfigErrors& result) {
   }
 }
 
+// Object files stand in for the API server, and a snapshot replays the LISTs it recorded: two
+// answers to one LIST would leave the user guessing which one the analysis read.
+void checkObjectFiles(const Sources& sources, ConfigErrors& result) {
+  const KubernetesSource& kube = sources.kubernetes;
+  const std::string field = "sources.kubernetes.object_files";
+  for (const std::string& file : kube.object_files) {
+    if (file.empty()) {
+      result.errors.push_back(makeError("an empty file name", field));
+    }
+  }
+  if (kube.object_files.empty()) {
+    return;
+  }
+  if (kube.enabled) {
+    result.errors.push_back(makeError(
+        "set either sources.kubernetes.enabled (the API server) or object files, not both", field));
+  }
+  if (!sources.snapshot_dir.empty()) {
+    result.errors.push_back(makeError(
+        "a snapshot replays the Kubernetes LISTs it recorded: no object files with it", field));
+  }
+}
+
 }  // namespace
 
 ConfigErrors validate(const Config& config) {
@@ -296,6 +319,7 @@ ConfigErrors validate(const Config& config) {
     }
   }
   checkScrape(config.sources, result);
+  checkObjectFiles(config.sources, result);
   if (config.sources.airflow.enabled && config.sources.airflow.url.empty()) {
     result.errors.push_back(
         makeError("must be set when sources.airflow.enabled is true", "sources.airflow.url"));

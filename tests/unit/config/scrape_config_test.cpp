@@ -58,4 +58,20 @@ sources:
 )") == targets);
 }
 
+TEST_CASE("object files stand in for the Kubernetes API, never beside it or a snapshot",
+          "[config][kubernetes]") {
+  const auto loaded =
+      loadConfigText("sources: {kubernetes: {object_files: [/tmp/runs.json, /tmp/classes.json]}}",
+                     advice::defaultConfig());
+  REQUIRE(std::holds_alternative<Config>(loaded));
+  CHECK(std::get<Config>(loaded).sources.kubernetes.object_files ==
+        std::vector<std::string>{"/tmp/runs.json", "/tmp/classes.json"});
+  const std::vector<std::string> files{"sources.kubernetes.object_files"};
+  CHECK(errorFields("sources: {kubernetes: {enabled: true, object_files: [/tmp/a.json]}}") ==
+        files);
+  CHECK(errorFields("sources: {snapshot_dir: /tmp/snap, kubernetes: {object_files: [/a.json]}}") ==
+        files);
+  CHECK(errorFields("sources: {kubernetes: {object_files: ['']}}") == files);
+  CHECK(errorFields("sources: {kubernetes: {object_files: 3}}") == files);
+}
 }  // namespace dagadvisor::config

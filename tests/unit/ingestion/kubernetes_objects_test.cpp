@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "sources/kubernetes/kube_object_files.h"
 #include "support/test_support.h"
 
 using namespace dagadvisor;
@@ -289,4 +292,58 @@ TEST_CASE("scheduling LISTs that fail leave their family not known, with a warni
     CHECK_FALSE(fetch.specs.pending_pods);
     CHECK(testing::anyContains(fetch.warnings, "connection refused"));
   }
+}
+
+TEST_CASE("what kubectl get -o json printed gives the same objects and facts as the API",
+          "[model][kubernetes][scheduling]") {
+  // One file per kubectl command, as a user without API access from the daemon would write them:
+  // kubectl get pipelineruns,taskruns -A -o json; kubectl get priorityclasses,pods -A -o json.
+  json run = withMetadata(testing::workflowFixture("tekton-chains-pipelinerun-childrefs.json"),
+                          "chains-run", "ci");
+  run["apiVersion"] = "tekton.dev/v1";
+  run["kind"] = "PipelineRun";
+  std::vector<json> tekton{run};
+  for (const char* fixture :
+       {"tekton-chains-taskrun1-build.json", "tekton-chains-taskrun2-git-clone.json"}) {
+    json task_run = testing::workflowFixture(fixture);
+    task_run["apiVersion"] = "tekton.dev/v1";
+    task_run["kind"] = "TaskRun";
+    task_run["metadata"]["namespace"] = "ci";
+    task_run["metadata"]["labels"]["tekton.dev/pipelineRun"] = "chains-run";
+    tekton.push_back(std::move(task_run));
+  }
+  std::vector<json> scheduling = objectsOf("priorityclass-kwok-low-high.yaml");
+  for (json& pod : objectsOf("podlist-nri-kubernetes-kind-1_35.yaml")) {
+    pod["apiVersion"] = "v1";  // a PodList's items carry no apiVersion; kubectl's List items do
+    pod["kind"] = "Pod";
+    scheduling.push_back(std::move(pod));
+  }
+  const std::filesystem::path dir = std::filesystem::temp_directory_path();
+  const std::string tekton_file = (dir / "dagadvisor-kubectl-tekton.json").string();
+  const std::string scheduling_file = (dir / "dagadvisor-kubectl-scheduling.json").string();
+  std::ofstream(tekton_file) << listOf(tekton).dump();
+  std::ofstream(scheduling_file) << listOf(scheduling).dump();
+  auto files = sources::KubeObjectFiles::open({tekton_file, scheduling_file});
+  std::filesystem::remove(tekton_file);
+  std::filesystem::remove(scheduling_file);
+  REQUIRE(files.ok());
+
+  ingestion::KubernetesObjects source(**files, config::KubernetesSource{});
+  const model::ObjectFetch fetch = source.fetch({});
+  REQUIRE(fetch.objects.size() == 1);
+  const model::ObjectTask* built = fetch.objects[0].object.find("build");
+  REQUIRE(built != nullptr);
+  CHECK(fetch.objects[0].namespace_ == "ci");
+  CHECK(built->parents == std::vector<std::string>{"git-clone"});
+  REQUIRE(built->started.has_value());  // from the TaskRun in the same file
+  CHECK(*built->started == Approx(1617011400));
+  // No Argo Workflow in the files: not known, so Argo runs keep their inferred edges.
+  CHECK(testing::anyContains(fetch.warnings, "Argo Workflows are not installed"));
+
+  const model::SchedulingFetch facts = source.fetchScheduling();
+  REQUIRE(facts.specs.priority_classes);
+  CHECK(facts.specs.priority_classes->size() == 2);
+  REQUIRE(facts.specs.pending_pods);  // the server's field selector, applied to the file
+  REQUIRE(facts.specs.pending_pods->size() == 1);
+  CHECK(facts.specs.pending_pods->front().name == "e2e-container-pending");
 }

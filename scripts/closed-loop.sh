@@ -31,8 +31,12 @@ for scenario in "$@"; do
   "$SIM" generate --scenario "$scenario" --out "$out" >/dev/null 2>&1 || fail "$name: generate"
   start_prometheus_with_openmetrics "$out/metrics.om"
   at=$(jq -r .suggested_analysis_time "$out/ground_truth.json")
-  "$DAGADVISOR" analyze --prometheus "$PROM_URL" --at "$at" --output json >"$out/report.json" \
-    2>/dev/null || fail "$name: analyze exited $?"
+  # The engine's objects as `kubectl get pipelineruns -A -o json` prints them (Tekton declares
+  # its edges there, not on the pods), where the scenario has any.
+  objects=()
+  if [ "$(jq '.items | length' "$out/objects.json")" -gt 0 ]; then objects=(--objects "$out/objects.json"); fi
+  "$DAGADVISOR" analyze --prometheus "$PROM_URL" --at "$at" "${objects[@]}" --output json \
+    >"$out/report.json" 2>/dev/null || fail "$name: analyze exited $?"
   # The simulator applies what the prediction applied (the recommendations replayed together),
   # or, when none was replayed, every recommendation: what following all the advice does.
   ids=$(jq -r '.prediction.together.recommendations // [] | join(",")' "$out/report.json")
@@ -73,6 +77,8 @@ for scenario in "$@"; do
          + realised($d.gpu_allocation_change_points)),
        not_replayed: [.recommendations[] | select(.predicted.replayed == false)
                       | {id, reason: .predicted.reason}],
+       hand_offs: [.recommendations[] | select(.predicted.replayed == true)
+                   | {id, tasks: .predicted.hand_offs.tasks, charged: .predicted.hand_offs.charged}],
        hand_off_prices: {charged: (.prediction.transfer_prices.charged // false),
          same_zone: {measured: .prediction.transfer_prices.same_zone.seconds_per_gb,
                      pods: .prediction.transfer_prices.same_zone.fetches,

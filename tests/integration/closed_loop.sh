@@ -11,8 +11,10 @@
 # neither side gains: when the stacked tasks were created the other node was full. On
 # latency-spike the sibling affinity (matchLabelKeys: the run's own pods that still run) cannot
 # bring a child near its parent, which has finished when the child is created: neither side gains.
-# On split-dependencies the replay charges none of the DAG's hand-offs (parents guessed from
-# timing), so its advice is not predicted at all.
+# On split-dependencies the Tekton DAG's edges come from its PipelineRuns (what `kubectl get
+# pipelineruns -A -o json` prints, read with --objects), so its hand-offs are priced and charged:
+# the one-zone-per-run advice's static part (a sibling affinity) is predicted within 25 % of the
+# realised mean over 100 draws (its draws span about −2,200 … +800 s: 16 would not tell).
 # Usage: closed_loop.sh BUILD_DIR
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
@@ -24,7 +26,9 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 "$REPO/scripts/closed-loop.sh" "$BUILD" --json "$OUT" \
   "$REPO/config/scenarios/seed.yaml" "$REPO/config/scenarios/gpu-hoarding.yaml" \
   "$REPO/config/scenarios/healthy.yaml" "$REPO/config/scenarios/run-stacking.yaml" \
-  "$REPO/config/scenarios/latency-spike.yaml" "$REPO/config/scenarios/split-dependencies.yaml"
+  "$REPO/config/scenarios/latency-spike.yaml"
+TIE_BREAKS=100 "$REPO/scripts/closed-loop.sh" "$BUILD" --json "$OUT" \
+  "$REPO/config/scenarios/split-dependencies.yaml"
 cat "$OUT"
 
 within25() {  # scenario figure: the prediction within 25 % of a realised mean that is not 0
@@ -62,11 +66,15 @@ jq -e '(.applied | map(startswith("split-dependencies-")) | any) and .replayed
        and .makespan_seconds.predicted == 0 and (.makespan_seconds.realised | fabs) < 10
        and .makespan_seconds.realised_min <= 0 and .makespan_seconds.realised_max >= 0' \
   <<<"$(record latency-spike)" >/dev/null || fail "latency-spike: the sibling affinity gained: $(record latency-spike)"
-# split-dependencies' Tekton DAG without its API: every parent is guessed from timing, so the
-# replay charges no hand-off of its tasks and the advice, whose gain is in hand-offs alone, is
-# not predicted (rather than predicted to gain nothing).
-jq -e '.applied == [] and .replayed == false and (.not_replayed | map(select(
-         (.id | startswith("split-dependencies-")) and (.reason | contains("charges no hand-off"))))
-         | length == 1)' <<<"$(record split-dependencies)" >/dev/null \
-  || fail "split-dependencies: hand-off advice predicted without charged hand-offs: $(record split-dependencies)"
-echo "closed loop: seed and gpu-hoarding within 25 % of the realised mean, seed's hand-offs priced within 15 % of the simulator's; healthy, run-stacking and latency-spike gain nothing; split-dependencies' advice not predicted without charged hand-offs"
+# split-dependencies with its PipelineRuns: nine in ten of the hand-offs it places charged (26 of
+# 27 here), at prices measured
+# within 15 % of the simulator's, and the makespan gain within 25 % of the realised mean.
+jq -e '.draws == 100 and (.applied | map(startswith("split-dependencies-")) | any) and .replayed
+       and .not_replayed == [] and .hand_off_prices.charged
+       and (.hand_offs | length > 0 and all(.tasks > 0 and .charged >= 0.9 * .tasks))
+       and ([.hand_off_prices.same_zone, .hand_off_prices.cross_zone]
+            | all(((.measured - .simulated) | fabs) <= 0.15 * .simulated))' \
+  <<<"$(record split-dependencies)" >/dev/null \
+  || fail "split-dependencies: not predicted from declared edges: $(record split-dependencies)"
+within25 split-dependencies makespan_seconds
+echo "closed loop: seed and gpu-hoarding within 25 % of the realised mean, seed's hand-offs priced within 15 % of the simulator's; healthy, run-stacking and latency-spike gain nothing; split-dependencies predicted from its PipelineRuns' edges within 25 %"

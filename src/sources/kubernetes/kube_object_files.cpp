@@ -128,32 +128,48 @@ Result<std::unique_ptr<KubeObjectFiles>> KubeObjectFiles::open(
     if (!text) {
       return makeError(text.error().message, path);
     }
-    json root = json::parse(*text, nullptr, /*allow_exceptions=*/false);
-    if (root.is_discarded() || !root.is_object()) {
-      return makeError("not a JSON object: give what `kubectl get … -o json` prints", path);
-    }
-    const std::string kind = textAt(root, "kind");
-    const bool is_list = kind.size() >= 4 && kind.ends_with("List") && root.contains("items");
-    if (is_list && !root["items"].is_array()) {
-      return makeError("\"items\" is not a list", path);
-    }
-    json single = json::array();
-    if (!is_list) {
-      single.push_back(std::move(root));
-    }
-    for (json& object : is_list ? root["items"] : single) {
-      const std::string_view resource =
-          object.is_object() ? resourceOf(textAt(object, "kind")) : std::string_view();
-      const std::string api_version = object.is_object() ? textAt(object, "apiVersion") : "";
-      if (resource.empty() || api_version.empty()) {
-        ++out->ignored_;
-        continue;
-      }
-      out->add(groupVersionPath(api_version) + "/" + std::string(resource), namespaceOf(object),
-               object.dump());
+    if (auto indexed = out->index(path, *text); !indexed.ok()) {
+      return indexed.error();
     }
   }
   return out;
+}
+
+Result<std::unique_ptr<KubeObjectFiles>> KubeObjectFiles::fromText(const std::string& name,
+                                                                   std::string_view text) {
+  std::unique_ptr<KubeObjectFiles> out(new KubeObjectFiles({name}));
+  if (auto indexed = out->index(name, text); !indexed.ok()) {
+    return indexed.error();
+  }
+  return out;
+}
+
+Result<void> KubeObjectFiles::index(const std::string& name, std::string_view text) {
+  json root = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (root.is_discarded() || !root.is_object()) {
+    return makeError("not a JSON object: give what `kubectl get … -o json` prints", name);
+  }
+  const std::string kind = textAt(root, "kind");
+  const bool is_list = kind.size() >= 4 && kind.ends_with("List") && root.contains("items");
+  if (is_list && !root["items"].is_array()) {
+    return makeError("\"items\" is not a list", name);
+  }
+  json single = json::array();
+  if (!is_list) {
+    single.push_back(std::move(root));
+  }
+  for (json& object : is_list ? root["items"] : single) {
+    const std::string_view resource =
+        object.is_object() ? resourceOf(textAt(object, "kind")) : std::string_view();
+    const std::string api_version = object.is_object() ? textAt(object, "apiVersion") : "";
+    if (resource.empty() || api_version.empty()) {
+      ++ignored_;
+      continue;
+    }
+    add(groupVersionPath(api_version) + "/" + std::string(resource), namespaceOf(object),
+        object.dump());
+  }
+  return {};
 }
 
 void KubeObjectFiles::add(std::string resource_path, std::string namespace_, std::string item) {

@@ -3,6 +3,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/result.h"
@@ -24,6 +25,10 @@ class KubeObjectFiles final : public KubeListSource {
   /// JSON that is neither a list nor an object) name the file in `field`.
   static Result<std::unique_ptr<KubeObjectFiles>> open(const std::vector<std::string>& paths);
 
+  /// What open() does with one file's text, `name` standing for its path.
+  static Result<std::unique_ptr<KubeObjectFiles>> fromText(const std::string& name,
+                                                           std::string_view text);
+
   /// The objects of `path`'s resource as one page. The only field selector is the pending pods'
   /// `status.phase=Pending` (the one the daemon asks); label selectors are `key=value` terms,
   /// comma-separated. Anything else is an Error: the files cannot answer it as the server would.
@@ -33,6 +38,7 @@ class KubeObjectFiles final : public KubeListSource {
 
  private:
   explicit KubeObjectFiles(std::vector<std::string> paths) : paths_(std::move(paths)) {}
+  Result<void> index(const std::string& name, std::string_view text);
   void add(std::string resource_path, std::string namespace_, std::string item);
 
   struct Stored {

@@ -67,9 +67,8 @@ jq -e '(.applied | map(startswith("split-dependencies-")) | any) and .replayed
        and .makespan_seconds.realised_min <= 0 and .makespan_seconds.realised_max >= 0' \
   <<<"$(record latency-spike)" >/dev/null || fail "latency-spike: the sibling affinity gained: $(record latency-spike)"
 # split-dependencies with its PipelineRuns: nine in ten of the hand-offs it places charged (26 of
-# 27: a step's received bytes are read once it has finished, and the fourth run's still runs),
-# at prices measured
-# within 15 % of the simulator's, and the makespan gain within 25 % of the realised mean.
+# 27: a step's received bytes are read once it has finished, and the fourth run's still runs), at
+# prices measured within 15 % of the simulator's, and the makespan within 25 % of the realised mean.
 jq -e '.draws == 100 and (.applied | map(startswith("split-dependencies-")) | any) and .replayed
        and .not_replayed == [] and .hand_off_prices.charged
        and (.hand_offs | length > 0 and all(.tasks > 0 and .charged >= 0.9 * .tasks))

@@ -35,6 +35,11 @@ std::vector<Pod> buildLongRunningPods(const Scenario& scenario, AdviceApplier& a
 /// evicted one: the same spec, a new name and uid, a fresh timeline.
 Pod replacementOf(const Pod& evicted, int generation, double created);
 
+/// How a moment is written: ISO 8601 with +00:00 (Airflow), RFC 3339 with Z as the API server
+/// writes a metav1.Time, or compact (in run ids).
+enum class TimeFormat { kIso, kKube, kCompact };
+std::string isoTime(std::int64_t unixSeconds, TimeFormat format);
+
 /// The uid of a Tekton run's PipelineRun: its pods' `tekton.dev/pipelineRunUID` label.
 std::string pipelineRunUid(const Scenario& scenario, const Run& run);
 

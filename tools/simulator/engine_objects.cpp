@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <ctime>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -26,13 +25,8 @@ struct Progress {
 
 // RFC 3339 in UTC with whole seconds, as the API server writes a metav1.Time.
 std::string kubeTime(const History& h, double t) {
-  const auto seconds =
-      static_cast<std::time_t>(std::floor(static_cast<double>(h.scenario->start) + t));
-  std::tm tm{};
-  gmtime_r(&seconds, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
+  return isoTime(static_cast<std::int64_t>(std::floor(static_cast<double>(h.scenario->start) + t)),
+                 TimeFormat::kKube);
 }
 
 const WorkflowSpec& pipelineOf(const History& h, const Run& r) {

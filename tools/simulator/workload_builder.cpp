@@ -10,21 +10,6 @@
 namespace dagadvisor::sim {
 namespace {
 
-enum class TimeFormat { kIso, kCompact };
-
-std::string isoTime(std::int64_t unixSeconds, TimeFormat format) {
-  std::time_t t = static_cast<std::time_t>(unixSeconds);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[64];
-  if (format == TimeFormat::kIso) {
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S+00:00", &tm);
-  } else {
-    std::strftime(buf, sizeof buf, "%Y%m%d-%H%M", &tm);
-  }
-  return buf;
-}
-
 std::string dependencies(const TaskSpec& task) {
   std::string out;
   for (const auto& p : task.parents) {
@@ -136,6 +121,25 @@ std::string runName(const WorkflowSpec& w, int index, std::uint64_t key, std::in
 }
 
 }  // namespace
+
+std::string isoTime(std::int64_t unixSeconds, TimeFormat format) {
+  std::time_t t = static_cast<std::time_t>(unixSeconds);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  switch (format) {  // literal patterns, so the compiler checks them
+    case TimeFormat::kIso:
+      std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S+00:00", &tm);
+      break;
+    case TimeFormat::kKube:
+      std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+      break;
+    case TimeFormat::kCompact:
+      std::strftime(buf, sizeof buf, "%Y%m%d-%H%M", &tm);
+      break;
+  }
+  return buf;
+}
 
 std::string pipelineRunUid(const Scenario& s, const Run& run) {
   return makeUid(run.identity ^ s.seed);

@@ -22,18 +22,8 @@ constexpr std::string_view kArgo = "argoproj.io/v1alpha1";
 constexpr std::array<std::string_view, 2> kTekton = {"tekton.dev/v1", "tekton.dev/v1beta1"};
 constexpr std::string_view kPipelineRunLabel = "tekton.dev/pipelineRun";
 constexpr std::string_view kScheduling = "scheduling.k8s.io/v1";
-// Only the pods the diagnosis reads: the server filters, so a large cluster sends few.
-constexpr std::string_view kPendingPods = "pods?fieldSelector=status.phase%3DPending";
 
-// "v1" is the core group, served under /api; every other group under /apis.
-std::string listPath(std::string_view group_version, const std::string& namespace_,
-                     std::string_view resource) {
-  std::string path = (group_version == "v1" ? "/api/" : "/apis/") + std::string(group_version);
-  if (!namespace_.empty()) {
-    path += "/namespaces/" + namespace_;
-  }
-  return path + "/" + std::string(resource);
-}
+using sources::kubeListPath;
 
 std::string metadataText(const json& item, std::string_view key) {
   const json* metadata = member(item, "metadata");
@@ -95,7 +85,7 @@ Listed listEverywhere(sources::KubeListSource& lists, std::string_view group_ver
                       std::vector<std::string>& warnings) {
   Listed out;
   for (const std::string& ns : namespaces) {
-    const std::string path = listPath(group_version, ns, resource);
+    const std::string path = kubeListPath(group_version, ns, resource);
     if (out.first_path.empty()) {
       out.first_path = path;
     }
@@ -198,7 +188,7 @@ model::SchedulingFetch KubernetesObjects::fetchScheduling() {
 }
 
 void KubernetesObjects::fetchPriorityClasses(model::SchedulingFetch& out) {
-  const std::string path = listPath(kScheduling, "", "priorityclasses");
+  const std::string path = kubeListPath(kScheduling, "", "priorityclasses");
   std::vector<model::PriorityClass> classes;
   const ListStatus status =
       listItems(lists_, path, "priorityclasses", out.warnings, [&](const json& item) {
@@ -219,7 +209,9 @@ void KubernetesObjects::fetchPendingPods(model::SchedulingFetch& out) {
   std::vector<model::PendingPodSpec> pods;
   bool any_read = false;
   for (const std::string& ns : settings_.namespaces) {
-    const std::string path = listPath("v1", ns, kPendingPods);
+    // Only the pods the diagnosis reads: the server filters, so a large cluster sends few.
+    const std::string path =
+        kubeListPath("v1", ns, "pods?" + std::string(sources::kPendingPodsQuery));
     const ListStatus status = listItems(lists_, path, "pods", out.warnings, [&](const json& item) {
       if (auto parsed = model::parsePendingPodSpec(item)) {
         pods.push_back(std::move(*parsed));

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/result.h"
@@ -36,5 +37,19 @@ class KubeListSource {
 };
 
 using KubeListSourcePtr = std::unique_ptr<KubeListSource>;
+
+/// The LIST path of `resource` in `group_version`, in `namespace_` or cluster-wide (""): the
+/// core group "v1" is served under /api, every other group under /apis.
+inline std::string kubeListPath(std::string_view group_version, std::string_view namespace_,
+                                std::string_view resource) {
+  std::string path = (group_version == "v1" ? "/api/" : "/apis/") + std::string(group_version);
+  if (!namespace_.empty()) {
+    path.append("/namespaces/").append(namespace_);
+  }
+  return path.append("/").append(resource);
+}
+
+/// The one field selector the daemon sends (the pending pods' LIST), as it is sent.
+inline constexpr std::string_view kPendingPodsQuery = "fieldSelector=status.phase%3DPending";
 
 }  // namespace dagadvisor::sources

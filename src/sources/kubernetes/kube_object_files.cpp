@@ -1,6 +1,8 @@
 #include "sources/kubernetes/kube_object_files.h"
 
+#include <algorithm>
 #include <array>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string_view>
@@ -22,8 +24,6 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kResource
     {"Pod", "pods"},
 }};
 
-constexpr std::string_view kPendingSelector = "fieldSelector=status.phase%3DPending";
-
 std::string_view resourceOf(std::string_view kind) {
   for (const auto& [k, resource] : kResources) {
     if (k == kind) {
@@ -33,20 +33,38 @@ std::string_view resourceOf(std::string_view kind) {
   return {};
 }
 
-// "v1" is the core group, served under /api; every other group under /apis.
-std::string groupVersionPath(std::string_view api_version) {
-  return (api_version == "v1" ? "/api/" : "/apis/") + std::string(api_version);
-}
-
 std::string textAt(const json& object, const char* key) {
   const auto it = object.find(key);
   return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-std::string namespaceOf(const json& object) {
+const json* metadataOf(const json& object) {
   const auto metadata = object.find("metadata");
-  return metadata != object.end() && metadata->is_object() ? textAt(*metadata, "namespace")
-                                                           : std::string();
+  return metadata != object.end() && metadata->is_object() ? &*metadata : nullptr;
+}
+
+// The object's labels with string values: what a label selector can match.
+std::map<std::string, std::string> labelsOf(const json& object) {
+  std::map<std::string, std::string> out;
+  const json* metadata = metadataOf(object);
+  if (metadata == nullptr) {
+    return out;
+  }
+  const auto labels = metadata->find("labels");
+  if (labels == metadata->end() || !labels->is_object()) {
+    return out;
+  }
+  for (const auto& [key, value] : labels->items()) {
+    if (value.is_string()) {
+      out.emplace(key, value.get<std::string>());
+    }
+  }
+  return out;
+}
+
+std::string phaseOf(const json& object) {
+  const auto status = object.find("status");
+  return status != object.end() && status->is_object() ? textAt(*status, "phase") : std::string();
 }
 
 // A LIST path split into the resource's cluster-wide path and the namespace it names ("" for
@@ -92,30 +110,12 @@ std::optional<std::vector<std::pair<std::string, std::string>>> equalityTerms(
   return terms;
 }
 
-bool labelsMatch(const json& object,
+bool labelsMatch(const std::map<std::string, std::string>& labels,
                  const std::vector<std::pair<std::string, std::string>>& terms) {
-  if (terms.empty()) {
-    return true;
-  }
-  const auto metadata = object.find("metadata");
-  if (metadata == object.end() || !metadata->is_object()) {
-    return false;
-  }
-  const auto labels = metadata->find("labels");
-  if (labels == metadata->end() || !labels->is_object()) {
-    return false;
-  }
-  for (const auto& [key, value] : terms) {
-    if (textAt(*labels, key.c_str()) != value || !labels->contains(key)) {
-      return false;
-    }
-  }
-  return true;
-}
-
-bool pending(const json& pod) {
-  const auto status = pod.find("status");
-  return status != pod.end() && status->is_object() && textAt(*status, "phase") == "Pending";
+  return std::all_of(terms.begin(), terms.end(), [&](const auto& term) {
+    const auto it = labels.find(term.first);
+    return it != labels.end() && it->second == term.second;
+  });
 }
 
 }  // namespace
@@ -166,14 +166,12 @@ Result<void> KubeObjectFiles::index(const std::string& name, std::string_view te
       ++ignored_;
       continue;
     }
-    add(groupVersionPath(api_version) + "/" + std::string(resource), namespaceOf(object),
-        object.dump());
+    const json* metadata = metadataOf(object);
+    by_resource_[kubeListPath(api_version, "", resource)].push_back(
+        Stored{metadata != nullptr ? textAt(*metadata, "namespace") : std::string(), object.dump(),
+               phaseOf(object), labelsOf(object)});
   }
   return {};
-}
-
-void KubeObjectFiles::add(std::string resource_path, std::string namespace_, std::string item) {
-  by_resource_[std::move(resource_path)].push_back(Stored{std::move(namespace_), std::move(item)});
 }
 
 Result<KubeList> KubeObjectFiles::list(const std::string& path, const std::string& label_selector) {
@@ -181,7 +179,7 @@ Result<KubeList> KubeObjectFiles::list(const std::string& path, const std::strin
   const std::string_view query = query_at == std::string::npos
                                      ? std::string_view()
                                      : std::string_view(path).substr(query_at + 1);
-  if (!query.empty() && query != kPendingSelector) {
+  if (!query.empty() && query != kPendingPodsQuery) {
     return makeError("the object files cannot answer the query \"" + std::string(query) + "\"",
                      "LIST " + path);
   }
@@ -202,11 +200,8 @@ Result<KubeList> KubeObjectFiles::list(const std::string& path, const std::strin
     if (!target.namespace_.empty() && stored.namespace_ != target.namespace_) {
       continue;
     }
-    if (!query.empty() || !terms->empty()) {  // parsed again only when something filters
-      const json object = json::parse(stored.item, nullptr, false);
-      if ((!query.empty() && !pending(object)) || !labelsMatch(object, *terms)) {
-        continue;
-      }
+    if ((!query.empty() && stored.phase != "Pending") || !labelsMatch(stored.labels, *terms)) {
+      continue;
     }
     page.append(out.items == 0 ? "" : ",").append(stored.item);
     ++out.items;

@@ -39,11 +39,13 @@ class KubeObjectFiles final : public KubeListSource {
  private:
   explicit KubeObjectFiles(std::vector<std::string> paths) : paths_(std::move(paths)) {}
   Result<void> index(const std::string& name, std::string_view text);
-  void add(std::string resource_path, std::string namespace_, std::string item);
 
+  // One object, with what the LISTs filter on read once, not parsed again every cycle.
   struct Stored {
     std::string namespace_;
-    std::string item;  // the object's JSON
+    std::string item;   // the object's JSON
+    std::string phase;  // status.phase: the pending pods' field selector
+    std::map<std::string, std::string> labels;
   };
   std::vector<std::string> paths_;
   // "/apis/tekton.dev/v1/pipelineruns" (no namespace) → the objects of that resource.

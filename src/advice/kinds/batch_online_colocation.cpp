@@ -25,12 +25,31 @@ using nlohmann::json;
 
 namespace {
 
+using ServiceViews = std::tuple<std::string_view, std::string_view, std::string_view>;
+
+// Compares stored refs and views alike as views. std::less<> would compare a tuple of strings
+// with a tuple of views through tuple's mixed-type operator<, which libstdc++ 12 gives GCC but
+// not clang (the advice then did not compile with clang).
+struct ServiceRefLess {
+  using is_transparent = void;
+
+  template <typename A, typename B>
+  bool operator()(const A& a, const B& b) const {
+    return views(a) < views(b);
+  }
+
+  template <typename Tuple>
+  static ServiceViews views(const Tuple& ref) {
+    return {std::get<0>(ref), std::get<1>(ref), std::get<2>(ref)};
+  }
+};
+
 // ns, kind, name; found by views, no strings copied per pod
-using ServiceRefs = std::set<std::tuple<std::string, std::string, std::string>, std::less<>>;
+using ServiceRefs = std::set<std::tuple<std::string, std::string, std::string>, ServiceRefLess>;
 
 bool ofService(const model::Pod& pod, const ServiceRefs& services) {
-  using Views = std::tuple<std::string_view, std::string_view, std::string_view>;
-  return services.find(Views{pod.namespace_, pod.owner_kind, pod.owner_name}) != services.end();
+  return services.find(ServiceViews{pod.namespace_, pod.owner_kind, pod.owner_name}) !=
+         services.end();
 }
 
 // The nodes the pools are made of: schedulable, without GPUs (GPU nodes are another pool).
@@ -134,7 +153,7 @@ std::vector<bool> onlinePool(const model::ClusterSnapshot& cluster, const Servic
   std::vector<model::ResourceVector> room(n);
   std::vector<std::int64_t> service_cpu(n, 0);
   // By views into the pods: a map's values stay where they are, so each pod keeps its own.
-  std::map<std::tuple<std::string_view, std::string_view, std::string_view>, ServiceHosts> hosts;
+  std::map<ServiceViews, ServiceHosts> hosts;
   std::vector<ServicePod> pods;
   for (model::NodeId id = 0; id < n; ++id) {
     room[id] = cluster.node(id).allocatable;

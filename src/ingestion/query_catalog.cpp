@@ -92,7 +92,18 @@ class Builder {
     return "last_over_time(" + select(metric, matchers, s_.selector) + facts_lookback_ + ")";
   }
 
-  // The pods (namespace, pod, uid) whose `metric` is still written. Where the TSDB writes
+  // The family liveness is told by. Without staleness markers, kube_pod_info: the family whose
+  // newest sample pod_seen reads and whose lookback pod_info reads; with another family a deleted
+  // pod's last samples differ by up to a refresh interval between the two where series are
+  // written only on change or every few minutes, and a window read would keep a pod a full read
+  // drops. With them, every family of a deleted pod ends at the same scrape, so the smallest one
+  // will do: kube_pod_created, one series of three labels a pod where kube_pod_info has ten (at
+  // a tenth of the reference, pod_gone's evaluation 0.08-0.20 s instead of 0.14-0.36 s).
+  std::string_view liveFamily() const {
+    return s_.staleness_markers ? s_.metrics.pod_created : s_.metrics.pod_info;
+  }
+
+  // The pods (namespace, pod, uid) whose liveFamily() is still written. Where the TSDB writes
   // staleness markers, a deleted pod's series ends with one and an instant selection is exact
   // (one selection). Backfilled TSDBs have none, so a deleted pod's series answers instant
   // queries for Prometheus' whole lookback delta: there a series is live only if its newest
@@ -102,13 +113,9 @@ class Builder {
   // works and a series written only on change or every few minutes is not taken for deleted.
   // Relative to the newest sample, not to the evaluation time, so `--at` in the past works too.
   // Each pod's series are aggregated before the comparison with the newest of all: the same
-  // pods, compared on three labels instead of ten. The family is kube_pod_info, whose newest
-  // sample pod_seen reads and whose lookback pod_info reads: with another family (kube_pod_created
-  // has three labels, not ten) a deleted pod's last samples differ by up to a refresh interval
-  // between the two families where series are written only on change or every few minutes, and
-  // a window read would keep a pod a full read drops.
-  std::string live(std::string_view metric) const {
-    const std::string series = select(metric, "", s_.selector);
+  // pods, compared on three labels instead of ten.
+  std::string live() const {
+    const std::string series = select(liveFamily(), "", s_.selector);
     if (s_.staleness_markers) {
       return maxBy(kPodKey, series);
     }
@@ -153,12 +160,12 @@ class Builder {
                                   recentTime(m.pod_completion_time), left_pending}));
   }
 
-  // The pods with a kube_pod_info sample in the window that are not live now (see live()):
+  // The pods with a sample of liveFamily() in the window that are not live now (see live()):
   // deleted since the previous read, or shortly before it. Not aggregated: the reader takes each
   // pod once, and a `max by` over every pod's series was a tenth of the query's cost.
   std::string gone(config::Seconds window) const {
-    return "last_over_time(" + select(s_.metrics.pod_info, "", s_.selector) + range(window) +
-           ") unless on (" + std::string(kPodKey) + ") " + live(s_.metrics.pod_info);
+    return "last_over_time(" + select(liveFamily(), "", s_.selector) + range(window) +
+           ") unless on (" + std::string(kPodKey) + ") " + live();
   }
 
   std::string pod(std::string_view extra) const {
@@ -373,7 +380,7 @@ QueryCatalog::QueryCatalog(const config::PrometheusSource& s) {
   set(QueryId::kPodInfo, "pod_info",
       maxBy(b.pod("node, created_by_kind, created_by_name, priority_class"),
             b.recentInfo(m.pod_info)));
-  set(QueryId::kPodLive, "pod_live", b.live(m.pod_info));
+  set(QueryId::kPodLive, "pod_live", b.live());
   // The current phase's series only (value 1) go into the aggregation: one of a pod's five
   // (at the reference size 3.9-5.8 s of Prometheus CPU, 4 runs, against 5.3-6.5 s when filtered
   // after it). The Unknown series is not selected: a pod none of whose other phases is current

@@ -2,7 +2,8 @@
 # sources.prometheus.staleness_markers on a TSDB that has them: a real Prometheus scrapes a
 # kube-state-metrics exposition (a file served over loopback, every second) from which two pods
 # are then removed, so Prometheus ends their series with staleness markers. With the setting on,
-# liveness is one instant selection: the removed pods must be gone seconds later (a backfill
+# liveness is one instant selection of kube_pod_created, whose series end at the same scrape as
+# the pod's other families: the removed pods must be gone seconds later (a backfill
 # would show them for 5 more minutes), running and pending counts must follow, and a window read
 # must find them gone and equal a full read of the same moment, as without the setting.
 # Args: DAGADVISOR_BINARY INCREMENTAL_EQUALS_FULL
@@ -85,7 +86,7 @@ for at in BEFORE AFTER; do
     --output json >"$WORK_DIR/$at.json" || fail "analyze ($at) failed"
 done
 check "pod_live is an instant selection" "$WORK_DIR/AFTER/manifest.json" \
-  '[.queries[] | select(.name == "pod_live") | .promql] == ["max by (namespace, pod, uid) (kube_pod_info{})"]'
+  '[.queries[] | select(.name == "pod_live") | .promql] == ["max by (namespace, pod, uid) (kube_pod_created{})"]'
 check "before the removal every pod is live" "$WORK_DIR/BEFORE/pod_live.json" \
   "$live == [\"alive\", \"gone-pending\", \"gone-running\"]"
 check "and running or pending" "$WORK_DIR/BEFORE.json" \

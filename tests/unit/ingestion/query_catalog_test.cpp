@@ -19,8 +19,9 @@ sources::SampleView sample(const std::vector<sources::LabelView>& labels) {
 
 // The liveness test compares each pod's newest sample (plus its slack) with the newest of all:
 // aggregated to the pod before the comparison, Prometheus compares three labels a pod instead of
-// kube_pod_info's ten. It stays on kube_pod_info, the family pod_info's lookback and pod_seen's
-// newest sample read (with kube_pod_created a window read kept a pod a full read dropped).
+// kube_pod_info's ten. Without staleness markers it stays on kube_pod_info, the family pod_info's
+// lookback and pod_seen's newest sample read (with kube_pod_created a window read kept a pod a full
+// read dropped).
 TEST_CASE("the liveness test aggregates each pod before comparing it with the newest sample",
           "[ingestion][catalog]") {
   const config::PrometheusSource settings;
@@ -32,16 +33,17 @@ TEST_CASE("the liveness test aggregates each pod before comparing it with the ne
   CHECK(gone == "last_over_time(" + info + "[7m]) unless on (namespace, pod, uid) " + live);
 }
 
-// Where the TSDB writes staleness markers a deleted pod's series ends with one: an instant
-// selection is the liveness test, one selection of kube_pod_info instead of three.
+// Where the TSDB writes staleness markers a deleted pod's series ends with one, in every family
+// at the same scrape: an instant selection of the smallest family (kube_pod_created, three labels
+// a pod) is the liveness test, one selection instead of three of kube_pod_info.
 TEST_CASE("with staleness markers liveness is an instant selection", "[ingestion][catalog]") {
   config::PrometheusSource settings;
   settings.staleness_markers = true;
-  const std::string info = settings.metrics.pod_info + "{}";
+  const std::string created = settings.metrics.pod_created + "{}";
   const std::string live = QueryCatalog(settings).get(QueryId::kPodLive).promql;
-  CHECK(live == "max by (namespace, pod, uid) (" + info + ")");
+  CHECK(live == "max by (namespace, pod, uid) (" + created + ")");
   CHECK(podGoneQuery(settings, config::Seconds(420)).promql ==
-        "last_over_time(" + info + "[7m]) unless on (namespace, pod, uid) " + live);
+        "last_over_time(" + created + "[7m]) unless on (namespace, pod, uid) " + live);
   // The rest of the catalog does not depend on it.
   config::PrometheusSource without = settings;
   without.staleness_markers = false;

@@ -135,9 +135,8 @@ model::ObjectFetch KubernetesObjects::fetch(const std::vector<model::WorkflowRun
 void KubernetesObjects::fetchArgo(model::ObjectFetch& out) {
   Listed listed = listEverywhere(lists_, kArgo, "workflows", settings_.namespaces, out.warnings);
   if (listed.not_served) {
-    out.warnings.push_back("kubernetes: Argo Workflows are not installed (404 on " +
-                           listed.first_path +
-                           "): Argo runs keep dependencies inferred from timing");
+    out.warnings.push_back("kubernetes: Argo Workflows: " + lists_.whyNotServed(listed.first_path) +
+                           ": Argo runs keep dependencies inferred from timing");
   }
   for (const json& item : listed.items) {
     addObject(model::parseArgoWorkflow(item), item, out);
@@ -155,9 +154,9 @@ void KubernetesObjects::fetchTekton(model::ObjectFetch& out) {
     }
   }
   if (runs.not_served) {
-    out.warnings.push_back("kubernetes: Tekton Pipelines is not installed (404 on " +
-                           runs.first_path +
-                           "): Tekton runs keep dependencies inferred from timing");
+    out.warnings.push_back(
+        "kubernetes: Tekton PipelineRuns: " + lists_.whyNotServed(runs.first_path) +
+        ": Tekton runs keep dependencies inferred from timing");
     return;
   }
   // TaskRuns by namespace and PipelineRun, so each PipelineRun gets its own in one look-up.
@@ -197,8 +196,8 @@ void KubernetesObjects::fetchPriorityClasses(model::SchedulingFetch& out) {
         }
       });
   if (status == ListStatus::kNotServed) {
-    out.warnings.push_back("kubernetes: " + path +
-                           " is not served (404): PriorityClass values are not known");
+    out.warnings.push_back("kubernetes: PriorityClasses: " + lists_.whyNotServed(path) +
+                           ": PriorityClass values are not known");
   }
   if (status == ListStatus::kRead) {
     out.specs.priority_classes = std::move(classes);
@@ -218,7 +217,7 @@ void KubernetesObjects::fetchPendingPods(model::SchedulingFetch& out) {
       }
     });
     if (status == ListStatus::kNotServed) {
-      out.warnings.push_back("kubernetes: " + path + " is not served (404)");
+      out.warnings.push_back("kubernetes: pending pods: " + lists_.whyNotServed(path));
     }
     any_read = any_read || status == ListStatus::kRead;
   }

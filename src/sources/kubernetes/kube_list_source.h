@@ -34,6 +34,12 @@ class KubeListSource {
 
   /// A short description for logs and reports; never contains credentials.
   virtual std::string describe() const = 0;
+
+  /// Why a LIST of `path` answered 404, in words for a warning: the API server does not serve the
+  /// resource (its CRD is not installed); a source that is not the API server says what it lacks.
+  virtual std::string whyNotServed(const std::string& path) const {
+    return "not installed (404 on " + path + ")";
+  }
 };
 
 using KubeListSourcePtr = std::unique_ptr<KubeListSource>;

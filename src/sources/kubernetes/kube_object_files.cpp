@@ -211,6 +211,10 @@ Result<KubeList> KubeObjectFiles::list(const std::string& path, const std::strin
   return out;
 }
 
+std::string KubeObjectFiles::whyNotServed(const std::string& /*path*/) const {
+  return "none in the " + describe();
+}
+
 std::string KubeObjectFiles::describe() const {
   std::string out = "object files ";
   for (std::size_t i = 0; i < paths_.size(); ++i) {

@@ -35,6 +35,8 @@ class KubeObjectFiles final : public KubeListSource {
   Result<KubeList> list(const std::string& path, const std::string& label_selector) override;
 
   std::string describe() const override;
+  /// The files hold none of the kind: kubectl was not asked for it, or the cluster has none.
+  std::string whyNotServed(const std::string& path) const override;
 
  private:
   explicit KubeObjectFiles(std::vector<std::string> paths) : paths_(std::move(paths)) {}

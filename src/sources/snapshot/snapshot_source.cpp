@@ -37,6 +37,10 @@ class SnapshotKubeLists final : public KubeListSource {
     return "snapshot " + dir_ + " (kubernetes, recorded from " + from_ + ")";
   }
 
+  std::string whyNotServed(const std::string& path) const override {
+    return "absent when recorded from " + from_ + " (404 on " + path + ")";
+  }
+
  private:
   std::string recordedPaths() const {
     std::string paths;

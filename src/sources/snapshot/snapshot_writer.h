@@ -28,6 +28,9 @@ class KubeListRecorder final : public KubeListSource {
   /// Forwards to the inner source; a LIST of the same path and selector replaces the earlier one.
   Result<KubeList> list(const std::string& path, const std::string& label_selector) override;
   std::string describe() const override { return inner_.describe(); }
+  std::string whyNotServed(const std::string& path) const override {
+    return inner_.whyNotServed(path);
+  }
 
   const std::vector<Recorded>& recorded() const { return recorded_; }
 

@@ -13,6 +13,8 @@
 # its own stream of the scheduler's coin flips among equal scores (compare --tie-breaks): a change
 # of placement reshuffles every later decision, so one history's gain is one draw of it; the
 # lowest and highest draw are given too. The first draw is the history the daemon observed.
+# SEED=N runs another workload of each scenario (generate and compare --seed N: other arrivals,
+# run times and sizes), so that an agreement can be checked on more than one observed window.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=build
@@ -28,7 +30,8 @@ source "$REPO/tests/integration/prometheus_harness.sh"
 for scenario in "$@"; do
   name=$(basename "$scenario" .yaml)
   out="$WORK_DIR/$name"
-  "$SIM" generate --scenario "$scenario" --out "$out" >/dev/null 2>&1 || fail "$name: generate"
+  seed=(); if [ -n "${SEED:-}" ]; then seed=(--seed "$SEED"); fi
+  "$SIM" generate --scenario "$scenario" "${seed[@]}" --out "$out" >/dev/null 2>&1 || fail "$name: generate"
   start_prometheus_with_openmetrics "$out/metrics.om"
   at=$(jq -r .suggested_analysis_time "$out/ground_truth.json")
   # The engine's objects as `kubectl get pipelineruns -A -o json` prints them (Tekton declares
@@ -40,7 +43,7 @@ for scenario in "$@"; do
   # The simulator applies what the prediction applied (the recommendations replayed together),
   # or, when none was replayed, every recommendation: what following all the advice does.
   ids=$(jq -r '.prediction.together.recommendations // [] | join(",")' "$out/report.json")
-  "$SIM" compare --scenario "$scenario" --apply "$out/report.json" ${ids:+--apply-ids "$ids"} \
+  "$SIM" compare --scenario "$scenario" "${seed[@]}" --apply "$out/report.json" ${ids:+--apply-ids "$ids"} \
     --tie-breaks "${TIE_BREAKS:-16}" --out "$out/compare.json" >/dev/null 2>"$out/compare.err" ||
     fail "$name: compare exited $?"
   echo "== $name: applied together: $(jq -r '.prediction.together.recommendations | join(", ")' \
@@ -67,7 +70,7 @@ for scenario in "$@"; do
       .prediction.together as $t | $t.predicted as $p | $c[0].replayed_window_over_tie_breaks as $d |
       def change(f): f.after - f.before;
       def realised(x): {realised: x.mean, realised_min: x.min, realised_max: x.max};
-      {scenario: $name, applied: ($t.recommendations // []), replayed: ($p.replayed == true),
+      {scenario: $name, seed: $g[0].seed, applied: ($t.recommendations // []), replayed: ($p.replayed == true),
        draws: $d.count, realised_affected_runs_max: $d.affected_runs.max,
        makespan_seconds: ({predicted: (if $p.replayed then change($p.makespan_seconds) else 0 end)}
          + realised($d.makespan_change_seconds)),

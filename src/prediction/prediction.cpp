@@ -167,7 +167,7 @@ Prediction figures(const replay::ReplayInput& input, const Sides& sides,
       sides.figure([&](const ReplayMeasures& m) { return meanOver(watched_ids, m.pod_wait); });
   const std::vector<std::size_t> gpu_pods = scheduledGpuPods(input);
   p.gpu_pod_pending_seconds =
-      sides.figure([&](const ReplayMeasures& m) { return meanOver(gpu_pods, m.pod_wait); });
+      sides.figure([&](const ReplayMeasures& m) { return meanOver(gpu_pods, m.pod_window_wait); });
   p.gpu_allocation = sides.figure([](const ReplayMeasures& m) { return m.gpu_allocation; });
   p.runs = listRuns(input, sides, affected, runs_listed);
   return p;

@@ -70,10 +70,12 @@ ReplayMeasures measureReplay(const replay::ReplayInput& input, const replay::Rep
   ReplayMeasures m;
   const UnixSeconds end = replayEnd(input, result);
   m.pod_wait.assign(input.pods.size(), 0);
+  m.pod_window_wait.assign(input.pods.size(), 0);
   for (std::size_t i = 0; i < input.pods.size(); ++i) {
     const PodOutcome& o = result.pods[i];
     if (input.pods[i].role != replay::PodRole::kFixed && o.arrival < kForever) {
       m.pod_wait[i] = std::max(0.0, std::min(o.bound, end) - o.arrival);
+      m.pod_window_wait[i] = std::max(0.0, std::min(o.bound, input.window_end) - o.arrival);
     }
   }
   for (std::size_t r = 0; r < input.runs.size(); ++r) {
@@ -91,6 +93,8 @@ ReplayMeasures withScopedChange(const ReplayMeasures& whole, const replay::Repla
   ReplayMeasures out = whole;
   for (std::size_t i = 0; i < scope.pods.size(); ++i) {
     out.pod_wait[scope.pods[i]] += scoped_after.pod_wait[i] - scoped_before.pod_wait[i];
+    out.pod_window_wait[scope.pods[i]] +=
+        scoped_after.pod_window_wait[i] - scoped_before.pod_window_wait[i];
   }
   for (std::size_t i = 0; i < scope.runs.size(); ++i) {
     const std::size_t r = scope.runs[i];

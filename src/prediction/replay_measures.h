@@ -20,6 +20,11 @@ struct ReplayMeasures {
   /// Arrival → bound of every pod the replay schedules (fixed pods 0); a pod never bound waits
   /// to the end of the replay.
   std::vector<double> pod_wait;
+  /// The same wait counted within the observed window only (to its end for a pod still unbound
+  /// then). What happens after the window is not observed: the replay's cluster then gets no new
+  /// pods, so a pod pending at the window's end finds room sooner than it would among the pods
+  /// that keep arriving, and its whole wait would understate the observed one.
+  std::vector<double> pod_window_wait;
   /// GPUs held by pods over the observed window, as a share of the nodes' GPUs (0 without GPUs).
   double gpu_allocation = 0;
 };

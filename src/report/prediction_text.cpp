@@ -67,7 +67,7 @@ std::string predictionLine(const prediction::Prediction& p) {
     line += "; wait of its " + std::to_string(p.watched_pods) + " pod(s) " +
             seconds(p.watched_pending_seconds);
   }
-  line += "; GPU pods' wait " + seconds(p.gpu_pod_pending_seconds) +
+  line += "; GPU pods' wait in the window " + seconds(p.gpu_pod_pending_seconds) +
           "; GPU allocation in the window " +
           figure(p.gpu_allocation, percent, signedPercentPoints);
   if (p.hand_offs.charged < p.hand_offs.tasks) {
@@ -166,8 +166,8 @@ std::string renderWhatIfText(const AnalysisReport& report) {
               p.makespan_seconds, humanSeconds, signedSeconds);
   text += row("critical-path wait of the affected runs", p.critical_path_wait_seconds, humanSeconds,
               signedSeconds);
-  text += row("mean wait of the pods that request GPUs", p.gpu_pod_pending_seconds, humanSeconds,
-              signedSeconds);
+  text += row("mean wait in the window of the pods that request GPUs", p.gpu_pod_pending_seconds,
+              humanSeconds, signedSeconds);
   if (p.watched_pods > 0) {
     text += row("mean wait of the " + std::to_string(p.watched_pods) + " pod(s) advised on",
                 p.watched_pending_seconds, humanSeconds, signedSeconds);

@@ -97,7 +97,7 @@ function showPredicted(p) {
                      : '<div>no run\'s makespan changes</div>') +
     (p.watched_pods ? beforeAfter('wait of its ' + p.watched_pods + ' pod(s)',
                                   p.watched_pending_seconds, secs, signedSecs) : '') +
-    beforeAfter('GPU pods\' wait', p.gpu_pod_pending_seconds, secs, signedSecs) +
+    beforeAfter('GPU pods\' wait in the window', p.gpu_pod_pending_seconds, secs, signedSecs) +
     beforeAfter('GPU allocation', p.gpu_allocation, pct, points) +
     (p.hand_offs && p.hand_offs.charged < p.hand_offs.tasks
        ? '<div class="muted">hand-offs not charged for ' + (p.hand_offs.tasks - p.hand_offs.charged) +

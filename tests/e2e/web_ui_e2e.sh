@@ -28,7 +28,7 @@ KIND=$(jq -r '.hoarded_gpu_nodes | length' "$SCENARIO/ground_truth.json")
 [ "$KIND" -gt 0 ] || fail "scenario without planted hoarding"
 grep -q '<td>gpu-node-hoarding</td>' "$WORK_DIR/dom.html" || fail "the hoarding recommendation is not shown"
 grep -q 'class="predicted"><b>replayed (modelled' "$WORK_DIR/dom.html" || fail "no replayed prediction beside a recommendation"
-grep -q 'GPU pods. wait: ' "$WORK_DIR/dom.html" || fail "the prediction's GPU-pod wait is not shown"
+grep -q 'GPU pods. wait in the window: ' "$WORK_DIR/dom.html" || fail "the prediction's GPU-pod wait is not shown"
 # Some of the tasks the hoarding advice places have no charged hand-off (10 of 54 on the bundled
 # scenario): the page says so beside the figures that leave them out.
 grep -q 'hand-offs not charged for [0-9]* of the [0-9]* tasks it places' "$WORK_DIR/dom.html" ||

@@ -470,7 +470,7 @@ WindowSide windowSide(const History& h, const std::set<std::string>& gpuPods, do
   WindowSide side;
   for (const auto& p : h.pods) {
     if (gpuPods.count(p.name)) {
-      side.gpuWait += std::min(p.scheduled, h.end) - p.created;
+      side.gpuWait += std::max(0.0, std::min({p.scheduled, h.end, to}) - p.created);
     }
   }
   side.gpuWait /= std::max<double>(1, static_cast<double>(gpuPods.size()));

@@ -94,7 +94,7 @@ std::vector<std::size_t> podsNamed(const replay::ReplayInput& input,
 std::vector<std::size_t> scheduledGpuPods(const replay::ReplayInput& input) {
   std::vector<std::size_t> ids;
   for (std::size_t i = 0; i < input.pods.size(); ++i) {
-    if (input.pods[i].role != replay::PodRole::kFixed && input.pods[i].requests.gpus > 0) {
+    if (replay::requestsGpusAnew(input.pods[i])) {
       ids.push_back(i);
     }
   }

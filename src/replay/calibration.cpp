@@ -18,10 +18,32 @@ double percentile(const std::vector<double>& sorted, double p) {
   return sorted[std::clamp<std::size_t>(rank, 1, sorted.size()) - 1];
 }
 
+// The GPU pods' mean wait within the window, observed and replayed (CalibrationReport).
+void calibrateGpuWait(const ReplayInput& input, const ReplayResult& result,
+                      CalibrationReport& report) {
+  double observed = 0;
+  double replayed = 0;
+  for (std::size_t i = 0; i < input.pods.size() && i < result.pods.size(); ++i) {
+    const ReplayPod& pod = input.pods[i];
+    if (!requestsGpusAnew(pod)) {
+      continue;
+    }
+    const double to_end = std::max(0.0, input.window_end - pod.arrival);
+    observed += std::min(pod.observed_queue_seconds.value_or(to_end), to_end);
+    const PodOutcome& o = result.pods[i];
+    replayed += std::max(0.0, std::min(o.bound, input.window_end) - o.arrival);
+    ++report.gpu_pods;
+  }
+  const double n = std::max<double>(1, static_cast<double>(report.gpu_pods));
+  report.observed_gpu_pod_wait = observed / n;
+  report.replayed_gpu_pod_wait = replayed / n;
+}
+
 }  // namespace
 
 CalibrationReport calibrate(const ReplayInput& input, const ReplayResult& result) {
   CalibrationReport report;
+  calibrateGpuWait(input, result, report);
   std::vector<double> errors;
   for (std::size_t r = 0; r < input.runs.size() && r < result.runs.size(); ++r) {
     RunCalibration row;

@@ -32,6 +32,13 @@ struct CalibrationReport {
   double p90_error = 0;
   double mean_error = 0;
   double max_error = 0;
+  /// The pods that request GPUs and are scheduled anew: their mean wait within the window
+  /// (created → bound, or → the window's end for a pod unbound then), as observed and as the
+  /// unchanged replay has it. The GPU pods' predicted wait is replayed after − replayed before,
+  /// so this says how far "before" is from what they waited.
+  std::size_t gpu_pods = 0;
+  double observed_gpu_pod_wait = 0;
+  double replayed_gpu_pod_wait = 0;
 };
 
 /// Compares `result` (a replay of `input` without change) with the observation.

@@ -123,6 +123,12 @@ struct ReplayPod {
   UnixSeconds observed_released = kForever;  // … to here
 };
 
+/// A pod the replay schedules anew (not fixed) that requests GPUs: the pods whose wait the GPU
+/// figures follow.
+inline bool requestsGpusAnew(const ReplayPod& pod) {
+  return pod.role != PodRole::kFixed && pod.requests.gpus > 0;
+}
+
 /// One workflow run of the window with what was observed of it.
 struct ReplayRun {
   std::string id;  // namespace/dag/run

@@ -118,7 +118,13 @@ std::string calibrationLine(const replay::CalibrationReport& c) {
                 "calibration: the unchanged replay reproduces %zu finished run(s) within %.1f %% "
                 "(median), %.1f %% (p90), %.1f %% at worst\n",
                 c.finished_runs, c.median_error * 100, c.p90_error * 100, c.max_error * 100);
-  return buf;
+  std::string line = buf;
+  if (c.gpu_pods > 0) {
+    line += "calibration: the " + std::to_string(c.gpu_pods) + " GPU pod(s) wait in the window " +
+            humanSeconds(c.replayed_gpu_pod_wait) + " on average in the unchanged replay, " +
+            humanSeconds(c.observed_gpu_pod_wait) + " observed\n";
+  }
+  return line;
 }
 
 std::string notCharged() {

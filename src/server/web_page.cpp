@@ -115,7 +115,9 @@ function showPredictionBasis(p) {
     x.fetches + ' pods)' : 'not seen');
   return '<p class="muted" id="prediction-basis">Predictions replay the observed window ' +
     '(modelled): unchanged, it reproduces ' + c.finished_runs + ' finished run(s) within ' +
-    (100 * c.median_error).toFixed(1) + ' % (median). Hand-offs ' +
+    (100 * c.median_error).toFixed(1) + ' % (median)' + (c.gpu_pod_wait.pods ? ', and the ' +
+    c.gpu_pod_wait.pods + ' GPU pod(s) wait in the window ' + secs(c.gpu_pod_wait.replayed_seconds) +
+    ' (observed ' + secs(c.gpu_pod_wait.observed_seconds) + ')' : '') + '. Hand-offs ' +
     (t.charged ? 'charged' : 'not charged') + ', measured from the pods\' received bytes: ' +
     price('within a zone', t.same_zone) + ', ' + price('across zones', t.cross_zone) + '.</p>';
 }

@@ -1,11 +1,12 @@
 // Calibration of dagadvisor's replay (src/replay) on the simulator's scenarios: each scenario is
 // simulated, rebuilt as the daemon's model (nodes with labels and taints, every pod with its
 // times, requests and owner, each run with its true DAG), and replayed without change; the
-// replayed makespan of every run that finished must be close to the simulated one. The
-// simulator is the oracle here: the replay shares no code with it, only what a real cluster
-// would show. The distribution is printed on every run.
+// replayed makespan of every run that finished must be close to the simulated one, and so must
+// the GPU pods' wait within the window. The simulator is the oracle here: the replay shares no
+// code with it, only what a real cluster would show. The distribution is printed on every run.
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -57,6 +58,10 @@ TEST_CASE("an unchanged replay reproduces the simulated makespans of finished ru
     printCalibration(name, fit.calibration);
     CHECK(fit.calibration.finished_runs > 0);
     CHECK(fit.calibration.median_error <= 0.10);
+    // The GPU pods' wait within the window, where the scenario has GPU pods: within 10 %, or
+    // one 30-s step of the scenario's scrapes where they hardly wait.
+    CHECK(std::abs(fit.calibration.replayed_gpu_pod_wait - fit.calibration.observed_gpu_pod_wait) <=
+          0.10 * fit.calibration.observed_gpu_pod_wait + 30);
   }
 }
 

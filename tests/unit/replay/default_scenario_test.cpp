@@ -1,6 +1,7 @@
 // The bundled default scenario (a snapshot recorded through a real Prometheus from the
 // simulator): replayed without change, the runs that finished must take as long as they did.
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "calibration_print.h"
 #include "config/config.h"
@@ -55,6 +56,12 @@ TEST_CASE("an unchanged replay of the default scenario reproduces its finished r
   testing::printCalibration("default (snapshot)", fit->calibration);
   REQUIRE(fit->calibration.finished_runs > 0);
   CHECK(fit->calibration.median_error <= 0.10);
+  // The GPU training pods, pending behind the hoarded GPU nodes, wait in the unchanged replay
+  // what they waited (to the window's end for those still pending).
+  CHECK(fit->calibration.gpu_pods == 15);
+  CHECK(fit->calibration.observed_gpu_pod_wait > 600);
+  CHECK(std::abs(fit->calibration.replayed_gpu_pod_wait - fit->calibration.observed_gpu_pod_wait) <=
+        0.10 * fit->calibration.observed_gpu_pod_wait);
 }
 
 TEST_CASE("the default scenario's replay places every task pod it can and ends") {

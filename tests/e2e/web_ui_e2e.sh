@@ -35,6 +35,8 @@ grep -q 'hand-offs not charged for [0-9]* of the [0-9]* tasks it places' "$WORK_
   fail "the page does not say which placed tasks' hand-offs the prediction leaves out"
 grep -q 'id="prediction-basis"[^<]*Hand-offs charged, measured from the pods' "$WORK_DIR/dom.html" ||
   fail "the page does not say what the predictions stand on (calibration, priced hand-offs)"
+grep -q 'id="prediction-basis"[^<]*the 15 GPU pod(s) wait in the window [0-9.]* [a-z]* (observed [0-9.]* [a-z]*)' \
+  "$WORK_DIR/dom.html" || fail "the page does not give the GPU pods' calibrated wait"
 echo "ok: the page shows the scenario's gpu-node-hoarding recommendation and its replayed prediction, and what it stands on"
 grep -q '<img class="dag"[^>]*format=svg' "$WORK_DIR/dom.html" || fail "no DAG picture in the page"
 grep -q '<img class="gantt"' "$WORK_DIR/dom.html" || fail "no Gantt picture in the page"

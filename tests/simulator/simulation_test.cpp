@@ -277,3 +277,33 @@ TEST_CASE("the scheduler prefers the least allocated node", "[simulator][schedul
   huge.request = Resources{17, 1e9, 0, 1};
   CHECK(scheduler.place(huge) == -1);
 }
+
+// Seed-convention and Airflow run ids carry only the arrival time: two DAGs arriving together
+// have runs of the same name, which the comparisons must not pair with each other.
+TEST_CASE("the comparisons pair each run with its own DAG's run of the same name",
+          "[simulator][report]") {
+  auto loaded = loadText(R"(
+name: same-minute
+zones: [z]
+node_pools: [{name: big, count: 1, cpu: 64, memory: 256Gi}]
+workflows:
+  - name: quick
+    tasks:
+      - {id: a, cpu: "1", memory: 1Gi, runtime: 100, runtime_sigma: 0}
+  - name: slow
+    tasks:
+      - {id: b, cpu: "1", memory: 1Gi, runtime: 1000, runtime_sigma: 0}
+duration: 7200
+)");
+  INFO(loaded.error);
+  REQUIRE(loaded.scenario);
+  const History before = simulate(*loaded.scenario, Policy::kBaseline);
+  const History after = simulate(*loaded.scenario, Policy::kBaseline);
+  REQUIRE(before.runs.size() == 2);
+  REQUIRE(before.runs[0].name == before.runs[1].name);
+  // The same history on both sides: no run changed.
+  const nlohmann::json window = windowComparison(before, after, 0, 7200);
+  CHECK(window["runs"] == 2);
+  CHECK(window["affected_runs"]["count"] == 0);
+  CHECK(comparison(before, after)["affected_runs"]["count"] == 0);
+}

@@ -26,6 +26,12 @@ const WorkflowSpec& workflowOf(const History& h, const Run& r) {
   return h.scenario->workflows[static_cast<std::size_t>(r.workflow)];
 }
 
+// A run's identity across two histories: seed-convention and Airflow run ids carry only the
+// arrival time, so two DAGs arriving together have runs of the same name.
+std::string runKey(const History& h, const Run& r) {
+  return workflowOf(h, r).name + "/" + r.name;
+}
+
 int taskIndex(const WorkflowSpec& w, const std::string& id) {
   for (std::size_t i = 0; i < w.tasks.size(); ++i) {
     if (w.tasks[i].id == id) {
@@ -483,7 +489,7 @@ WindowSide windowSide(const History& h, const std::set<std::string>& gpuPods, do
 json windowComparison(const History& before, const History& after, double from, double to) {
   std::map<std::string, const Run*> afterRuns;
   for (const auto& r : after.runs) {
-    afterRuns[r.name] = &r;
+    afterRuns[runKey(after, r)] = &r;
   }
   std::set<std::string> gpuPods;
   for (const auto& p : before.pods) {
@@ -505,7 +511,7 @@ json windowComparison(const History& before, const History& after, double from, 
         tasks.push_back(i);
       }
     }
-    auto other = afterRuns.find(r.name);
+    auto other = afterRuns.find(runKey(before, r));
     if (tasks.empty() || other == afterRuns.end()) {
       continue;
     }
@@ -516,7 +522,10 @@ json windowComparison(const History& before, const History& after, double from, 
       ++affected;
       sumBefore += b;
       sumAfter += a;
-      changed.push_back(json{{"run", r.name}, {"before_seconds", b}, {"after_seconds", a}});
+      changed.push_back(json{{"run", r.name},
+                             {"dag", workflowOf(before, r).name},
+                             {"before_seconds", b},
+                             {"after_seconds", a}});
     }
   }
   const WindowSide b = windowSide(before, gpuPods, from, to);
@@ -581,16 +590,16 @@ json comparison(const History& before, const History& after) {
                 {"runs", f.runs},
                 {"preemptions", f.preemptions}};
   };
-  // Runs are matched by name: the same seeds give the same runs on both sides.
+  // Runs are matched by DAG and name: the same seeds give the same runs on both sides.
   std::map<std::string, double> beforeMakespan;
   for (const auto& r : before.runs) {
-    beforeMakespan[r.name] = std::min(r.finished, before.end) - r.arrival;
+    beforeMakespan[runKey(before, r)] = std::min(r.finished, before.end) - r.arrival;
   }
   json runs = json::array();
   double sumBefore = 0;
   double sumAfter = 0;
   for (const auto& r : after.runs) {
-    auto it = beforeMakespan.find(r.name);
+    auto it = beforeMakespan.find(runKey(after, r));
     const double makespan = std::min(r.finished, after.end) - r.arrival;
     if (it == beforeMakespan.end() || std::abs(it->second - makespan) < 1) {
       continue;

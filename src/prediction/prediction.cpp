@@ -163,8 +163,8 @@ Prediction figures(const replay::ReplayInput& input, const Sides& sides,
       sides.figure([&](const ReplayMeasures& m) { return sumOver(affected, m.run_critical_wait); });
   const std::vector<std::size_t> watched_ids = podsNamed(input, watched);
   p.watched_pods = watched_ids.size();
-  p.watched_pending_seconds =
-      sides.figure([&](const ReplayMeasures& m) { return meanOver(watched_ids, m.pod_wait); });
+  p.watched_pending_seconds = sides.figure(
+      [&](const ReplayMeasures& m) { return meanOver(watched_ids, m.pod_window_wait); });
   const std::vector<std::size_t> gpu_pods = scheduledGpuPods(input);
   p.gpu_pod_pending_seconds =
       sides.figure([&](const ReplayMeasures& m) { return meanOver(gpu_pods, m.pod_window_wait); });

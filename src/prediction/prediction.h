@@ -70,7 +70,7 @@ struct Prediction {
   BeforeAfter makespan_seconds;            // mean over the affected runs
   BeforeAfter critical_path_wait_seconds;  // summed over the affected runs
   std::size_t watched_pods = 0;            // the recommendation's own pods found in the replay
-  BeforeAfter watched_pending_seconds;     // their mean wait for a node
+  BeforeAfter watched_pending_seconds;     // their mean wait for a node within the window
   BeforeAfter gpu_pod_pending_seconds;     // mean wait in the window of the pods that request GPUs
   BeforeAfter gpu_allocation;              // GPUs held over the window / the nodes' GPUs
   std::vector<RunPrediction> runs;         // the affected runs, largest gain first, bounded

@@ -64,7 +64,7 @@ std::string predictionLine(const prediction::Prediction& p) {
             seconds(p.critical_path_wait_seconds);
   }
   if (p.watched_pods > 0) {
-    line += "; wait of its " + std::to_string(p.watched_pods) + " pod(s) " +
+    line += "; wait in the window of its " + std::to_string(p.watched_pods) + " pod(s) " +
             seconds(p.watched_pending_seconds);
   }
   line += "; GPU pods' wait in the window " + seconds(p.gpu_pod_pending_seconds) +
@@ -175,8 +175,9 @@ std::string renderWhatIfText(const AnalysisReport& report) {
   text += row("mean wait in the window of the pods that request GPUs", p.gpu_pod_pending_seconds,
               humanSeconds, signedSeconds);
   if (p.watched_pods > 0) {
-    text += row("mean wait of the " + std::to_string(p.watched_pods) + " pod(s) advised on",
-                p.watched_pending_seconds, humanSeconds, signedSeconds);
+    text += row(
+        "mean wait in the window of the " + std::to_string(p.watched_pods) + " pod(s) advised on",
+        p.watched_pending_seconds, humanSeconds, signedSeconds);
   }
   text += row("GPU allocation in the window", p.gpu_allocation, percent, signedPercentPoints);
   std::snprintf(header, sizeof header, "\nRUNS (%zu affected)%-37s %12s %12s %12s   %s\n",

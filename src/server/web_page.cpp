@@ -95,7 +95,7 @@ function showPredicted(p) {
     (p.affected_runs ? beforeAfter('makespan of ' + p.affected_runs + ' affected run(s)',
                                    p.makespan_seconds, secs, signedSecs)
                      : '<div>no run\'s makespan changes</div>') +
-    (p.watched_pods ? beforeAfter('wait of its ' + p.watched_pods + ' pod(s)',
+    (p.watched_pods ? beforeAfter('wait in the window of its ' + p.watched_pods + ' pod(s)',
                                   p.watched_pending_seconds, secs, signedSecs) : '') +
     beforeAfter('GPU pods\' wait in the window', p.gpu_pod_pending_seconds, secs, signedSecs) +
     beforeAfter('GPU allocation', p.gpu_allocation, pct, points) +

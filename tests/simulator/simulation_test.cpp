@@ -205,19 +205,26 @@ TEST_CASE("moving the start keeps the story", "[simulator][determinism]") {
   CHECK(before.runs.front().name != after.runs.front().name);  // the id still tells the time
 }
 
+namespace {
+
+// A two-hour scenario of `workflows` (YAML list items) on one node with room for everything.
+ScenarioOrError onOneBigNode(const std::string& name, const std::string& workflows) {
+  return loadText("name: " + name +
+                  "\nzones: [z]\nnode_pools: [{name: big, count: 1, cpu: 64, memory: 256Gi}]\n"
+                  "workflows:" +
+                  workflows + "duration: 7200\n");
+}
+
+}  // namespace
+
 TEST_CASE("the critical path follows observed run times", "[simulator][report]") {
-  auto loaded = loadText(R"(
-name: diamond
-zones: [z]
-node_pools: [{name: big, count: 1, cpu: 64, memory: 256Gi}]
-workflows:
+  auto loaded = onOneBigNode("diamond", R"(
   - name: w
     tasks:
       - {id: start, cpu: "1", memory: 1Gi, runtime: 100, runtime_sigma: 0}
       - {id: long, parents: [start], cpu: "1", memory: 1Gi, runtime: 1000, runtime_sigma: 0}
       - {id: short, parents: [start], cpu: "1", memory: 1Gi, runtime: 200, runtime_sigma: 0}
       - {id: end, parents: [long, short], cpu: "1", memory: 1Gi, runtime: 100, runtime_sigma: 0}
-duration: 7200
 )");
   INFO(loaded.error);
   REQUIRE(loaded.scenario);
@@ -282,18 +289,13 @@ TEST_CASE("the scheduler prefers the least allocated node", "[simulator][schedul
 // have runs of the same name, which the comparisons must not pair with each other.
 TEST_CASE("the comparisons pair each run with its own DAG's run of the same name",
           "[simulator][report]") {
-  auto loaded = loadText(R"(
-name: same-minute
-zones: [z]
-node_pools: [{name: big, count: 1, cpu: 64, memory: 256Gi}]
-workflows:
+  auto loaded = onOneBigNode("same-minute", R"(
   - name: quick
     tasks:
       - {id: a, cpu: "1", memory: 1Gi, runtime: 100, runtime_sigma: 0}
   - name: slow
     tasks:
       - {id: b, cpu: "1", memory: 1Gi, runtime: 1000, runtime_sigma: 0}
-duration: 7200
 )");
   INFO(loaded.error);
   REQUIRE(loaded.scenario);

@@ -74,8 +74,8 @@ ReplayMeasures measureReplay(const replay::ReplayInput& input, const replay::Rep
   for (std::size_t i = 0; i < input.pods.size(); ++i) {
     const PodOutcome& o = result.pods[i];
     if (input.pods[i].role != replay::PodRole::kFixed && o.arrival < kForever) {
-      m.pod_wait[i] = std::max(0.0, std::min(o.bound, end) - o.arrival);
-      m.pod_window_wait[i] = std::max(0.0, std::min(o.bound, input.window_end) - o.arrival);
+      m.pod_wait[i] = o.waitUntil(end);
+      m.pod_window_wait[i] = o.waitUntil(input.window_end);
     }
   }
   for (std::size_t r = 0; r < input.runs.size(); ++r) {

@@ -30,8 +30,7 @@ void calibrateGpuWait(const ReplayInput& input, const ReplayResult& result,
     }
     const double to_end = std::max(0.0, input.window_end - pod.arrival);
     observed += std::min(pod.observed_queue_seconds.value_or(to_end), to_end);
-    const PodOutcome& o = result.pods[i];
-    replayed += std::max(0.0, std::min(o.bound, input.window_end) - o.arrival);
+    replayed += result.pods[i].waitUntil(input.window_end);
     ++report.gpu_pods;
   }
   const double n = std::max<double>(1, static_cast<double>(report.gpu_pods));

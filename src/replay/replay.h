@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <optional>
 #include <vector>
@@ -46,6 +47,9 @@ struct PodOutcome {
   std::uint32_t evictions = 0;        // times it was preempted (and created again)
 
   bool done() const { return finished < kForever; }
+  /// Arrival → binding, counted up to `end` (a pod unbound then waits to it; 0 if it had not
+  /// arrived).
+  double waitUntil(UnixSeconds end) const { return std::max(0.0, std::min(bound, end) - arrival); }
 };
 
 /// One run of the replay: first arrival to last finish of its tasks.

@@ -8,7 +8,9 @@
 # the window, and every patch that did not apply. Both sides are modelled (docs/whatif.md).
 # Usage: scripts/closed-loop.sh [BUILD_DIR] [--json FILE] SCENARIO.yaml...  (BUILD_DIR: build)
 # --json FILE: one JSON object per scenario appended to FILE, the predicted and realised change
-# of each figure (the realised one over the replayed window), for tests/integration/closed_loop.sh.
+# of each figure (the realised one over the replayed window), for tests/integration/closed_loop.sh;
+# makespan_total_seconds is the change summed over the affected runs, which does not depend on how
+# many runs each side counts as affected (the simulator's reshuffled ties change most of them).
 # The realised change is a mean over TIE_BREAKS (default 16) pairs of histories, each pair under
 # its own stream of the scheduler's coin flips among equal scores (compare --tie-breaks): a change
 # of placement reshuffles every later decision, so one history's gain is one draw of it; the
@@ -74,6 +76,8 @@ for scenario in "$@"; do
        draws: $d.count, realised_affected_runs_max: $d.affected_runs.max,
        makespan_seconds: ({predicted: (if $p.replayed then change($p.makespan_seconds) else 0 end)}
          + realised($d.makespan_change_seconds)),
+       makespan_total_seconds: ({predicted: (if $p.replayed then change($p.makespan_seconds) * $p.affected_runs else 0 end)}
+         + realised($d.makespan_total_change_seconds)),
        gpu_pod_wait_seconds: ({predicted: (if $p.replayed then change($p.gpu_pod_pending_seconds) else 0 end)}
          + realised($d.gpu_pod_wait_change_seconds)),
        gpu_allocation_points: ({predicted: (if $p.replayed then change($p.gpu_allocation) * 100 else 0 end)}

@@ -539,6 +539,7 @@ json windowComparison(const History& before, const History& after, double from, 
        {{"count", affected},
         {"mean_makespan_before_seconds", sumBefore / n},
         {"mean_makespan_after_seconds", sumAfter / n},
+        {"total_change_seconds", sumAfter - sumBefore},
         {"runs", changed}}},
       {"gpu_pods", gpuPods.size()},
       {"gpu_pod_mean_wait_seconds", {{"before", b.gpuWait}, {"after", a.gpuWait}}},
@@ -569,6 +570,9 @@ json changeOverDraws(const std::vector<json>& draws) {
               {"makespan_change_seconds", spread([](const json& d) {
                  return d["affected_runs"]["mean_makespan_after_seconds"].get<double>() -
                         d["affected_runs"]["mean_makespan_before_seconds"].get<double>();
+               })},
+              {"makespan_total_change_seconds", spread([](const json& d) {
+                 return d["affected_runs"]["total_change_seconds"].get<double>();
                })},
               {"gpu_pod_wait_change_seconds",
                spread([&](const json& d) { return change(d["gpu_pod_mean_wait_seconds"]); })},

@@ -1,5 +1,7 @@
 #include "graph/run_estimates.h"
 
+#include <algorithm>
+
 namespace dagadvisor::graph {
 namespace {
 
@@ -17,6 +19,12 @@ void RunTimeEstimates::add(const RunGraph& run, const model::ClusterSnapshot& cl
   for (TaskIndex t = 0; run.run != nullptr && t < run.run->tasks.size(); ++t) {
     const model::Pod& pod = cluster.pod(run.run->tasks[t].pod);
     if (!taskFinished(pod)) {
+      if (pod.started && pod.phase == model::PodPhase::kRunning) {
+        double& task = running_by_task_[taskKey(*run.run, t)];
+        task = std::max(task, run.run_seconds[t]);
+        double& shape = running_by_shape_[shapeOf(pod)];
+        shape = std::max(shape, run.run_seconds[t]);
+      }
       continue;
     }
     Mean& task = by_task_[taskKey(*run.run, t)];
@@ -41,6 +49,19 @@ std::optional<double> RunTimeEstimates::estimate(const RunGraph& run, TaskIndex 
     return it->second.sum / it->second.count;
   }
   return std::nullopt;
+}
+
+double RunTimeEstimates::lowerBound(const RunGraph& run, TaskIndex t,
+                                    const model::ClusterSnapshot& cluster) const {
+  if (run.run == nullptr || t >= run.run->tasks.size()) {
+    return 0;
+  }
+  if (auto it = running_by_task_.find(taskKey(*run.run, t)); it != running_by_task_.end()) {
+    return it->second;
+  }
+  const model::Pod& pod = cluster.pod(run.run->tasks[t].pod);
+  auto it = running_by_shape_.find(shapeOf(pod));
+  return it != running_by_shape_.end() ? it->second : 0;
 }
 
 }  // namespace dagadvisor::graph

@@ -25,6 +25,11 @@ class RunTimeEstimates {
   std::optional<double> estimate(const RunGraph& run, TaskIndex t,
                                  const model::ClusterSnapshot& cluster) const;
 
+  /// Where estimate() has nothing: the longest time a running instance of the same task, else
+  /// of the same shape, had run at the analysis time. Such tasks take at least that long; 0 when
+  /// none runs.
+  double lowerBound(const RunGraph& run, TaskIndex t, const model::ClusterSnapshot& cluster) const;
+
  private:
   struct Mean {
     double sum = 0;
@@ -34,6 +39,8 @@ class RunTimeEstimates {
 
   std::unordered_map<std::string, Mean> by_task_;
   std::map<Shape, Mean> by_shape_;
+  std::unordered_map<std::string, double> running_by_task_;  // the longest time run so far
+  std::map<Shape, double> running_by_shape_;
 };
 
 }  // namespace dagadvisor::graph

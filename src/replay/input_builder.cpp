@@ -286,9 +286,14 @@ class Builder {
     if (estimate) {
       pod.run_seconds = std::max(*estimate, elapsed);
       pod.basis = RunTimeBasis::kEstimated;
-    } else {
+    } else if (p.started || ended) {
       pod.run_seconds = elapsed;
-      pod.basis = p.started || ended ? RunTimeBasis::kElapsed : RunTimeBasis::kUnknown;
+      pod.basis = RunTimeBasis::kElapsed;
+    } else {
+      pod.run_seconds = task_of_[id] ? estimates_.lowerBound(runs_[task_of_[id]->run],
+                                                             task_of_[id]->task, cluster_)
+                                     : 0;
+      pod.basis = RunTimeBasis::kUnknown;
     }
   }
 

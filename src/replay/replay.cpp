@@ -395,8 +395,9 @@ class Engine {
     o.node = node;
     o.bound = now;
     o.started = now + p.start_delay;
-    const UnixSeconds end = p.basis == RunTimeBasis::kUnknown ? std::max(in_.window_end, o.started)
-                                                              : o.started + runSecondsOn(p, node);
+    const UnixSeconds run_end = o.started + runSecondsOn(p, node);
+    const UnixSeconds end =
+        p.basis == RunTimeBasis::kUnknown ? std::max(in_.window_end, run_end) : run_end;
     push(end, EventKind::kFinish, id, generation_[id]);
   }
 

@@ -75,7 +75,8 @@ struct ReplayResult {
 /// created, every other task `handoff` after its last parent finished, each first attempted
 /// `queue_latency` after arriving; the queue, filters, scores and preemption of `profile` place
 /// them; a bound pod starts `start_delay` later and
-/// holds its requests for `run_seconds` (an unknown run time holds them to the window's end).
+/// holds its requests for `run_seconds` (an unknown run time holds them to the window's end, and
+/// for its lower bound `run_seconds` at least).
 /// Among equally scored nodes the pod's observed node wins (whatever prefer_observed_node says);
 /// other ties go to a hash of pod and node (a deterministic stand-in for kube-scheduler's
 /// random pick).

@@ -35,7 +35,10 @@ enum class RunTimeBasis {
   kObserved,   // started → finished as observed
   kEstimated,  // unfinished: the mean run time of finished instances of the task or shape
   kElapsed,    // still running, no estimate: the time run so far (a lower bound)
-  kUnknown,    // never started, no estimate: it holds its node until the window's end
+  /// Never started, no estimate: it holds its node until the window's end, and after it for
+  /// `run_seconds`, the longest time a running instance of its task or shape has run (0 when
+  /// none runs): such tasks take at least that.
+  kUnknown,
 };
 
 /// "observed", "estimated", "elapsed" or "unknown".

@@ -215,6 +215,27 @@ TEST_CASE("unfinished tasks are estimated from finished instances, or marked unk
   CHECK(pending.handoff == Approx(3));       // not measured: the median of the measured ones
 }
 
+TEST_CASE("a pending task with nothing finished to learn from runs at least as long as one running") {
+  // r1-b still runs (894 s so far); r2-b pends, of another shape than every finished task.
+  Window w = window([](std::vector<model::Pod>& pods) {
+    pods[3].finished.reset();
+    pods[3].phase = model::PodPhase::kRunning;
+    pods[5].requests.cpu_millis = 3000;
+  });
+  const auto in = w.build();
+  const auto& pending = w.pod(in, "r2-b");
+  CHECK(pending.basis == replay::RunTimeBasis::kUnknown);
+  CHECK(pending.run_seconds == Approx(894));
+  CHECK(w.pod(in, "r1-b").run_seconds == Approx(894));  // r1-a's shape: 90 s, but it ran 894
+
+  Window nothing_runs = window([](std::vector<model::Pod>& pods) {
+    pods[3].finished.reset();
+    pods[3].phase = model::PodPhase::kFailed;  // ended without a finish time: not running
+    pods[5].requests.cpu_millis = 3000;
+  });
+  CHECK(nothing_runs.pod(nothing_runs.build(), "r2-b").run_seconds == 0);
+}
+
 TEST_CASE("priorities come from the configured classes, with the system classes built in") {
   Window w = window();
   replay::InputOptions options;

@@ -145,6 +145,20 @@ TEST_CASE("a pod of unknown run time holds its node until the window's end") {
   CHECK(r.pods[1].bound == Approx(500));
 }
 
+TEST_CASE("a pod of unknown run time holds its node past the window's end for its lower bound") {
+  replay::ReplayInput in = oneNode();
+  in.window_end = 500;
+  auto late = replayPod("late", 4, 1, 400, 300);  // at least 300 s: as long as one running
+  late.basis = replay::RunTimeBasis::kUnknown;
+  auto early = replayPod("early", 4, 1, 0, 100);
+  early.basis = replay::RunTimeBasis::kUnknown;
+  in.pods = {early, late};
+  const auto r = replayOk(in);
+  CHECK(r.pods[0].finished == Approx(500));  // the window's end comes later than its bound
+  CHECK(r.pods[1].bound == Approx(500));
+  CHECK(r.pods[1].finished == Approx(800));
+}
+
 TEST_CASE("replays are deterministic and keep the observed node where the scores tie") {
   replay::ReplayInput in;
   in.window_end = 1000;

@@ -107,7 +107,8 @@ std::vector<RunPrediction> listRuns(const replay::ReplayInput& input, const Side
   for (std::size_t r : affected) {
     RunPrediction run{
         input.runs[r].id, sides.figure([r](const ReplayMeasures& m) { return m.run_makespan[r]; }),
-        sides.before.front().run_complete[r] != 0, sides.after.front().run_complete[r] != 0};
+        sides.before.front().run_complete[r] != 0, sides.after.front().run_complete[r] != 0,
+        input.runs[r].observed_finished};
     runs.push_back(std::move(run));
   }
   std::stable_sort(runs.begin(), runs.end(), [](const RunPrediction& a, const RunPrediction& b) {

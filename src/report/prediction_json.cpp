@@ -20,7 +20,8 @@ json runsJson(const std::vector<prediction::RunPrediction>& runs) {
     out.push_back(json{{"run", run.run},
                        {"makespan_seconds", beforeAfterJson(run.makespan_seconds)},
                        {"complete_before", run.complete_before},
-                       {"complete_after", run.complete_after}});
+                       {"complete_after", run.complete_after},
+                       {"finished_in_window", run.finished_in_window}});
   }
   return out;
 }

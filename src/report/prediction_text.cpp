@@ -183,9 +183,17 @@ std::string renderWhatIfText(const AnalysisReport& report) {
   std::snprintf(header, sizeof header, "\nRUNS (%zu affected)%-37s %12s %12s %12s   %s\n",
                 p.affected_runs, "", "BEFORE", "AFTER", "CHANGE", "RANGE");
   text += header;
+  bool running = false;
   for (const prediction::RunPrediction& run : p.runs) {
+    const std::string partial = !run.finished_in_window ? " *" : "";
     const std::string incomplete = !run.complete_after ? " (unfinished after)" : "";
-    text += row(run.run + incomplete, run.makespan_seconds, humanSeconds, signedSeconds);
+    text += row(run.run + partial + incomplete, run.makespan_seconds, humanSeconds, signedSeconds);
+    running = running || !run.finished_in_window;
+  }
+  if (running) {
+    text +=
+        "  * running at the window's end: replayed with only the tasks it had created by then, "
+        "some of them with a lower bound for a run time\n";
   }
   return text;
 }

@@ -45,6 +45,11 @@ jq -e --slurpfile r "$WORK/report.json" --arg id "$one" \
 "$BIN" whatif --snapshot "$SNAPSHOT" --apply all > "$WORK/table.txt"
 grep -q "^CLUSTER" "$WORK/table.txt" && grep -q "applied: $one" "$WORK/table.txt" \
   || { echo "FAIL: table output"; cat "$WORK/table.txt"; exit 1; }
+# The nightly runs still ran at the snapshot: marked, and the mark explained.
+grep -q "nightly_training/run-20261128-0000-0 \*" "$WORK/table.txt" &&
+  grep -q "^  \* running at the window's end" "$WORK/table.txt" &&
+  jq -e '[.together.predicted.runs[] | select(.run | test("nightly_training/")) | .finished_in_window] == [false]' \
+    "$WORK/all.json" > /dev/null || { echo "FAIL: the running nightly run is not marked"; exit 1; }
 
 expect_refusal() {  # expect_refusal IDS TEXT
   set +e

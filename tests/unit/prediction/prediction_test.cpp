@@ -64,8 +64,19 @@ TEST_CASE("moving the pod that holds a GPU node is predicted to run the GPU task
   CHECK(p.runs[0].run == "ml/train/run-1");
   CHECK_FALSE(p.runs[0].complete_before);
   CHECK(p.runs[0].complete_after);
+  CHECK(p.runs[0].finished_in_window);
   // Every perturbation gains: the whole range of the paired change is a reduction.
   CHECK(p.gpu_pod_pending_seconds.change_high < 0);
+}
+
+TEST_CASE("a run still running at the window's end is marked so in the prediction") {
+  replay::ReplayInput in = hoardedGpuNode();
+  in.runs[0].observed_finished = false;
+  auto context = prediction::PredictionContext::fromInput(in);
+  REQUIRE(context.ok());
+  const prediction::Prediction p = context->predict(taintAndRestart(), {"ns/train"});
+  REQUIRE(p.runs.size() == 1);
+  CHECK_FALSE(p.runs[0].finished_in_window);
 }
 
 // After the window the replay's cluster gets no new pods, so what a pod pending at the window's

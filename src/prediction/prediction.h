@@ -38,9 +38,10 @@ struct RunPrediction {
   BeforeAfter makespan_seconds;
   bool complete_before = false;  // every task finished in the unperturbed replay
   bool complete_after = false;
-  /// The run had finished by the window's end. Else the replay holds only the tasks it had
-  /// created by then, some with a lower bound for a run time (replay::RunTimeBasis): the rest of
-  /// the run is not seen, so its makespans are the replay's alone.
+  /// The run had finished by the window's end. Else the replay holds the tasks it had created by
+  /// then (and those a finished run of its DAG had after them, replay/run_completion.h), some
+  /// with a lower bound for a run time (replay::RunTimeBasis): the rest of the run is not seen,
+  /// so its makespans are the replay's alone.
   bool finished_in_window = false;
 };
 

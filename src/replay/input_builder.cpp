@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "graph/run_estimates.h"
+#include "replay/run_completion.h"
 #include "replay/transfer.h"
 
 namespace dagadvisor::replay {
@@ -164,6 +165,11 @@ class Builder {
       addPod(id);
     }
     linkRuns();
+    if (const std::size_t added = completeRunningRuns(in_); added > 0) {
+      in_.notes.push_back(std::to_string(added) +
+                          " tasks not created by the window's end taken from finished runs of "
+                          "their DAGs");
+    }
     return std::move(in_);
   }
 
@@ -301,6 +307,8 @@ class Builder {
     for (const graph::RunGraph& g : runs_) {
       ReplayRun run;
       run.id = g.run->id();
+      run.dag = g.run->namespace_ + "/" + g.run->dag;
+      run.run_labels = g.run->selector;
       run.observed_finished = g.finished;
       run.observed_makespan = g.makespan;
       const auto run_id = static_cast<ReplayRunId>(in_.runs.size());
@@ -317,6 +325,7 @@ class Builder {
   void linkTask(const graph::RunGraph& g, TaskIndex t, ReplayPodId id, ReplayRunId run) {
     ReplayPod& pod = in_.pods[id];
     pod.run = run;
+    pod.task = g.run->tasks[t].id;
     for (TaskIndex parent : g.graph.parents(t)) {
       if (auto it = replay_id_.find(g.run->tasks[parent].pod); it != replay_id_.end()) {
         pod.parents.push_back(it->second);

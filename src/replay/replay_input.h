@@ -124,17 +124,25 @@ struct ReplayPod {
   std::optional<ReplayNodeId> observed_node;
   UnixSeconds observed_bound = 0;            // kFixed: occupies observed_node from here …
   UnixSeconds observed_released = kForever;  // … to here
+
+  std::string task;  // the engine's task id within its run (tasks only)
+  /// Not created by the window's end: a task its run had not reached, taken from a finished run
+  /// of its DAG (run_completion.h). Modelled, so never in the GPU figures or the calibration.
+  bool unseen = false;
 };
 
-/// A pod the replay schedules anew (not fixed) that requests GPUs: the pods whose wait the GPU
-/// figures follow.
+/// A pod of the window the replay schedules anew (not fixed, not unseen) that requests GPUs: the
+/// pods whose wait the GPU figures follow.
 inline bool requestsGpusAnew(const ReplayPod& pod) {
-  return pod.role != PodRole::kFixed && pod.requests.gpus > 0;
+  return pod.role != PodRole::kFixed && !pod.unseen && pod.requests.gpus > 0;
 }
 
 /// One workflow run of the window with what was observed of it.
 struct ReplayRun {
-  std::string id;  // namespace/dag/run
+  std::string id;   // namespace/dag/run
+  std::string dag;  // namespace/dag
+  /// The pod labels that tell this run's pods from other runs' (model::WorkflowRun::selector).
+  std::vector<std::pair<std::string, std::string>> run_labels{};
   std::vector<ReplayPodId> tasks;
   bool observed_finished = false;
   double observed_makespan = 0;  // first created → last finished (→ window end if unfinished)

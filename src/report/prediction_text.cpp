@@ -192,8 +192,9 @@ std::string renderWhatIfText(const AnalysisReport& report) {
   }
   if (running) {
     text +=
-        "  * running at the window's end: replayed with only the tasks it had created by then, "
-        "some of them with a lower bound for a run time\n";
+        "  * running at the window's end: replayed with the tasks it had created by then (and "
+        "those a finished run of its DAG had after them), some with a lower bound for a run "
+        "time\n";
   }
   return text;
 }

@@ -105,10 +105,10 @@ std::vector<RunPrediction> listRuns(const replay::ReplayInput& input, const Side
                                     const std::vector<std::size_t>& affected, std::size_t limit) {
   std::vector<RunPrediction> runs;
   for (std::size_t r : affected) {
-    RunPrediction run{
-        input.runs[r].id, sides.figure([r](const ReplayMeasures& m) { return m.run_makespan[r]; }),
-        sides.before.front().run_complete[r] != 0, sides.after.front().run_complete[r] != 0,
-        input.runs[r].observed_finished};
+    RunPrediction run{input.runs[r].id,
+                      sides.figure([r](const ReplayMeasures& m) { return m.run_makespan[r]; }),
+                      sides.before.front().run_complete[r] != 0,
+                      sides.after.front().run_complete[r] != 0, input.runs[r].observed_finished};
     runs.push_back(std::move(run));
   }
   std::stable_sort(runs.begin(), runs.end(), [](const RunPrediction& a, const RunPrediction& b) {

@@ -215,7 +215,8 @@ TEST_CASE("unfinished tasks are estimated from finished instances, or marked unk
   CHECK(pending.handoff == Approx(3));       // not measured: the median of the measured ones
 }
 
-TEST_CASE("a pending task with nothing finished to learn from runs at least as long as one running") {
+TEST_CASE(
+    "a pending task with nothing finished to learn from runs at least as long as one running") {
   // r1-b still runs (894 s so far); r2-b pends, of another shape than every finished task.
   Window w = window([](std::vector<model::Pod>& pods) {
     pods[3].finished.reset();

@@ -12,7 +12,7 @@ namespace {
 
 // A task `id` of a run of etl/daily (its pod name is the run's and the task's).
 replay::ReplayPod dagTask(const std::string& run, const std::string& id, UnixSeconds arrival,
-                       double run_seconds, std::int64_t gpus = 0) {
+                          double run_seconds, std::int64_t gpus = 0) {
   replay::ReplayPod p = replayPod(run + "-" + id, 1, 1, arrival, run_seconds, gpus);
   p.task = id;
   p.labels.set("run", run);

@@ -320,6 +320,17 @@ std::vector<const model::Pod*> ClusterBuilder::podsNotLive() const {
   return out;
 }
 
+std::vector<const model::Pod*> ClusterBuilder::podsNotLiveOrOfUnknownPhase() const {
+  std::vector<const model::Pod*> out;
+  for (std::size_t i = 0; i < pods_.size(); ++i) {
+    const PodRecord& record = pods_[i];
+    if (record.has_info && (!record.live || record.pod.phase == model::PodPhase::kUnknown)) {
+      out.push_back(&record.pod);
+    }
+  }
+  return out;
+}
+
 std::vector<const model::Pod*> ClusterBuilder::podsPendingUnbound(std::size_t others) const {
   std::vector<const model::Pod*> pending;
   std::vector<const model::Pod*> other;

@@ -42,6 +42,8 @@ class ClusterBuilder {
 
   /// The pods kube_pod_info answered for that pod_live did not: deleted, history only.
   std::vector<const model::Pod*> podsNotLive() const;
+  /// The pods in the lookback that are not live or have no known phase so far.
+  std::vector<const model::Pod*> podsNotLiveOrOfUnknownPhase() const;
 
   /// For a read that learns which pods are gone rather than which are live (an incremental
   /// window read): every pod known so far is live but those `gone` names by their

@@ -123,11 +123,13 @@ Result<model::ClusterSnapshot> IncrementalReader::fullRead(sources::MetricsSourc
   std::vector<PlannedQuery> plan;
   for (std::size_t i = 0; i < kQueryCount; ++i) {
     const auto id = static_cast<QueryId>(i);
-    // pod_spec is asked once the answers tell which pods are pending unbound.
-    if ((!isPodUsage(id) || usage_due) && id != QueryId::kPodSpec) {
+    // pod_spec is asked once the answers tell which pods are pending unbound; the phases over the
+    // lookback once the instant phases tell which pods need them (phaseOverLookbackPlan).
+    if ((!isPodUsage(id) || usage_due) && id != QueryId::kPodSpec && id != QueryId::kPodPhase) {
       plan.push_back(catalogQuery(catalog_, id, builder));
     }
   }
+  plan.push_back(builderQuery(podPhaseNowQuery(settings_), QueryId::kPodPhase, builder));
   IncrementalState::NewestSamples newest;
   if (auto answered = run(source, plan, at, stats); !answered.ok()) {
     return answered.error();
@@ -139,6 +141,13 @@ Result<model::ClusterSnapshot> IncrementalReader::fullRead(sources::MetricsSourc
     gone_uids.push_back(pod->uid);
   }
   std::vector<PlannedQuery> follow_up = newestSamplePlan(gone_uids, newest);
+  std::vector<std::string_view> without_phase_uids;
+  for (const model::Pod* pod : builder.podsNotLiveOrOfUnknownPhase()) {
+    without_phase_uids.push_back(pod->uid);
+  }
+  for (PlannedQuery& query : phaseOverLookbackPlan(without_phase_uids, builder)) {
+    follow_up.push_back(std::move(query));
+  }
   const bool counted = planSpecOfPending(builder, follow_up);
   if (auto answered = run(source, follow_up, at, stats); !answered.ok()) {
     return answered.error();
@@ -174,6 +183,26 @@ std::vector<PlannedQuery> IncrementalReader::newestSamplePlan(
     for (const config::PrometheusSource& selector : uidSelectors(settings_, uids)) {
       plan.push_back(newestSampleQuery(selector, lookback, newest));
     }
+  }
+  return plan;
+}
+
+// A full read asks every pod's current phase as an instant selection (podPhaseNowQuery), which
+// reads one sample a phase series; only the pods it did not answer for need the catalog's range
+// over the lookback, which reads every sample of it (at the reference size 7.5 M samples,
+// 2.7-3.7 s of evaluation, against 0.43 M and 1.7-2.0 s): the pods not live, and a live pod whose
+// phase series stopped before its others (a TSDB without staleness markers, where a deleted
+// pod's families can end a refresh apart). A pod without uid cannot be listed: then every pod is
+// asked the range, as the catalog does.
+std::vector<PlannedQuery> IncrementalReader::phaseOverLookbackPlan(
+    const std::vector<std::string_view>& uids, ClusterBuilder& builder) const {
+  std::vector<PlannedQuery> plan;
+  if (std::any_of(uids.begin(), uids.end(), [](std::string_view uid) { return uid.empty(); })) {
+    plan.push_back(catalogQuery(catalog_, QueryId::kPodPhase, builder));
+    return plan;
+  }
+  for (const config::PrometheusSource& selector : uidSelectors(settings_, uids)) {
+    plan.push_back(catalogQuery(QueryCatalog(selector), QueryId::kPodPhase, builder));
   }
   return plan;
 }

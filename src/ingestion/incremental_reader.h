@@ -16,9 +16,11 @@ namespace dagadvisor::ingestion {
 
 /// Reads that cost Prometheus what changed, not what exists (issue #18). The first read, a read
 /// at least `incremental.resync` after the last full one, a read after a failed one and a read
-/// not later than the previous one are full reads: the catalog's 21 queries, then pod_seen over
-/// the lookback (podNewestSampleQuery) of the pods not live, by uid. Every other read asks over a
-/// window from the previous read's time minus `incremental.margin` to `at`:
+/// not later than the previous one are full reads: the catalog's 21 queries, pod_phase as an
+/// instant selection (podPhaseNowQuery), then, by uid, pod_seen over the lookback
+/// (podNewestSampleQuery) of the pods not live and the catalog's pod_phase of those and of the
+/// pods the instant one did not answer for. Every other read asks over a window from the
+/// previous read's time minus `incremental.margin` to `at`:
 ///  - nodes and the scheduler: the catalog's queries (they have no lookback: read whole);
 ///  - which pods changed (podChangesQuery: created, bound, started or finished in the window, or
 ///    left or entered Pending or Running) and which are gone (podGoneQuery: seen in the window,
@@ -62,6 +64,8 @@ class IncrementalReader {
                                              IncrementalState::NewestSamples& newest) const;
   /// pod_spec of the pods `builder` has pending unbound, by uid, into `builder`. True when it
   /// asks the families' counts too (a pod without uid: the catalog's whole query).
+  std::vector<PlannedQuery> phaseOverLookbackPlan(const std::vector<std::string_view>& uids,
+                                                  ClusterBuilder& builder) const;
   bool planSpecOfPending(ClusterBuilder& builder, std::vector<PlannedQuery>& plan) const;
   /// The counts of the spec families no series in `builder` showed exported.
   std::vector<PlannedQuery> specFamilyCountPlan(ClusterBuilder& builder) const;

@@ -14,6 +14,7 @@ constexpr std::string_view kPodKey = "namespace, pod, uid";
 constexpr std::string_view kResources = R"(resource=~"cpu|memory|nvidia_com_gpu|amd_com_gpu")";
 // Prometheus' default lookback delta: how long an instant query still returns a silent series.
 constexpr int kLookbackDeltaSeconds = 300;
+constexpr std::string_view kKnownPhases = R"(phase!="Unknown")";
 constexpr std::string_view kRealContainers = R"(container!="", container!="POD")";
 
 // `metric{matchers,selector}` with the user's selector (e.g. cluster="prod") appended.
@@ -162,10 +163,23 @@ class Builder {
 
   // The pods with a sample of liveFamily() in the window that are not live now (see live()):
   // deleted since the previous read, or shortly before it. Not aggregated: the reader takes each
-  // pod once, and a `max by` over every pod's series was a tenth of the query's cost.
+  // pod once, and a `max by` over every pod's series was a tenth of the query's cost. For the
+  // same reason the live side is the bare selection where it is one (`unless` matches many to
+  // many): at the reference size 1.05-1.24 s of Prometheus CPU instead of 1.35-1.40 s.
   std::string gone(config::Seconds window) const {
+    const std::string live_side =
+        s_.staleness_markers ? select(liveFamily(), "", s_.selector) : live();
     return "last_over_time(" + select(liveFamily(), "", s_.selector) + range(window) +
-           ") unless on (" + std::string(kPodKey) + ") " + live();
+           ") unless on (" + std::string(kPodKey) + ") " + live_side;
+  }
+
+  // Each pod's current phase (value 1) among `series`, the phase family without Unknown.
+  std::string phase(const std::string& series) const {
+    return maxBy(pod("phase"), series + " == 1");
+  }
+
+  std::string phaseNow() const {
+    return phase(select(s_.metrics.pod_phase, kKnownPhases, s_.selector));
   }
 
   std::string pod(std::string_view extra) const {
@@ -386,8 +400,7 @@ QueryCatalog::QueryCatalog(const config::PrometheusSource& s) {
   // after it). The Unknown series is not selected: a pod none of whose other phases is current
   // gets no answer and stays Unknown, as it would with it, and the selection is a fifth smaller
   // (at the reference size 7.1 M samples instead of 8.9 M).
-  set(QueryId::kPodPhase, "pod_phase",
-      maxBy(b.pod("phase"), b.recent(m.pod_phase, R"(phase!="Unknown")") + " == 1"));
+  set(QueryId::kPodPhase, "pod_phase", b.phase(b.recent(m.pod_phase, kKnownPhases)));
   set(QueryId::kPodRequests, "pod_requests", b.podRequests());
   set(QueryId::kPodLabels, "pod_labels", b.recent(m.pod_labels));
   set(QueryId::kPodAnnotations, "pod_annotations", b.recent(m.pod_annotations));
@@ -411,6 +424,10 @@ QueryCatalog::QueryCatalog(const config::PrometheusSource& s) {
 sources::Query podNewestSampleQuery(const config::PrometheusSource& settings,
                                     config::Seconds range) {
   return {"pod_seen", Builder(settings).newestSample(range)};
+}
+
+sources::Query podPhaseNowQuery(const config::PrometheusSource& settings) {
+  return {"pod_phase", Builder(settings).phaseNow()};
 }
 
 sources::Query podChangesQuery(const config::PrometheusSource& settings, config::Seconds window) {

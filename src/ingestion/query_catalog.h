@@ -83,6 +83,12 @@ class QueryCatalog {
 sources::Query podNewestSampleQuery(const config::PrometheusSource& settings,
                                     config::Seconds range);
 
+/// pod_phase of the pods whose phase series are still written (an instant selection): what an
+/// incremental full read asks of every pod, the catalog's range over the lookback then asked only
+/// of the pods not live. A live pod's newest sample is the same either way, and the instant
+/// selection reads one sample a series where the range reads every sample of the lookback.
+sources::Query podPhaseNowQuery(const config::PrometheusSource& settings);
+
 /// Not in the catalog either: how an incremental window read finds what it must read again.
 /// pod_changed: the pods (namespace, pod, uid) created, bound, started or finished within
 /// `window` before the evaluation time, or that left or entered Pending or Running in it.

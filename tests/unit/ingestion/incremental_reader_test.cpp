@@ -51,7 +51,11 @@ class ClusterSource final : public sources::MetricsSource {
       const bool unbound = i == pending;
       series += std::string(series.empty() ? "" : ",") + R"({"metric":{"namespace":"ns","pod":"p)" +
                 n + R"(","uid":")" + uidOf(i) + R"(","node":")" + (unbound ? "" : "n1") +
-                R"(","phase":")" + (unbound ? "Pending" : "Running") + R"("},"value":[1,")" +
+                R"(","phase":")" +
+                (unbound     ? "Pending"
+                 : i == gone ? gone_phase
+                             : "Running") +
+                R"("},"value":[1,")" +
                 (query.name == "pod_seen" ? std::to_string(i == gone ? gone_seen : at - 30) : "1") +
                 R"("]})";
     }
@@ -66,14 +70,16 @@ class ClusterSource final : public sources::MetricsSource {
   }
 
   int pods = 1;
-  int pending = -1;               // the pod pending unbound, if any
-  bool pending_has_uid = true;    // whether kube-state-metrics gives it one
-  bool pending_tolerates = true;  // whether it has a toleration series
-  bool others_tolerate = false;   // whether the other pods have one
-  int toleration_series = 3;      // what the family's count answers (0: not exported)
-  int changed_from = 0;           // pod_changed names pods from this one on
-  int gone = -1;                  // the pod pod_gone names, and pod_live leaves out
-  UnixSeconds gone_seen = 10030;  // its newest sample
+  int pending = -1;                    // the pod pending unbound, if any
+  bool pending_has_uid = true;         // whether kube-state-metrics gives it one
+  bool pending_tolerates = true;       // whether it has a toleration series
+  bool others_tolerate = false;        // whether the other pods have one
+  int toleration_series = 3;           // what the family's count answers (0: not exported)
+  int changed_from = 0;                // pod_changed names pods from this one on
+  int gone = -1;                       // the pod pod_gone names, and pod_live leaves out
+  UnixSeconds gone_seen = 10030;       // its newest sample
+  std::string gone_phase = "Running";  // its phase then
+  int stale_phase = -1;                // a live pod whose phase series the instant selection misses
 
  private:
   std::string uidOf(int i) const {
@@ -122,7 +128,13 @@ class ClusterSource final : public sources::MetricsSource {
     if (query.name == "pod_gone") {
       return i == gone;
     }
-    return query.name != "pod_live" || i != gone;
+    // The instant phase selection (no range) sees only the series still written.
+    const bool instant_phase =
+        query.name == "pod_phase" && query.promql.find("last_over_time") == std::string::npos;
+    if (instant_phase && i == stale_phase) {
+      return false;
+    }
+    return (query.name != "pod_live" && !instant_phase) || i != gone;
   }
 
   std::mutex mutex_;
@@ -298,6 +310,64 @@ TEST_CASE(
     REQUIRE(stats.window_read);
     CHECK(snapshot->pods().size() == (at <= 10630 ? 3U : 2U));
   }
+}
+
+TEST_CASE(
+    "a full read asks every pod's phase at the instant, and over the lookback only of the pods "
+    "not live, by uid",
+    "[ingestion][incremental]") {
+  IncrementalReader reader(hourlyResync());
+  ClusterSource source;
+  source.pods = 3;
+  source.gone = 2;  // finished and deleted: its phase series are no longer written
+  source.gone_phase = "Succeeded";
+  FetchStats full;
+  auto snapshot = reader.read(source, 10060, full);
+  REQUIRE(snapshot.ok());
+  std::vector<std::string> phase_queries;
+  for (const sources::Query& query : source.take()) {
+    if (query.name == "pod_phase") {
+      phase_queries.push_back(query.promql);
+    }
+  }
+  REQUIRE(phase_queries.size() == 2);
+  if (phase_queries[0].find("uid=~") != std::string::npos) {
+    std::swap(phase_queries[0], phase_queries[1]);  // the instant one first
+  }
+  CHECK(phase_queries[0].find("last_over_time") == std::string::npos);
+  CHECK(phase_queries[0].find("uid=~") == std::string::npos);
+  CHECK(phase_queries[1].find("last_over_time") != std::string::npos);
+  CHECK(phase_queries[1].find(R"(uid=~"u2")") != std::string::npos);
+  CHECK(phase_queries[1].find("u0") == std::string::npos);
+  REQUIRE(snapshot->pods().size() == 3);
+  CHECK(snapshot->pods()[0].phase == model::PodPhase::kRunning);
+  CHECK(snapshot->pods()[2].phase == model::PodPhase::kSucceeded);  // from the range alone
+  const QueryCost* phase = costOf(full, "pod_phase");               // one cost for both
+  REQUIRE(phase != nullptr);
+  CHECK(phase->requests == 2);
+}
+
+// Without staleness markers a deleted pod's families can end a refresh apart: live by its
+// kube_pod_info, its phase series too old for an instant selection.
+TEST_CASE("a full read asks the phase over the lookback of a live pod the instant one misses",
+          "[ingestion][incremental]") {
+  IncrementalReader reader(hourlyResync());
+  ClusterSource source;
+  source.pods = 3;
+  source.stale_phase = 1;
+  FetchStats full;
+  auto snapshot = reader.read(source, 10060, full);
+  REQUIRE(snapshot.ok());
+  std::vector<std::string> listed;
+  for (const sources::Query& query : source.take()) {
+    if (query.name == "pod_phase" && query.promql.find("uid=~") != std::string::npos) {
+      listed.push_back(query.promql);
+    }
+  }
+  REQUIRE(listed.size() == 1);
+  CHECK(listed[0].find(R"(uid=~"u1")") != std::string::npos);
+  REQUIRE(snapshot->pods().size() == 3);
+  CHECK(snapshot->pods()[1].phase == model::PodPhase::kRunning);
 }
 
 TEST_CASE("a resync's full read keeps the usage read less than usage_refresh ago",

@@ -187,6 +187,25 @@ std::vector<PlannedQuery> IncrementalReader::newestSamplePlan(
   return plan;
 }
 
+// pod_changed: what was created or finished in the window, of every pod; what was bound or left
+// Pending, only of the pods the last read left unbound or Pending, by uid (query_catalog.h). A
+// kept pod without uid cannot be listed: then both are asked of every pod, as one query.
+std::vector<sources::Query> IncrementalReader::changesQueries(config::Seconds window) const {
+  std::vector<std::string_view> uids;
+  for (const model::Pod* pod : state_.unsettled()) {
+    if (pod->uid.empty()) {
+      return {podChangesQuery(settings_, window, PodChangeParts::kAll)};
+    }
+    uids.push_back(pod->uid);
+  }
+  std::vector<sources::Query> out{
+      podChangesQuery(settings_, window, PodChangeParts::kNewOrFinished)};
+  for (const config::PrometheusSource& selector : uidSelectors(settings_, uids)) {
+    out.push_back(podChangesQuery(selector, window, PodChangeParts::kBoundOrLeftPending));
+  }
+  return out;
+}
+
 // A full read asks every pod's current phase as an instant selection (podPhaseNowQuery), which
 // reads one sample a phase series; only the pods it did not answer for need the catalog's range
 // over the lookback, which reads every sample of it (at the reference size 7.5 M samples,
@@ -298,10 +317,11 @@ Result<model::ClusterSnapshot> IncrementalReader::windowRead(sources::MetricsSou
       plan.push_back(catalogQuery(catalog_, id, builder));
     }
   }
-  plan.push_back(
-      {podChangesQuery(settings_, window), false, [&touched](const sources::SampleView& sample) {
-         touched.add(sample, false);
-       }});
+  for (const sources::Query& query : changesQueries(window)) {
+    plan.push_back({query, false, [&touched](const sources::SampleView& sample) {
+                      touched.add(sample, false);
+                    }});
+  }
   plan.push_back(
       {podGoneQuery(settings_, window), false, [&touched](const sources::SampleView& sample) {
          touched.add(sample, true);

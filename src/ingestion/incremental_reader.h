@@ -22,9 +22,9 @@ namespace dagadvisor::ingestion {
 /// pods the instant one did not answer for. Every other read asks over a window from the
 /// previous read's time minus `incremental.margin` to `at`:
 ///  - nodes and the scheduler: the catalog's queries (they have no lookback: read whole);
-///  - which pods changed (podChangesQuery: created, bound, started or finished in the window, or
-///    left or entered Pending or Running) and which are gone (podGoneQuery: seen in the window,
-///    not live now), answering only those pods;
+///  - which pods changed (podChangesQuery: created or finished in the window, and of the pods the
+///    last read left unbound or Pending, by uid, bound or left Pending) and which are gone
+///    (podGoneQuery: seen in the window, not live now), answering only those pods;
 ///  - of those pods (`uid=~"…"`, 500 uids a request) what can change: info, phase, times, over
 ///    the whole lookback; of the new ones among them what never changes once a pod exists
 ///    (requests, labels, annotations, owner, and of pod_spec the app containers' requests,
@@ -64,6 +64,7 @@ class IncrementalReader {
                                              IncrementalState::NewestSamples& newest) const;
   /// pod_spec of the pods `builder` has pending unbound, by uid, into `builder`. True when it
   /// asks the families' counts too (a pod without uid: the catalog's whole query).
+  std::vector<sources::Query> changesQueries(config::Seconds window) const;
   std::vector<PlannedQuery> phaseOverLookbackPlan(const std::vector<std::string_view>& uids,
                                                   ClusterBuilder& builder) const;
   bool planSpecOfPending(ClusterBuilder& builder, std::vector<PlannedQuery>& plan) const;

@@ -67,6 +67,24 @@ std::vector<const model::Pod*> IncrementalState::goneWithin(UnixSeconds window_s
   return out;
 }
 
+std::vector<const model::Pod*> IncrementalState::unsettled() const {
+  std::vector<const model::Pod*> out;
+  if (!pods_) {
+    return out;
+  }
+  for (std::size_t i = 0; i < concluded_.size(); ++i) {
+    const model::Pod& pod = (*pods_)[i];
+    const bool done =
+        pod.phase == model::PodPhase::kSucceeded || pod.phase == model::PodPhase::kFailed;
+    const bool may_change = pod.phase == model::PodPhase::kPending ||
+                            pod.phase == model::PodPhase::kUnknown || pod.node_name.empty();
+    if (!concluded_[i].gone && !done && may_change) {
+      out.push_back(&pod);
+    }
+  }
+  return out;
+}
+
 void IncrementalState::moveInto(ClusterBuilder& builder, UnixSeconds at, double lookback_seconds) {
   model::ClusterSnapshot::Pods pods = model::ClusterSnapshot::takePods(std::move(pods_));
   // The full read's last_over_time(…[lookback]) sees a sample at exactly at − lookback.

@@ -67,6 +67,10 @@ class IncrementalState {
   /// kube-state-metrics that failed made them look deleted), and reads them again.
   std::vector<const model::Pod*> goneWithin(UnixSeconds window_start) const;
 
+  /// The kept pods, not gone, that the last read left Pending, of unknown phase or unbound: the
+  /// only kept pods that can still be bound or leave Pending.
+  std::vector<const model::Pod*> unsettled() const;
+
   /// Moves into `builder` every kept pod whose newest sample is still within `lookback` of `at`
   /// (the others a full read would no longer see), as it was read (forgetListedSpec), to merge
   /// with what this read answered, and gives it their storage for the new snapshot. The pods are

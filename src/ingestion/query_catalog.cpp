@@ -136,27 +136,36 @@ class Builder {
                                      ":" + step + "])"}));
   }
 
-  // The pods an incremental window read must read again (IncrementalReader): created, bound or
-  // finished in the window, or left Pending in it. Each family is selected once per pod, and the
-  // answer holds only the pods that changed: at the reference size three or four selections a pod
-  // and a few thousand series answered, where re-reading every live pod's facts answers ~500,000.
-  // What else changes is caught by these (each selection costs ~0.9 s of Prometheus CPU at the
-  // reference size, whatever it answers):
+  // The pods an incremental window read must read again (IncrementalReader): created or finished
+  // in the window (kNewOrFinished), and of the pods `s_.selector` lists (kBoundOrLeftPending:
+  // those the last read left unbound or Pending) bound in it or leaving Pending; kAll asks both of
+  // every pod. Each family is selected once per pod, and the answer holds only the pods that
+  // changed. What else changes is caught:
   //  - a start time: the kubelet writes it when it takes the bound pod, seconds after the binding,
   //    whose time keeps the pod read again for `margin` after it; one written later shows when
   //    the pod leaves Pending;
   //  - leaving Running: for Succeeded or Failed, with a completion time (kube-state-metrics' is
   //    the newest container termination, which a pod leaving Running has). No pod enters Pending
-  //    or Running but a new one, which its creation time names.
-  std::string changed(config::Seconds window) const {
+  //    or Running but a new one, which its creation time names;
+  //  - only a pod unbound or Pending at the last read can be bound or leave Pending after it,
+  //    bar one created since, which its creation time names. The two families are therefore
+  //    asked of those few pods by uid: each selection of a family of every pod costs ~0.9 s of
+  //    Prometheus CPU at the reference size, whatever it answers.
+  std::string changed(config::Seconds window, PodChangeParts parts) const {
     const auto& m = s_.metrics;
     const std::string since = "time() - " + std::to_string(static_cast<long>(window.count()));
     const std::string in_window = range(window);
     auto recentTime = [&](const std::string& metric) {
       return "last_over_time(" + select(metric, "", s_.selector) + in_window + ") > " + since;
     };
+    if (parts == PodChangeParts::kNewOrFinished) {
+      return maxBy(kPodKey, either({recentTime(m.pod_created), recentTime(m.pod_completion_time)}));
+    }
     const std::string left_pending =
         "changes(" + select(m.pod_phase, R"(phase="Pending")", s_.selector) + in_window + ") > 0";
+    if (parts == PodChangeParts::kBoundOrLeftPending) {
+      return maxBy(kPodKey, either({recentTime(m.pod_scheduled_time), left_pending}));
+    }
     return maxBy(kPodKey, either({recentTime(m.pod_created), recentTime(m.pod_scheduled_time),
                                   recentTime(m.pod_completion_time), left_pending}));
   }
@@ -430,8 +439,9 @@ sources::Query podPhaseNowQuery(const config::PrometheusSource& settings) {
   return {"pod_phase", Builder(settings).phaseNow()};
 }
 
-sources::Query podChangesQuery(const config::PrometheusSource& settings, config::Seconds window) {
-  return {"pod_changed", Builder(settings).changed(window)};
+sources::Query podChangesQuery(const config::PrometheusSource& settings, config::Seconds window,
+                               PodChangeParts parts) {
+  return {"pod_changed", Builder(settings).changed(window, parts)};
 }
 
 sources::Query podGoneQuery(const config::PrometheusSource& settings, config::Seconds window) {

@@ -91,9 +91,13 @@ sources::Query podPhaseNowQuery(const config::PrometheusSource& settings);
 
 /// Not in the catalog either: how an incremental window read finds what it must read again.
 /// pod_changed: the pods (namespace, pod, uid) created, bound, started or finished within
-/// `window` before the evaluation time, or that left or entered Pending or Running in it.
+/// `window` before the evaluation time, or that left or entered Pending or Running in it (kAll).
+/// Its parts: created or finished (kNewOrFinished), bound or left Pending (kBoundOrLeftPending:
+/// what can change only of a pod that was unbound or Pending, asked of those by uid).
 /// pod_gone: the pods with a kube_pod_info sample in `window` that are not live now.
-sources::Query podChangesQuery(const config::PrometheusSource& settings, config::Seconds window);
+enum class PodChangeParts { kAll, kNewOrFinished, kBoundOrLeftPending };
+sources::Query podChangesQuery(const config::PrometheusSource& settings, config::Seconds window,
+                               PodChangeParts parts = PodChangeParts::kAll);
 sources::Query podGoneQuery(const config::PrometheusSource& settings, config::Seconds window);
 
 /// The parts of pod_spec: the catalog's query asks them all. An incremental read asks what never

@@ -535,6 +535,95 @@ TEST_CASE("a window's change queries select each family once and answer only cha
   CHECK(gone.find(" unless on (namespace, pod, uid) ") != std::string::npos);
 }
 
+TEST_CASE("a window's change query in parts: new or finished of every pod, bound or left Pending",
+          "[ingestion][incremental]") {
+  const config::PrometheusSource settings;
+  const auto& m = settings.metrics;
+  const std::string new_or_finished =
+      podChangesQuery(settings, config::Seconds(420), PodChangeParts::kNewOrFinished).promql;
+  const std::string bound_or_left =
+      podChangesQuery(settings, config::Seconds(420), PodChangeParts::kBoundOrLeftPending).promql;
+  for (const std::string& metric : {m.pod_created, m.pod_completion_time}) {
+    CHECK(new_or_finished.find(metric) != std::string::npos);
+    CHECK(bound_or_left.find(metric) == std::string::npos);
+  }
+  for (const std::string& metric : {m.pod_scheduled_time, m.pod_phase}) {
+    CHECK(new_or_finished.find(metric) == std::string::npos);
+    CHECK(bound_or_left.find(metric) != std::string::npos);
+  }
+}
+
+std::vector<std::string> changeQueries(const std::vector<sources::Query>& asked) {
+  std::vector<std::string> out;
+  for (const sources::Query& query : asked) {
+    if (query.name == "pod_changed") {
+      out.push_back(query.promql);
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const std::string& a, const std::string& b) {
+    return (a.find("uid=~") == std::string::npos) > (b.find("uid=~") == std::string::npos);
+  });
+  return out;  // the query of every pod first
+}
+
+TEST_CASE(
+    "a window read asks which pods were bound or left Pending only of those the last read left "
+    "unbound or Pending, by uid",
+    "[ingestion][incremental]") {
+  const config::PrometheusSource settings = hourlyResync();
+  IncrementalReader reader(settings);
+  ClusterSource source;
+  source.pods = 3;
+  source.pending = 1;  // p1: pending unbound at the full read
+  FetchStats full;
+  REQUIRE(reader.read(source, 10000, full).ok());
+  source.take();
+
+  source.changed_from = 3;  // nothing changed
+  FetchStats window;
+  REQUIRE(reader.read(source, 10060, window).ok());
+  REQUIRE(window.window_read);
+  const std::vector<std::string> asked = changeQueries(source.take());
+  REQUIRE(asked.size() == 2);
+  CHECK(asked[0].find("uid=~") == std::string::npos);
+  CHECK(asked[0].find(settings.metrics.pod_created) != std::string::npos);
+  CHECK(asked[0].find(settings.metrics.pod_scheduled_time) == std::string::npos);
+  CHECK(asked[1].find(R"(uid=~"u1")") != std::string::npos);
+  CHECK(asked[1].find(settings.metrics.pod_scheduled_time) != std::string::npos);
+  CHECK(asked[1].find(settings.metrics.pod_phase) != std::string::npos);
+
+  // Bound and running now: no pod is left to settle, so the next window asks only the first part.
+  source.pending = -1;
+  source.changed_from = 1;
+  REQUIRE(reader.read(source, 10120, window).ok());
+  source.take();
+  source.changed_from = 3;
+  REQUIRE(reader.read(source, 10180, window).ok());
+  CHECK(changeQueries(source.take()).size() == 1);
+}
+
+TEST_CASE("a kept pod without uid makes the window's change query one of every pod",
+          "[ingestion][incremental]") {
+  const config::PrometheusSource settings = hourlyResync();
+  IncrementalReader reader(settings);
+  ClusterSource source;
+  source.pods = 3;
+  source.pending = 1;
+  source.pending_has_uid = false;
+  FetchStats full;
+  REQUIRE(reader.read(source, 10000, full).ok());
+  source.take();
+  source.changed_from = 3;
+  FetchStats window;
+  REQUIRE(reader.read(source, 10060, window).ok());
+  REQUIRE(window.window_read);
+  const std::vector<std::string> asked = changeQueries(source.take());
+  REQUIRE(asked.size() == 1);
+  CHECK(asked[0].find("uid=~") == std::string::npos);
+  CHECK(asked[0].find(settings.metrics.pod_created) != std::string::npos);
+  CHECK(asked[0].find(settings.metrics.pod_scheduled_time) != std::string::npos);
+}
+
 TEST_CASE(
     "a window read keeps its pods as they were read, not with the specs the Kubernetes API's "
     "LIST joined onto the last snapshot",

@@ -566,6 +566,18 @@ std::vector<std::string> changeQueries(const std::vector<sources::Query>& asked)
   return out;  // the query of every pod first
 }
 
+// A full read at 10,000, then a window read at 10,060 in which nothing changed: its pod_changed.
+std::vector<std::string> changeQueriesOfWindow(IncrementalReader& reader, ClusterSource& source) {
+  FetchStats full;
+  REQUIRE(reader.read(source, 10000, full).ok());
+  source.take();
+  source.changed_from = source.pods;
+  FetchStats window;
+  REQUIRE(reader.read(source, 10060, window).ok());
+  REQUIRE(window.window_read);
+  return changeQueries(source.take());
+}
+
 TEST_CASE(
     "a window read asks which pods were bound or left Pending only of those the last read left "
     "unbound or Pending, by uid",
@@ -575,15 +587,7 @@ TEST_CASE(
   ClusterSource source;
   source.pods = 3;
   source.pending = 1;  // p1: pending unbound at the full read
-  FetchStats full;
-  REQUIRE(reader.read(source, 10000, full).ok());
-  source.take();
-
-  source.changed_from = 3;  // nothing changed
-  FetchStats window;
-  REQUIRE(reader.read(source, 10060, window).ok());
-  REQUIRE(window.window_read);
-  const std::vector<std::string> asked = changeQueries(source.take());
+  const std::vector<std::string> asked = changeQueriesOfWindow(reader, source);
   REQUIRE(asked.size() == 2);
   CHECK(asked[0].find("uid=~") == std::string::npos);
   CHECK(asked[0].find(settings.metrics.pod_created) != std::string::npos);
@@ -593,6 +597,7 @@ TEST_CASE(
   CHECK(asked[1].find(settings.metrics.pod_phase) != std::string::npos);
 
   // Bound and running now: no pod is left to settle, so the next window asks only the first part.
+  FetchStats window;
   source.pending = -1;
   source.changed_from = 1;
   REQUIRE(reader.read(source, 10120, window).ok());
@@ -610,14 +615,7 @@ TEST_CASE("a kept pod without uid makes the window's change query one of every p
   source.pods = 3;
   source.pending = 1;
   source.pending_has_uid = false;
-  FetchStats full;
-  REQUIRE(reader.read(source, 10000, full).ok());
-  source.take();
-  source.changed_from = 3;
-  FetchStats window;
-  REQUIRE(reader.read(source, 10060, window).ok());
-  REQUIRE(window.window_read);
-  const std::vector<std::string> asked = changeQueries(source.take());
+  const std::vector<std::string> asked = changeQueriesOfWindow(reader, source);
   REQUIRE(asked.size() == 1);
   CHECK(asked[0].find("uid=~") == std::string::npos);
   CHECK(asked[0].find(settings.metrics.pod_created) != std::string::npos);

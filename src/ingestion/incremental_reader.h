@@ -62,11 +62,14 @@ class IncrementalReader {
   /// pod_seen of the pods not live (`uids`), their samples into `newest`.
   std::vector<PlannedQuery> newestSamplePlan(const std::vector<std::string_view>& uids,
                                              IncrementalState::NewestSamples& newest) const;
-  /// pod_spec of the pods `builder` has pending unbound, by uid, into `builder`. True when it
-  /// asks the families' counts too (a pod without uid: the catalog's whole query).
+  /// pod_changed over `window`: creation and completion of every pod, binding and leaving
+  /// Pending of the pods the last read left unsettled, by uid (IncrementalState::unsettled).
   std::vector<sources::Query> changesQueries(config::Seconds window) const;
+  /// The catalog's pod_phase over the lookback of the pods `uids`, by uid, into `builder`.
   std::vector<PlannedQuery> phaseOverLookbackPlan(const std::vector<std::string_view>& uids,
                                                   ClusterBuilder& builder) const;
+  /// pod_spec of the pods `builder` has pending unbound, by uid, into `builder`. True when it
+  /// asks the families' counts too (a pod without uid: the catalog's whole query).
   bool planSpecOfPending(ClusterBuilder& builder, std::vector<PlannedQuery>& plan) const;
   /// The counts of the spec families no series in `builder` showed exported.
   std::vector<PlannedQuery> specFamilyCountPlan(ClusterBuilder& builder) const;

@@ -61,9 +61,9 @@ const std::vector<MetricSpec>& table() {
        "dagadvisor_source_query_response_bytes",
        kGauge,
        "Response bytes of each query (the catalog's name, or what an incremental read adds: "
-       "pod_seen, pod_changed, pod_gone) in the last successful read of its "
-       "kind (read=\"full\": the whole catalog; read=\"window\": an incremental read of what "
-       "changed), summed over the query's requests; absent when that read did not ask it.",
+       "pod_seen, pod_changed, pod_gone, pod_created_or_gone) in the last successful read of "
+       "its kind (read=\"full\": the whole catalog; read=\"window\": an incremental read of "
+       "what changed), summed over the query's requests; absent when that read did not ask it.",
        {"cluster", "query", "read"}},
       {kSourceQuerySeries,
        "dagadvisor_source_query_series",

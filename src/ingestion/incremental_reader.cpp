@@ -189,7 +189,8 @@ std::vector<PlannedQuery> IncrementalReader::newestSamplePlan(
 
 // pod_changed: what was created or finished in the window, of every pod; what was bound or left
 // Pending, only of the pods the last read left unbound or Pending, by uid (query_catalog.h). A
-// kept pod without uid cannot be listed: then both are asked of every pod, as one query.
+// kept pod without uid cannot be listed: then both are asked of every pod, as one query. With
+// staleness markers pod_created_or_gone names the pods created (windowRead).
 std::vector<sources::Query> IncrementalReader::changesQueries(config::Seconds window) const {
   std::vector<std::string_view> uids;
   for (const model::Pod* pod : state_.unsettled()) {
@@ -198,8 +199,9 @@ std::vector<sources::Query> IncrementalReader::changesQueries(config::Seconds wi
     }
     uids.push_back(pod->uid);
   }
-  std::vector<sources::Query> out{
-      podChangesQuery(settings_, window, PodChangeParts::kNewOrFinished)};
+  std::vector<sources::Query> out{podChangesQuery(
+      settings_, window,
+      settings_.staleness_markers ? PodChangeParts::kFinished : PodChangeParts::kNewOrFinished)};
   for (const config::PrometheusSource& selector : uidSelectors(settings_, uids)) {
     out.push_back(podChangesQuery(selector, window, PodChangeParts::kBoundOrLeftPending));
   }
@@ -300,6 +302,51 @@ struct Touched {
   }
 };
 
+// pod_gone over `window` of the pods `settings`' selector names, into `touched`.
+PlannedQuery goneQuery(const config::PrometheusSource& settings, config::Seconds window,
+                       Touched& touched) {
+  return {podGoneQuery(settings, window), false, [&touched](const sources::SampleView& sample) {
+            touched.add(sample, true);
+          }};
+}
+
+// pod_created_or_gone (staleness markers): a pod created before the window is gone, one created
+// in it is new (into `touched`), its uid into `created_uids` for pod_gone to tell whether it is
+// gone too.
+PlannedQuery createdOrGoneQuery(const config::PrometheusSource& settings, config::Seconds window,
+                                UnixSeconds window_start, Touched& touched,
+                                std::vector<std::string>& created_uids) {
+  return {podCreatedOrGoneQuery(settings, window), false,
+          [window_start, &touched, &created_uids](const sources::SampleView& sample) {
+            const bool created_in_window = sample.value > window_start;
+            touched.add(sample, !created_in_window);
+            if (created_in_window) {
+              created_uids.emplace_back(sample.label("uid"));
+            }
+          }};
+}
+
+// pod_gone of the pods pod_created_or_gone found created in the window, by uid: which of them are
+// gone already. Of every pod if one has no uid (the window read then turns into a full read).
+std::vector<PlannedQuery> createdGonePlan(const config::PrometheusSource& settings,
+                                          const std::vector<std::string>& created_uids,
+                                          config::Seconds window, Touched& touched) {
+  std::vector<PlannedQuery> plan;
+  if (created_uids.empty()) {
+    return plan;
+  }
+  if (std::any_of(created_uids.begin(), created_uids.end(),
+                  [](const std::string& uid) { return uid.empty(); })) {
+    plan.push_back(goneQuery(settings, window, touched));
+    return plan;
+  }
+  const std::vector<std::string_view> uids(created_uids.begin(), created_uids.end());
+  for (const config::PrometheusSource& selector : uidSelectors(settings, uids)) {
+    plan.push_back(goneQuery(selector, window, touched));
+  }
+  return plan;
+}
+
 }  // namespace
 
 Result<model::ClusterSnapshot> IncrementalReader::windowRead(sources::MetricsSource& source,
@@ -322,15 +369,22 @@ Result<model::ClusterSnapshot> IncrementalReader::windowRead(sources::MetricsSou
                       touched.add(sample, false);
                     }});
   }
-  plan.push_back(
-      {podGoneQuery(settings_, window), false, [&touched](const sources::SampleView& sample) {
-         touched.add(sample, true);
-       }});
+  const UnixSeconds window_start = at - window.count();
+  std::vector<std::string> created_uids;
+  if (settings_.staleness_markers) {
+    plan.push_back(createdOrGoneQuery(settings_, window, window_start, touched, created_uids));
+  } else {
+    plan.push_back(goneQuery(settings_, window, touched));
+  }
   if (auto answered = run(source, plan, at, stats); !answered.ok()) {
     return answered.error();
   }
+  if (auto answered =
+          run(source, createdGonePlan(settings_, created_uids, window, touched), at, stats);
+      !answered.ok()) {
+    return answered.error();
+  }
 
-  const UnixSeconds window_start = at - window.count();
   // Found gone by an earlier window, yet not by this one, which still sees their samples: live.
   std::size_t revived = 0;
   for (const model::Pod* pod : state_.goneWithin(window_start)) {

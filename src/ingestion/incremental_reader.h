@@ -24,7 +24,9 @@ namespace dagadvisor::ingestion {
 ///  - nodes and the scheduler: the catalog's queries (they have no lookback: read whole);
 ///  - which pods changed (podChangesQuery: created or finished in the window, and of the pods the
 ///    last read left unbound or Pending, by uid, bound or left Pending) and which are gone
-///    (podGoneQuery: seen in the window, not live now), answering only those pods;
+///    (podGoneQuery: seen in the window, not live now), answering only those pods. With
+///    staleness markers one query names both the gone pods and the new ones
+///    (podCreatedOrGoneQuery), and pod_gone is asked by uid only of the new ones;
 ///  - of those pods (`uid=~"…"`, 500 uids a request) what can change: info, phase, times, over
 ///    the whole lookback; of the new ones among them what never changes once a pod exists
 ///    (requests, labels, annotations, owner, and of pod_spec the app containers' requests,

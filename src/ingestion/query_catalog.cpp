@@ -161,6 +161,9 @@ class Builder {
     if (parts == PodChangeParts::kNewOrFinished) {
       return maxBy(kPodKey, either({recentTime(m.pod_created), recentTime(m.pod_completion_time)}));
     }
+    if (parts == PodChangeParts::kFinished) {
+      return maxBy(kPodKey, recentTime(m.pod_completion_time));
+    }
     const std::string left_pending =
         "changes(" + select(m.pod_phase, R"(phase="Pending")", s_.selector) + in_window + ") > 0";
     if (parts == PodChangeParts::kBoundOrLeftPending) {
@@ -180,6 +183,18 @@ class Builder {
         s_.staleness_markers ? select(liveFamily(), "", s_.selector) : live();
     return "last_over_time(" + select(liveFamily(), "", s_.selector) + range(window) +
            ") unless on (" + std::string(kPodKey) + ") " + live_side;
+  }
+
+  // With staleness markers, pod_gone and pod_changed's creation part in one query, which selects
+  // kube_pod_created over the window and at the instant once each where the two select it three
+  // times: the pods with a sample in the window but those live now and created before it. Each
+  // series' value is the pod's creation time, the same in both selections, so a pod answered with
+  // one before the window is gone; one created in it may be either (podCreatedOrGoneQuery).
+  std::string createdOrGone(config::Seconds window) const {
+    const std::string series = select(s_.metrics.pod_created, "", s_.selector);
+    return "last_over_time(" + series + range(window) + ") unless on (" + std::string(kPodKey) +
+           ") (" + series + " <= time() - " + std::to_string(static_cast<long>(window.count())) +
+           ")";
   }
 
   // Each pod's current phase (value 1) among `series`, the phase family without Unknown.
@@ -446,6 +461,11 @@ sources::Query podChangesQuery(const config::PrometheusSource& settings, config:
 
 sources::Query podGoneQuery(const config::PrometheusSource& settings, config::Seconds window) {
   return {"pod_gone", Builder(settings).gone(window)};
+}
+
+sources::Query podCreatedOrGoneQuery(const config::PrometheusSource& settings,
+                                     config::Seconds window) {
+  return {"pod_created_or_gone", Builder(settings).createdOrGone(window)};
 }
 
 sources::Query podSpecQuery(const config::PrometheusSource& settings, PodSpecParts parts) {

@@ -93,12 +93,21 @@ sources::Query podPhaseNowQuery(const config::PrometheusSource& settings);
 /// pod_changed: the pods (namespace, pod, uid) created, bound, started or finished within
 /// `window` before the evaluation time, or that left or entered Pending or Running in it (kAll).
 /// Its parts: created or finished (kNewOrFinished), bound or left Pending (kBoundOrLeftPending:
-/// what can change only of a pod that was unbound or Pending, asked of those by uid).
+/// what can change only of a pod that was unbound or Pending, asked of those by uid), finished
+/// (kFinished: where podCreatedOrGoneQuery tells the created ones).
 /// pod_gone: the pods with a kube_pod_info sample in `window` that are not live now.
-enum class PodChangeParts { kAll, kNewOrFinished, kBoundOrLeftPending };
+enum class PodChangeParts { kAll, kNewOrFinished, kBoundOrLeftPending, kFinished };
 sources::Query podChangesQuery(const config::PrometheusSource& settings, config::Seconds window,
                                PodChangeParts parts = PodChangeParts::kAll);
 sources::Query podGoneQuery(const config::PrometheusSource& settings, config::Seconds window);
+/// pod_created_or_gone, only where the TSDB writes staleness markers (the live pods are then the
+/// bare selection of kube_pod_created): the pods with a kube_pod_created sample in `window`, but
+/// those live now and created before it, valued by their creation time. One answered as created
+/// before `window` is gone; one created in it is new, and may be gone too (pod_gone tells, by
+/// uid). What pod_gone of every pod and pod_changed's creation part answer together, for one
+/// selection of every pod's series less (at the reference size ~0.5 s of Prometheus CPU).
+sources::Query podCreatedOrGoneQuery(const config::PrometheusSource& settings,
+                                     config::Seconds window);
 
 /// The parts of pod_spec: the catalog's query asks them all. An incremental read asks what never
 /// changes once a pod exists (tolerations, node selector) of the pods its uid-list selector names

@@ -41,3 +41,18 @@ awk '{ k = 0; for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "byte
        if (b[1] >= b[2]) bad = 1 } END { exit bad }' "$WORK_DIR/windows.txt" \
   || fail "a window read received as many bytes as the full read"
 echo "ok: $windows window reads equal the full reads of the same moments"
+
+# The same with staleness_markers, whose window asks the gone and the new pods in one query
+# (pod_created_or_gone). This backfill has no markers: a deleted pod's kube_pod_created answers
+# instant queries for 5 more minutes, on both sides alike. The first ten times: pods come and go.
+"$CHECK" --costs --staleness-markers "$PROM_URL" 3600 360 1800 "${times[@]:0:10}" \
+  >"$WORK_DIR/markers.txt" 2>&1 || { cat "$WORK_DIR/markers.txt"; fail "with staleness_markers an incremental read differs from the full read"; }
+grep 'read=window' "$WORK_DIR/markers.txt" >"$WORK_DIR/marker-windows.txt"
+[ "$(grep -c ' | equal$' "$WORK_DIR/marker-windows.txt")" -eq 9 ] \
+  || { cat "$WORK_DIR/markers.txt"; fail "with staleness_markers not every window read equals the full read"; }
+awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "new") n += kv[2];
+       if (kv[1] == "gone") g += kv[2] } } END { exit !(n > 0 && g > 0) }' "$WORK_DIR/marker-windows.txt" \
+  || fail "with staleness_markers no pod came or left between the reads"
+grep -Eq "^ +window +pod_created_or_gone +requests=1 .*series=[1-9]" "$WORK_DIR/markers.txt" \
+  || { cat "$WORK_DIR/markers.txt"; fail "with staleness_markers no window asked pod_created_or_gone"; }
+echo "ok: with staleness_markers 9 window reads equal the full reads of the same moments"

@@ -39,6 +39,9 @@ class ClusterSource final : public sources::MetricsSource {
                          query.name == "pod_live" || query.name == "pod_phase" ||
                          query.name == "pod_changed" || query.name == "pod_gone" ||
                          query.name == "pod_usage_cpu";
+    if (query.name == "pod_created_or_gone") {
+      return sources::QueryBody{vector(createdOrGoneSeries(at))};
+    }
     if (!per_pod) {
       return sources::QueryBody{kEmpty};
     }
@@ -80,10 +83,27 @@ class ClusterSource final : public sources::MetricsSource {
   UnixSeconds gone_seen = 10030;       // its newest sample
   std::string gone_phase = "Running";  // its phase then
   int stale_phase = -1;                // a live pod whose phase series the instant selection misses
+  int created_from = 1 << 30;          // pods from this one on were created 30 s before a read
 
  private:
   std::string uidOf(int i) const {
     return i == pending && !pending_has_uid ? "" : "u" + std::to_string(i);
+  }
+
+  // pod_created_or_gone: the gone pod and those created 30 s ago, valued by their creation time
+  // (the others were created at 1, long before any window).
+  std::string createdOrGoneSeries(UnixSeconds at) const {
+    std::string series;
+    for (int i = 0; i < pods; ++i) {
+      const bool created_recently = i >= created_from;
+      if (i == gone || created_recently) {
+        series += std::string(series.empty() ? "" : ",") +
+                  R"({"metric":{"namespace":"ns","pod":"p)" + std::to_string(i) + R"(","uid":")" +
+                  uidOf(i) + R"("},"value":[1,")" + std::to_string(created_recently ? at - 30 : 1) +
+                  R"("]})";
+      }
+    }
+    return series;
   }
 
   // pod_spec's parts, told apart by what their PromQL asks: the pending pod's toleration when
@@ -657,6 +677,74 @@ TEST_CASE(
   CHECK_FALSE(kept.priority);
   CHECK_FALSE(kept.required_node_affinity);
   CHECK_FALSE(kept.priority_class_listed);
+}
+
+model::PodPhase phaseOf(const model::ClusterSnapshot& snapshot, const std::string& name) {
+  for (const model::Pod& pod : snapshot.pods()) {
+    if (pod.name == name) {
+      return pod.phase;
+    }
+  }
+  FAIL("no pod " << name);
+  return model::PodPhase::kUnknown;
+}
+
+// The uid list of the one query named `name` in `asked`, as sent.
+std::string uidListOf(const std::vector<sources::Query>& asked, const std::string& name) {
+  REQUIRE(count(asked, name) == 1);
+  for (const sources::Query& query : asked) {
+    if (query.name == name) {
+      const auto list = query.promql.find("uid=~\"");
+      REQUIRE(list != std::string::npos);
+      return query.promql.substr(list + 6, query.promql.find('"', list + 6) - list - 6);
+    }
+  }
+  return "";
+}
+
+TEST_CASE(
+    "with staleness markers one query names the gone pods and those created in the window, and "
+    "pod_gone is asked only of the latter, by uid",
+    "[ingestion][incremental]") {
+  config::PrometheusSource settings = hourlyResync();
+  settings.staleness_markers = true;
+  IncrementalReader reader(settings);
+  ClusterSource source;
+  source.pods = 3;
+  source.changed_from = 1 << 30;  // pod_changed names none: no pod finished
+  FetchStats full;
+  REQUIRE(reader.read(source, 10000, full).ok());
+  source.take();
+
+  // p3 and p4 created since, p1 deleted.
+  source.pods = 5;
+  source.created_from = 3;
+  source.gone = 1;
+  FetchStats stats;
+  auto window = reader.read(source, 10060, stats);
+  REQUIRE(window.ok());
+  REQUIRE(stats.window_read);
+  std::vector<sources::Query> asked = source.take();
+  CHECK(count(asked, "pod_created_or_gone") == 1);
+  CHECK(uidListOf(asked, "pod_gone") == "u3|u4");  // not the pods created before the window
+  for (const std::string& changed : changeQueries(asked)) {
+    CHECK(changed.find(settings.metrics.pod_created) == std::string::npos);  // selected once
+  }
+  REQUIRE(window->pods().size() == 5);
+  CHECK(phaseOf(*window, "p0") == model::PodPhase::kRunning);
+  CHECK(phaseOf(*window, "p1") == model::PodPhase::kUnknown);  // deleted while running
+  CHECK(phaseOf(*window, "p3") == model::PodPhase::kRunning);
+  CHECK(phaseOf(*window, "p4") == model::PodPhase::kRunning);
+  CHECK(count(asked, "pod_requests") == 1);  // of the two new pods, one list
+
+  // p4, created in the window, deleted in it too: pod_gone by uid finds it.
+  source.gone = 4;
+  window = reader.read(source, 10120, stats);
+  REQUIRE(window.ok());
+  asked = source.take();
+  CHECK(uidListOf(asked, "pod_gone") == "u3|u4");
+  CHECK(phaseOf(*window, "p4") == model::PodPhase::kUnknown);
+  CHECK(phaseOf(*window, "p3") == model::PodPhase::kRunning);
 }
 
 }  // namespace

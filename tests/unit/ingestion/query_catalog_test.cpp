@@ -45,6 +45,15 @@ TEST_CASE("with staleness markers liveness is an instant selection", "[ingestion
   // `unless` matches many to many: the live side needs no aggregation.
   CHECK(podGoneQuery(settings, config::Seconds(420)).promql ==
         "last_over_time(" + created + "[7m]) unless on (namespace, pod, uid) " + created);
+  // A window asks pod_gone and pod_changed's creation part in one: the pods seen in the window
+  // but the live ones created before it.
+  CHECK(podCreatedOrGoneQuery(settings, config::Seconds(420)).promql ==
+        "last_over_time(" + created + "[7m]) unless on (namespace, pod, uid) (" + created +
+            " <= time() - 420)");
+  const std::string finished =
+      podChangesQuery(settings, config::Seconds(420), PodChangeParts::kFinished).promql;
+  CHECK(finished.find(settings.metrics.pod_completion_time) != std::string::npos);
+  CHECK(finished.find(settings.metrics.pod_created) == std::string::npos);
   // The rest of the catalog does not depend on it.
   config::PrometheusSource without = settings;
   without.staleness_markers = false;

@@ -64,6 +64,33 @@ std::vector<config::PrometheusSource> uidSelectors(const config::PrometheusSourc
   return out;
 }
 
+// One query per uid list of `uids` (make(selector)), or one of every pod (make(settings)) when a
+// pod has no uid: it cannot be listed.
+template <typename Make>
+std::vector<PlannedQuery> byUidPlan(const config::PrometheusSource& settings,
+                                    const std::vector<std::string_view>& uids, Make make) {
+  std::vector<PlannedQuery> plan;
+  if (std::any_of(uids.begin(), uids.end(), [](std::string_view uid) { return uid.empty(); })) {
+    plan.push_back(make(settings));
+    return plan;
+  }
+  for (const config::PrometheusSource& selector : uidSelectors(settings, uids)) {
+    plan.push_back(make(selector));
+  }
+  return plan;
+}
+
+// pod_live of a full read where staleness markers make it the instant selection of
+// kube_pod_created: its value is the live pod's creation time, the newest sample that the
+// catalog's pod_created reads over the lookback, so it answers both.
+PlannedQuery liveAndCreatedQuery(const QueryCatalog& catalog, ClusterBuilder& builder) {
+  return {catalog.get(QueryId::kPodLive), QueryCatalog::isOptional(QueryId::kPodLive),
+          [&builder](const sources::SampleView& sample) {
+            builder.add(QueryId::kPodLive, sample);
+            builder.add(QueryId::kPodCreated, sample);
+          }};
+}
+
 }  // namespace
 
 IncrementalReader::IncrementalReader(const config::PrometheusSource& settings)
@@ -125,8 +152,13 @@ Result<model::ClusterSnapshot> IncrementalReader::fullRead(sources::MetricsSourc
     const auto id = static_cast<QueryId>(i);
     // pod_spec is asked once the answers tell which pods are pending unbound; the phases over the
     // lookback once the instant phases tell which pods need them (phaseOverLookbackPlan).
-    if ((!isPodUsage(id) || usage_due) && id != QueryId::kPodSpec && id != QueryId::kPodPhase) {
-      plan.push_back(catalogQuery(catalog_, id, builder));
+    // With staleness markers pod_live tells the live pods' creation times (createdPlan).
+    const bool asked_later = id == QueryId::kPodSpec || id == QueryId::kPodPhase ||
+                             (id == QueryId::kPodCreated && settings_.staleness_markers);
+    if ((!isPodUsage(id) || usage_due) && !asked_later) {
+      plan.push_back(id == QueryId::kPodLive && settings_.staleness_markers
+                         ? liveAndCreatedQuery(catalog_, builder)
+                         : catalogQuery(catalog_, id, builder));
     }
   }
   plan.push_back(builderQuery(podPhaseNowQuery(settings_), QueryId::kPodPhase, builder));
@@ -147,6 +179,11 @@ Result<model::ClusterSnapshot> IncrementalReader::fullRead(sources::MetricsSourc
   }
   for (PlannedQuery& query : phaseOverLookbackPlan(without_phase_uids, builder)) {
     follow_up.push_back(std::move(query));
+  }
+  if (settings_.staleness_markers) {
+    for (PlannedQuery& query : createdPlan(gone_uids, builder)) {
+      follow_up.push_back(std::move(query));
+    }
   }
   const bool counted = planSpecOfPending(builder, follow_up);
   if (auto answered = run(source, follow_up, at, stats); !answered.ok()) {
@@ -176,15 +213,9 @@ Result<model::ClusterSnapshot> IncrementalReader::fullRead(sources::MetricsSourc
 std::vector<PlannedQuery> IncrementalReader::newestSamplePlan(
     const std::vector<std::string_view>& uids, IncrementalState::NewestSamples& newest) const {
   const double lookback = settings_.lookback.count();
-  std::vector<PlannedQuery> plan;
-  if (std::any_of(uids.begin(), uids.end(), [](std::string_view uid) { return uid.empty(); })) {
-    plan.push_back(newestSampleQuery(settings_, lookback, newest));
-  } else {
-    for (const config::PrometheusSource& selector : uidSelectors(settings_, uids)) {
-      plan.push_back(newestSampleQuery(selector, lookback, newest));
-    }
-  }
-  return plan;
+  return byUidPlan(settings_, uids, [&](const config::PrometheusSource& selector) {
+    return newestSampleQuery(selector, lookback, newest);
+  });
 }
 
 // pod_changed: what was created or finished in the window, of every pod; what was bound or left
@@ -217,15 +248,20 @@ std::vector<sources::Query> IncrementalReader::changesQueries(config::Seconds wi
 // asked the range, as the catalog does.
 std::vector<PlannedQuery> IncrementalReader::phaseOverLookbackPlan(
     const std::vector<std::string_view>& uids, ClusterBuilder& builder) const {
-  std::vector<PlannedQuery> plan;
-  if (std::any_of(uids.begin(), uids.end(), [](std::string_view uid) { return uid.empty(); })) {
-    plan.push_back(catalogQuery(catalog_, QueryId::kPodPhase, builder));
-    return plan;
-  }
-  for (const config::PrometheusSource& selector : uidSelectors(settings_, uids)) {
-    plan.push_back(catalogQuery(QueryCatalog(selector), QueryId::kPodPhase, builder));
-  }
-  return plan;
+  return byUidPlan(settings_, uids, [&](const config::PrometheusSource& selector) {
+    return catalogQuery(QueryCatalog(selector), QueryId::kPodPhase, builder);
+  });
+}
+
+// With staleness markers a full read takes the live pods' creation times from pod_live
+// (liveAndCreatedQuery) and asks the catalog's pod_created only of the pods not live, by uid: at
+// the reference size 5,300 of 112,000 pods, where the whole query selected every pod's series
+// (0.9 s of evaluation) and sent 17 MB.
+std::vector<PlannedQuery> IncrementalReader::createdPlan(const std::vector<std::string_view>& uids,
+                                                         ClusterBuilder& builder) const {
+  return byUidPlan(settings_, uids, [&](const config::PrometheusSource& selector) {
+    return catalogQuery(QueryCatalog(selector), QueryId::kPodCreated, builder);
+  });
 }
 
 // The catalog's pod_spec joins every toleration and node-selector series on the pods pending

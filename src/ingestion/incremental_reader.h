@@ -19,8 +19,9 @@ namespace dagadvisor::ingestion {
 /// not later than the previous one are full reads: the catalog's 21 queries, pod_phase as an
 /// instant selection (podPhaseNowQuery), then, by uid, pod_seen over the lookback
 /// (podNewestSampleQuery) of the pods not live and the catalog's pod_phase of those and of the
-/// pods the instant one did not answer for. Every other read asks over a window from the
-/// previous read's time minus `incremental.margin` to `at`:
+/// pods the instant one did not answer for; with staleness markers the live pods' creation times
+/// from pod_live, and pod_created of the pods not live, by uid. Every other read asks over a window
+/// from the previous read's time minus `incremental.margin` to `at`:
 ///  - nodes and the scheduler: the catalog's queries (they have no lookback: read whole);
 ///  - which pods changed (podChangesQuery: created or finished in the window, and of the pods the
 ///    last read left unbound or Pending, by uid, bound or left Pending) and which are gone
@@ -70,6 +71,9 @@ class IncrementalReader {
   /// The catalog's pod_phase over the lookback of the pods `uids`, by uid, into `builder`.
   std::vector<PlannedQuery> phaseOverLookbackPlan(const std::vector<std::string_view>& uids,
                                                   ClusterBuilder& builder) const;
+  /// The catalog's pod_created of the pods `uids` (those not live), by uid, into `builder`.
+  std::vector<PlannedQuery> createdPlan(const std::vector<std::string_view>& uids,
+                                        ClusterBuilder& builder) const;
   /// pod_spec of the pods `builder` has pending unbound, by uid, into `builder`. True when it
   /// asks the families' counts too (a pod without uid: the catalog's whole query).
   bool planSpecOfPending(ClusterBuilder& builder, std::vector<PlannedQuery>& plan) const;

@@ -36,9 +36,9 @@ class ClusterSource final : public sources::MetricsSource {
       return sources::QueryBody{vector(specSeries(query))};
     }
     const bool per_pod = query.name == "pod_info" || query.name == "pod_seen" ||
-                         query.name == "pod_live" || query.name == "pod_phase" ||
-                         query.name == "pod_changed" || query.name == "pod_gone" ||
-                         query.name == "pod_usage_cpu";
+                         query.name == "pod_created" || query.name == "pod_live" ||
+                         query.name == "pod_phase" || query.name == "pod_changed" ||
+                         query.name == "pod_gone" || query.name == "pod_usage_cpu";
     if (query.name == "pod_created_or_gone") {
       return sources::QueryBody{vector(createdOrGoneSeries(at))};
     }
@@ -59,7 +59,9 @@ class ClusterSource final : public sources::MetricsSource {
                  : i == gone ? gone_phase
                              : "Running") +
                 R"("},"value":[1,")" +
-                (query.name == "pod_seen" ? std::to_string(i == gone ? gone_seen : at - 30) : "1") +
+                (query.name == "pod_seen"   ? std::to_string(i == gone ? gone_seen : at - 30)
+                 : query.name == "pod_live" ? std::to_string(1000 + i)  // kube_pod_created's value
+                                            : "1") +
                 R"("]})";
     }
     return sources::QueryBody{vector(series)};
@@ -170,6 +172,13 @@ std::size_t count(const std::vector<sources::Query>& asked, const std::string& n
 config::PrometheusSource hourlyResync() {
   config::PrometheusSource settings;
   settings.incremental.resync = config::Seconds(3600);
+  return settings;
+}
+
+// The same, where the TSDB writes staleness markers.
+config::PrometheusSource hourlyResyncWithMarkers() {
+  config::PrometheusSource settings = hourlyResync();
+  settings.staleness_markers = true;
   return settings;
 }
 
@@ -706,9 +715,7 @@ TEST_CASE(
     "with staleness markers one query names the gone pods and those created in the window, and "
     "pod_gone is asked only of the latter, by uid",
     "[ingestion][incremental]") {
-  config::PrometheusSource settings = hourlyResync();
-  settings.staleness_markers = true;
-  IncrementalReader reader(settings);
+  IncrementalReader reader(hourlyResyncWithMarkers());
   ClusterSource source;
   source.pods = 3;
   source.changed_from = 1 << 30;  // pod_changed names none: no pod finished
@@ -728,7 +735,7 @@ TEST_CASE(
   CHECK(count(asked, "pod_created_or_gone") == 1);
   CHECK(uidListOf(asked, "pod_gone") == "u3|u4");  // not the pods created before the window
   for (const std::string& changed : changeQueries(asked)) {
-    CHECK(changed.find(settings.metrics.pod_created) == std::string::npos);  // selected once
+    CHECK(changed.find(hourlyResync().metrics.pod_created) == std::string::npos);  // selected once
   }
   REQUIRE(window->pods().size() == 5);
   CHECK(phaseOf(*window, "p0") == model::PodPhase::kRunning);
@@ -745,6 +752,37 @@ TEST_CASE(
   CHECK(uidListOf(asked, "pod_gone") == "u3|u4");
   CHECK(phaseOf(*window, "p4") == model::PodPhase::kUnknown);
   CHECK(phaseOf(*window, "p3") == model::PodPhase::kRunning);
+}
+
+TEST_CASE(
+    "with staleness markers a full read takes the live pods' creation times from pod_live, and "
+    "asks pod_created only of the pods not live, by uid",
+    "[ingestion][incremental]") {
+  IncrementalReader reader(hourlyResyncWithMarkers());
+  ClusterSource source;
+  source.pods = 3;
+  source.gone = 2;  // deleted: pod_live leaves it out
+  FetchStats full;
+  auto snapshot = reader.read(source, 10000, full);
+  REQUIRE(snapshot.ok());
+  const std::vector<sources::Query> asked = source.take();
+  CHECK(uidListOf(asked, "pod_created") == "u2");
+  REQUIRE(snapshot->pods().size() == 3);
+  for (const model::Pod& pod : snapshot->pods()) {
+    REQUIRE(pod.created.has_value());
+    CHECK(*pod.created == (pod.name == "p2" ? 1 : 1000 + (pod.name == "p0" ? 0 : 1)));
+  }
+
+  // Without staleness markers pod_live is no creation time: pod_created is asked of every pod.
+  IncrementalReader without(hourlyResync());
+  REQUIRE(without.read(source, 10000, full).ok());
+  const std::vector<sources::Query> asked_without = source.take();
+  REQUIRE(count(asked_without, "pod_created") == 1);
+  for (const sources::Query& query : asked_without) {
+    if (query.name == "pod_created") {
+      CHECK(query.promql.find("uid=~") == std::string::npos);
+    }
+  }
 }
 
 }  // namespace

@@ -7,14 +7,14 @@
 // the fresh reader out, so that the CPU is the incremental reader's alone; --usage-from-rules
 // reads usage from the mixin's recording rules (usage_from_recording_rules), --staleness-markers
 // tells live pods by an instant selection (staleness_markers), --no-gzip asks for plain answers
-// (gzip: false), and --analyze runs the daemon's
-// whole analysis cycle on each read (its CPU and memory: the daemon's steady cycle, without
-// predictions, which are off at the reference size) instead of comparing.
+// (gzip: false), --resync S makes a read at least S after the last full one a full one (the
+// daemon's periodic resync, which keeps usage read less than USAGE_REFRESH_S ago; by default
+// only the first read is full), and --analyze runs the daemon's whole analysis cycle on each
+// read (its CPU and memory: the daemon's steady cycle, without predictions, which are off at the
+// reference size) instead of comparing.
 // Usage: incremental_equals_full [--costs] [--no-compare] [--prometheus-pid PID] [--max-series N]
-//          [--usage-from-rules] [--staleness-markers] [--no-gzip] [--analyze] URL LOOKBACK_S
-//          MARGIN_S
-//          USAGE_REFRESH_S
-//          T1 T2 …
+//          [--resync S] [--usage-from-rules] [--staleness-markers] [--no-gzip] [--analyze] URL
+//          LOOKBACK_S MARGIN_S USAGE_REFRESH_S T1 T2 …
 #include <unistd.h>
 
 #include <chrono>
@@ -301,7 +301,8 @@ int main(int argc, char** argv) {
   bool print_costs = false;
   bool compare = true;
   long prometheus_pid = 0;
-  long max_series = 0;  // 0: the default cap
+  long max_series = 0;          // 0: the default cap
+  double resync_seconds = 1e9;  // by default only the first read is a full one
   bool usage_from_rules = false;
   bool staleness_markers = false;
   bool analyze = false;
@@ -322,6 +323,9 @@ int main(int argc, char** argv) {
     } else if (args[0] == "--prometheus-pid" && args.size() > 1) {
       prometheus_pid = std::stol(args[1]);
       args.erase(args.begin());
+    } else if (args[0] == "--resync" && args.size() > 1) {
+      resync_seconds = std::stod(args[1]);
+      args.erase(args.begin());
     } else if (args[0] == "--max-series" && args.size() > 1) {
       max_series = std::stol(args[1]);
       args.erase(args.begin());
@@ -330,7 +334,8 @@ int main(int argc, char** argv) {
   }
   if (args.size() < 5) {
     std::cerr << "usage: incremental_equals_full [--costs] [--no-compare] [--prometheus-pid PID] "
-                 "[--max-series N] [--usage-from-rules] [--staleness-markers] [--no-gzip] "
+                 "[--max-series N] [--resync S] [--usage-from-rules] [--staleness-markers] "
+                 "[--no-gzip] "
                  "[--analyze] URL "
                  "LOOKBACK_S "
                  "MARGIN_S "
@@ -342,7 +347,7 @@ int main(int argc, char** argv) {
   settings.lookback = config::Seconds(std::stod(args[1]));
   settings.incremental.margin = config::Seconds(std::stod(args[2]));
   settings.incremental.usage_refresh = config::Seconds(std::stod(args[3]));
-  settings.incremental.resync = config::Seconds(1e9);  // only the first read is a full one
+  settings.incremental.resync = config::Seconds(resync_seconds);
   settings.usage_from_recording_rules = usage_from_rules;
   settings.staleness_markers = staleness_markers;
   settings.gzip = gzip;

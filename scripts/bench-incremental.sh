@@ -4,8 +4,9 @@
 # over one hour of scrapes, see below), then reads it with the incremental reader — one full
 # read, then window reads 60 s apart, as the daemon's default interval — and reports per read
 # the Prometheus process's CPU seconds and RSS growth (from /proc), the bytes, series and
-# Prometheus' own eval time and samples (stats=all), with --costs one line per query; then a
-# comparison run checks every read against a fresh full read of the same moment.
+# Prometheus' own eval time and samples (stats=all), with --costs one line per query; then the
+# same for the daemon's periodic resync (a full read that keeps the usage), and a comparison run
+# checks every read against a fresh full read of the same moment.
 # Usage: [USAGE_RULES=1] [STALENESS_MARKERS=1] [NO_GZIP=1] scripts/bench-incremental.sh [SCENARIO_YAML]
 #          [WORK_DIR] [BUILD_DIR]
 # USAGE_RULES=1 first records the mixin's rules over the written window (promtool, every 5 min)
@@ -56,5 +57,9 @@ for k in 1 2 3 4 5; do times+=($((t0 + 60 * k))); done
 echo "== incremental reader alone: a full read, then 5 window reads 60 s apart (lookback 6 h," \
   "margin 6 min, usage every 15 min)"
 "$CHECK" --costs --no-compare --prometheus-pid "$PROM_PID" "${FLAGS[@]}" "$PROM_URL" 21600 360 900 "${times[@]}"
+echo "== the daemon's hourly resync: a full read 20 min earlier, then a resync's full read at the" \
+  "same time as above (usage kept: read less than usage_refresh ago) and a window"
+"$CHECK" --costs --no-compare --resync 600 --prometheus-pid "$PROM_PID" "${FLAGS[@]}" "$PROM_URL" \
+  21600 360 7200 $((t0 - 1200)) "$t0" $((t0 + 60)) | grep -E '^prometheus|^t='
 echo "== the same reads, each compared with a fresh full read of the same moment"
 "$CHECK" "${FLAGS[@]}" "$PROM_URL" 21600 360 900 "${times[@]}" | grep -E '^t=|window_reads'

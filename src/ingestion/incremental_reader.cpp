@@ -367,20 +367,10 @@ PlannedQuery createdOrGoneQuery(const config::PrometheusSource& settings, config
 std::vector<PlannedQuery> createdGonePlan(const config::PrometheusSource& settings,
                                           const std::vector<std::string>& created_uids,
                                           config::Seconds window, Touched& touched) {
-  std::vector<PlannedQuery> plan;
-  if (created_uids.empty()) {
-    return plan;
-  }
-  if (std::any_of(created_uids.begin(), created_uids.end(),
-                  [](const std::string& uid) { return uid.empty(); })) {
-    plan.push_back(goneQuery(settings, window, touched));
-    return plan;
-  }
   const std::vector<std::string_view> uids(created_uids.begin(), created_uids.end());
-  for (const config::PrometheusSource& selector : uidSelectors(settings, uids)) {
-    plan.push_back(goneQuery(selector, window, touched));
-  }
-  return plan;
+  return byUidPlan(settings, uids, [&](const config::PrometheusSource& selector) {
+    return goneQuery(selector, window, touched);
+  });
 }
 
 }  // namespace

@@ -38,6 +38,11 @@ std::string maxBy(std::string_view labels, const std::string& inner) {
   return aggregate("max by", labels, inner);
 }
 
+// `time() - window`: the start of a window ending at the evaluation time, in whole seconds.
+std::string windowStart(config::Seconds window) {
+  return "time() - " + std::to_string(static_cast<long>(window.count()));
+}
+
 std::string range(config::Seconds window) {
   return "[" + formatDuration(std::chrono::duration_cast<Duration>(window)) + "]";
 }
@@ -153,7 +158,7 @@ class Builder {
   //    Prometheus CPU at the reference size, whatever it answers.
   std::string changed(config::Seconds window, PodChangeParts parts) const {
     const auto& m = s_.metrics;
-    const std::string since = "time() - " + std::to_string(static_cast<long>(window.count()));
+    const std::string since = windowStart(window);
     const std::string in_window = range(window);
     auto recentTime = [&](const std::string& metric) {
       return "last_over_time(" + select(metric, "", s_.selector) + in_window + ") > " + since;
@@ -193,8 +198,7 @@ class Builder {
   std::string createdOrGone(config::Seconds window) const {
     const std::string series = select(s_.metrics.pod_created, "", s_.selector);
     return "last_over_time(" + series + range(window) + ") unless on (" + std::string(kPodKey) +
-           ") (" + series + " <= time() - " + std::to_string(static_cast<long>(window.count())) +
-           ")";
+           ") (" + series + " <= " + windowStart(window) + ")";
   }
 
   // Each pod's current phase (value 1) among `series`, the phase family without Unknown.

@@ -251,7 +251,19 @@ void sortMostlySorted(std::vector<model::Pod*>& pods) {
              podOrder);
 }
 
+// The pod queries whose every series names a pod: not usage (by namespace and pod), nor pod_spec
+// (whose family counts name none).
+bool isPodFactQuery(QueryId id) {
+  return !isNodeQuery(id) && id != QueryId::kSchedulingLatency &&
+         id != QueryId::kSchedulerSignals && !isPodUsage(id) && id != QueryId::kPodSpec;
+}
+
 }  // namespace
+
+model::Fingerprint podKey(std::string_view namespace_, std::string_view name,
+                          std::string_view uid) {
+  return uid.empty() ? model::fingerprint(namespace_, name, uid) : model::fingerprint(uid);
+}
 
 void ClusterBuilder::add(QueryId id, const SampleView& sample) {
   if (isNodeQuery(id)) {
@@ -267,13 +279,15 @@ void ClusterBuilder::add(QueryId id, const SampleView& sample) {
       addUsageSample(id, answered_usage_->add(sample.label("namespace"), sample.label("pod")),
                      sample.value);
     }
-  } else if (!sample.label("pod").empty()) {
+  } else if (!sample.label("pod").empty() || !sample.label("uid").empty()) {
     addPodSample(id, sample);
   } else if (id == QueryId::kPodSpec) {
     // A family's count: it answered, so a pending pod without its series has none.
     const std::string_view spec = sample.label("spec");
     spec_families_.tolerations |= spec == "tolerations_exported" && sample.value > 0;
     spec_families_.node_selectors |= spec == "node_selectors_exported" && sample.value > 0;
+  } else if (isPodFactQuery(id)) {
+    answered_without_uid_ = true;
   }
 }
 
@@ -293,7 +307,7 @@ ClusterBuilder::PodRecord& ClusterBuilder::podFor(const SampleView& sample) {
 
 ClusterBuilder::PodRecord& ClusterBuilder::podFor(std::string_view namespace_,
                                                   std::string_view name, std::string_view uid) {
-  return podFor(model::fingerprint(namespace_, name, uid), namespace_, name, uid);
+  return podFor(podKey(namespace_, name, uid), namespace_, name, uid);
 }
 
 ClusterBuilder::PodRecord& ClusterBuilder::podFor(const model::Fingerprint& key,
@@ -306,6 +320,10 @@ ClusterBuilder::PodRecord& ClusterBuilder::podFor(const model::Fingerprint& key,
     pod.namespace_ = namespace_;
     pod.name = name;
     pod.uid = uid;
+  } else if (model::Pod& pod = pods_[index].pod; pod.name.empty() && !name.empty()) {
+    // First answered by uid alone: the sample naming it completes it.
+    pod.namespace_ = namespace_;
+    pod.name = name;
   }
   return pods_[index];
 }
@@ -360,7 +378,7 @@ void ClusterBuilder::markLiveExcept(const std::vector<model::Fingerprint>& gone)
 }
 
 void ClusterBuilder::keepPod(model::Pod&& kept) {
-  const model::Fingerprint key = model::fingerprint(kept.namespace_, kept.name, kept.uid);
+  const model::Fingerprint key = podKey(kept.namespace_, kept.name, kept.uid);
   keepPod(std::move(kept), key);
 }
 

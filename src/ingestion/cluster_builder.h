@@ -14,6 +14,11 @@
 
 namespace dagadvisor::ingestion {
 
+/// How a read tells pods apart: by uid where the pod has one (unique over the cluster's life, so
+/// a query may answer a pod's facts by uid alone, QueryCatalog's PodKey::kUid), else by
+/// namespace and name. Every index of pods in this stage uses it.
+model::Fingerprint podKey(std::string_view namespace_, std::string_view name, std::string_view uid);
+
 /// Assembles a ClusterSnapshot from the decoded samples of the catalog's queries, in any order.
 /// Knows the kube-state-metrics label conventions (label_*/annotation_* prefixes, resource units);
 /// nothing after this stage sees a Prometheus label.
@@ -22,13 +27,20 @@ class ClusterBuilder {
   explicit ClusterBuilder(UnixSeconds at) : at_(at) {}
 
   /// Takes one sample of query `id`; samples without the labels the query must have are skipped.
+  /// A pod's sample names it by namespace, pod and uid, or by uid alone (PodKey::kUid): those
+  /// of one uid are the same pod, whichever comes first.
   void add(QueryId id, const sources::SampleView& sample);
+
+  /// Whether a pod query keyed by uid answered a series without one: the family lacks the label
+  /// (kube-state-metrics before 2.1, or relabelled away), so its pods' facts were folded into
+  /// one series and the read must ask again keyed by namespace and name (PodKey::kNamespacePodUid).
+  bool answeredWithoutUid() const { return answered_without_uid_; }
 
   /// Adds a pod an earlier read built whole (an incremental read, incremental_state.h). When this
   /// read's answers have its info, they hold only what can change; the facts that never change
   /// after a pod appears (requests, labels, annotations, owner, tolerations, node selector) come
   /// from `kept`. Otherwise the pod is `kept` as it was, but for its usage (this read's, or
-  /// keepUsage's). `key` is the pod's model::fingerprint(namespace, name, uid), for a caller
+  /// keepUsage's). `key` is the pod's podKey(namespace, name, uid), for a caller
   /// that has it: each window read keeps ~100,000 pods.
   void keepPod(model::Pod&& kept);
   void keepPod(model::Pod&& kept, const model::Fingerprint& key);
@@ -47,7 +59,7 @@ class ClusterBuilder {
 
   /// For a read that learns which pods are gone rather than which are live (an incremental
   /// window read): every pod known so far is live but those `gone` names by their
-  /// model::fingerprint(namespace, name, uid).
+  /// podKey(namespace, name, uid).
   void markLiveExcept(const std::vector<model::Fingerprint>& gone);
 
   /// Every pod pending unbound so far (known to kube_pod_info, live, no node, phase Pending:
@@ -102,7 +114,8 @@ class ClusterBuilder {
   model::RecordStore<NodeRecord> nodes_;
   model::RecordIndex node_index_;  // by name
   model::RecordStore<PodRecord> pods_;
-  model::RecordIndex pod_index_;  // by namespace, name and uid
+  model::RecordIndex pod_index_;  // by podKey
+  bool answered_without_uid_ = false;
   std::shared_ptr<UsageTable> answered_usage_ = std::make_shared<UsageTable>();
   std::shared_ptr<const UsageTable> usage_ = answered_usage_;
   model::SchedulerStats scheduler_;

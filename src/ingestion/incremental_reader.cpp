@@ -95,7 +95,7 @@ PlannedQuery liveAndCreatedQuery(const QueryCatalog& catalog, ClusterBuilder& bu
 
 IncrementalReader::IncrementalReader(const config::PrometheusSource& settings)
     : settings_(settings),
-      catalog_(settings),
+      catalog_(settings, fact_key_),
       limits_{static_cast<std::size_t>(settings.max_concurrent_queries),
               static_cast<std::size_t>(settings.max_series_per_query)} {}
 
@@ -161,10 +161,16 @@ Result<model::ClusterSnapshot> IncrementalReader::fullRead(sources::MetricsSourc
                          : catalogQuery(catalog_, id, builder));
     }
   }
-  plan.push_back(builderQuery(podPhaseNowQuery(settings_), QueryId::kPodPhase, builder));
+  plan.push_back(builderQuery(podPhaseNowQuery(settings_, fact_key_), QueryId::kPodPhase, builder));
   IncrementalState::NewestSamples newest;
   if (auto answered = run(source, plan, at, stats); !answered.ok()) {
     return answered.error();
+  }
+  if (builder.answeredWithoutUid() && fact_key_ == PodFactKey::kUid) {
+    kLog.info("pod series without uid: pods told apart by namespace and name from now on");
+    fact_key_ = PodFactKey::kNamespacePodUid;
+    catalog_ = QueryCatalog(settings_, fact_key_);
+    return fullRead(source, at, stats);
   }
   IncrementalState::PodSet gone;
   std::vector<std::string_view> gone_uids;
@@ -249,7 +255,7 @@ std::vector<sources::Query> IncrementalReader::changesQueries(config::Seconds wi
 std::vector<PlannedQuery> IncrementalReader::phaseOverLookbackPlan(
     const std::vector<std::string_view>& uids, ClusterBuilder& builder) const {
   return byUidPlan(settings_, uids, [&](const config::PrometheusSource& selector) {
-    return catalogQuery(QueryCatalog(selector), QueryId::kPodPhase, builder);
+    return catalogQuery(QueryCatalog(selector, fact_key_), QueryId::kPodPhase, builder);
   });
 }
 
@@ -260,7 +266,7 @@ std::vector<PlannedQuery> IncrementalReader::phaseOverLookbackPlan(
 std::vector<PlannedQuery> IncrementalReader::createdPlan(const std::vector<std::string_view>& uids,
                                                          ClusterBuilder& builder) const {
   return byUidPlan(settings_, uids, [&](const config::PrometheusSource& selector) {
-    return catalogQuery(QueryCatalog(selector), QueryId::kPodCreated, builder);
+    return catalogQuery(QueryCatalog(selector, fact_key_), QueryId::kPodCreated, builder);
   });
 }
 
@@ -448,13 +454,13 @@ Result<model::ClusterSnapshot> IncrementalReader::windowRead(sources::MetricsSou
   catalogs.reserve(changed_selectors.size() + new_selectors.size());
   std::vector<PlannedQuery> per_pod;
   for (const config::PrometheusSource& selector : changed_selectors) {
-    const QueryCatalog& catalog = catalogs.emplace_back(selector);
+    const QueryCatalog& catalog = catalogs.emplace_back(selector, fact_key_);
     for (QueryId id : kChangingFacts) {
       per_pod.push_back(catalogQuery(catalog, id, builder));
     }
   }
   for (const config::PrometheusSource& selector : new_selectors) {
-    const QueryCatalog& catalog = catalogs.emplace_back(selector);
+    const QueryCatalog& catalog = catalogs.emplace_back(selector, fact_key_);
     for (QueryId id : kOncePerPod) {
       per_pod.push_back(catalogQuery(catalog, id, builder));
     }

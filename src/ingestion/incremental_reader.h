@@ -83,6 +83,8 @@ class IncrementalReader {
                    UnixSeconds at, FetchStats& stats) const;
 
   config::PrometheusSource settings_;
+  // By uid until an answer shows a pod family without it (QueryCatalog's PodFactKey).
+  PodFactKey fact_key_ = PodFactKey::kUid;
   QueryCatalog catalog_;
   Limits limits_;
   IncrementalState state_;

@@ -6,12 +6,7 @@
 namespace dagadvisor::ingestion {
 namespace {
 
-model::Fingerprint podKey(std::string_view namespace_, std::string_view name,
-                          std::string_view uid) {
-  return model::fingerprint(namespace_, name, uid);
-}
-
-model::Fingerprint podKey(const model::Pod& pod) {
+model::Fingerprint keyOfPod(const model::Pod& pod) {
   return podKey(pod.namespace_, pod.name, pod.uid);
 }
 
@@ -33,7 +28,7 @@ void IncrementalState::NewestSamples::add(const sources::SampleView& sample) {
 }
 
 std::optional<UnixSeconds> IncrementalState::NewestSamples::of(const model::Pod& pod) const {
-  if (const auto index = index_.find(podKey(pod))) {
+  if (const auto index = index_.find(keyOfPod(pod))) {
     return newest_[*index];
   }
   return std::nullopt;
@@ -107,7 +102,7 @@ IncrementalState IncrementalState::after(const Read& read, const model::ClusterS
   next.concluded_.reserve(snapshot.pods().size());
   next.index_.reserve(snapshot.pods().size());
   for (const model::Pod& pod : snapshot.pods()) {
-    const model::Fingerprint key = podKey(pod);
+    const model::Fingerprint key = keyOfPod(pod);
     const auto kept = index_.find(key);
     const bool kept_gone =
         kept && concluded_[*kept].gone && concluded_[*kept].newest_sample < read.window_start;

@@ -43,7 +43,7 @@ class IncrementalState {
     }
     bool contains(const model::Fingerprint& key) const { return index_.find(key).has_value(); }
     std::size_t size() const { return index_.size(); }
-    /// Each pod's model::fingerprint(namespace, name, uid), in the order added.
+    /// Each pod's podKey(namespace, name, uid), in the order added.
     const std::vector<model::Fingerprint>& keys() const { return keys_; }
 
    private:
@@ -97,7 +97,7 @@ class IncrementalState {
   struct Concluded {
     UnixSeconds newest_sample;
     bool gone;               // deleted: it leaves the lookback once its newest sample does
-    model::Fingerprint key;  // by namespace, name and uid: the next read finds it by this
+    model::Fingerprint key;  // podKey: the next read finds it by this
   };
   std::shared_ptr<const model::ClusterSnapshot::Pods> pods_;
   std::vector<Concluded> concluded_;

@@ -76,8 +76,9 @@ std::string joined(const std::vector<std::string>& words) {
 // Builds the queries that need more than one line each.
 class Builder {
  public:
-  explicit Builder(const config::PrometheusSource& s)
+  explicit Builder(const config::PrometheusSource& s, PodFactKey key = PodFactKey::kNamespacePodUid)
       : s_(s),
+        fact_key_(key == PodFactKey::kUid ? "uid" : kPodKey),
         lookback_(range(s.lookback)),
         facts_lookback_(range(s.lookback + config::Seconds(kLookbackDeltaSeconds))),
         rate_(range(s.rate_window)) {
@@ -120,15 +121,16 @@ class Builder {
   // Relative to the newest sample, not to the evaluation time, so `--at` in the past works too.
   // Each pod's series are aggregated before the comparison with the newest of all: the same
   // pods, compared on three labels instead of ten.
-  std::string live() const {
+  // `key`: the pod_live query's fact key, or the whole pod key where pod_gone matches on it.
+  std::string live(std::string_view key) const {
     const std::string series = select(liveFamily(), "", s_.selector);
     if (s_.staleness_markers) {
-      return maxBy(kPodKey, series);
+      return maxBy(key, series);
     }
     const std::string delta = std::to_string(kLookbackDeltaSeconds);
     const std::string slack = std::to_string(kLookbackDeltaSeconds * 3 / 2);
-    return maxBy(kPodKey, "timestamp(" + series + ") + " + slack + " / count_over_time(" + series +
-                              "[" + delta + "s])") +
+    return maxBy(key, "timestamp(" + series + ") + " + slack + " / count_over_time(" + series +
+                          "[" + delta + "s])") +
            " >= scalar(max(timestamp(" + series + ")))";
   }
 
@@ -185,7 +187,7 @@ class Builder {
   // many): at the reference size 1.05-1.24 s of Prometheus CPU instead of 1.35-1.40 s.
   std::string gone(config::Seconds window) const {
     const std::string live_side =
-        s_.staleness_markers ? select(liveFamily(), "", s_.selector) : live();
+        s_.staleness_markers ? select(liveFamily(), "", s_.selector) : live(kPodKey);
     return "last_over_time(" + select(liveFamily(), "", s_.selector) + range(window) +
            ") unless on (" + std::string(kPodKey) + ") " + live_side;
   }
@@ -203,16 +205,19 @@ class Builder {
 
   // Each pod's current phase (value 1) among `series`, the phase family without Unknown.
   std::string phase(const std::string& series) const {
-    return maxBy(pod("phase"), series + " == 1");
+    return maxBy(fact("phase"), series + " == 1");
   }
 
   std::string phaseNow() const {
     return phase(select(s_.metrics.pod_phase, kKnownPhases, s_.selector));
   }
 
-  std::string pod(std::string_view extra) const {
-    return std::string(kPodKey) + (extra.empty() ? "" : ", ") + std::string(extra);
-  }
+  std::string pod(std::string_view extra) const { return withKey(kPodKey, extra); }
+
+  // The labels a pod fact is aggregated by: its pod key (PodFactKey) and `extra`.
+  std::string fact(std::string_view extra) const { return withKey(fact_key_, extra); }
+
+  std::string live() const { return live(fact_key_); }
 
   // What the diagnosis and the advice read of pod specs besides requests, tagged spec=…: the
   // tolerations and node selectors of the pods pending unbound at the analysis time (joined on
@@ -267,14 +272,14 @@ class Builder {
   // in pod_spec read the largest pod family twice (issue #18).
   std::string podRequests() const {
     const std::string app =
-        maxBy(pod("container, resource"), recent(s_.metrics.pod_requests, kResources));
+        maxBy(fact("container, resource"), recent(s_.metrics.pod_requests, kResources));
     const std::string init =
-        maxBy(pod("resource"), recent(s_.metrics.pod_init_requests, kResources));
+        maxBy(fact("resource"), recent(s_.metrics.pod_init_requests, kResources));
     return either({app, init});
   }
 
   // One event of a pod (created, bound, started, finished): the newest over the lookback.
-  std::string podTime(const std::string& metric) const { return maxBy(kPodKey, recent(metric)); }
+  std::string podTime(const std::string& metric) const { return maxBy(fact_key_, recent(metric)); }
 
   // The first configured histogram that exists wins (`or on (profile, stat)`), so one list covers
   // clusters from the e2e histogram to the SLI one; classic `_bucket` series and native
@@ -349,6 +354,10 @@ class Builder {
   }
 
  private:
+  static std::string withKey(std::string_view key, std::string_view extra) {
+    return std::string(key) + (extra.empty() ? "" : ", ") + std::string(extra);
+  }
+
   std::string quantile(const std::string& metric, std::string_view q, std::string_view stat) const {
     const std::string classic = "histogram_quantile(" + std::string(q) +
                                 ", sum by (profile, le) (" + dedup_ + " (rate(" +
@@ -398,6 +407,7 @@ class Builder {
   }
 
   const config::PrometheusSource& s_;
+  std::string_view fact_key_;
   std::string lookback_;
   std::string facts_lookback_;
   std::string rate_;
@@ -406,10 +416,10 @@ class Builder {
 
 }  // namespace
 
-QueryCatalog::QueryCatalog(const config::PrometheusSource& s) {
+QueryCatalog::QueryCatalog(const config::PrometheusSource& s, PodFactKey key) {
   const auto& m = s.metrics;
   const std::string& sel = s.selector;
-  const Builder b(s);
+  const Builder b(s, key);
   auto set = [&](QueryId id, std::string name, std::string promql) {
     queries_[static_cast<std::size_t>(id)] = {std::move(name), std::move(promql)};
   };
@@ -433,7 +443,7 @@ QueryCatalog::QueryCatalog(const config::PrometheusSource& s) {
   set(QueryId::kPodLabels, "pod_labels", b.recent(m.pod_labels));
   set(QueryId::kPodAnnotations, "pod_annotations", b.recent(m.pod_annotations));
   set(QueryId::kPodOwner, "pod_owner",
-      maxBy(b.pod("owner_kind, owner_name"), b.recent(m.pod_owner)));
+      maxBy(b.fact("owner_kind, owner_name"), b.recent(m.pod_owner)));
   set(QueryId::kPodCreated, "pod_created", b.podTime(m.pod_created));
   set(QueryId::kPodScheduled, "pod_scheduled", b.podTime(m.pod_scheduled_time));
   set(QueryId::kPodStarted, "pod_started", b.podTime(m.pod_start_time));
@@ -454,8 +464,8 @@ sources::Query podNewestSampleQuery(const config::PrometheusSource& settings,
   return {"pod_seen", Builder(settings).newestSample(range)};
 }
 
-sources::Query podPhaseNowQuery(const config::PrometheusSource& settings) {
-  return {"pod_phase", Builder(settings).phaseNow()};
+sources::Query podPhaseNowQuery(const config::PrometheusSource& settings, PodFactKey key) {
+  return {"pod_phase", Builder(settings, key).phaseNow()};
 }
 
 sources::Query podChangesQuery(const config::PrometheusSource& settings, config::Seconds window,

@@ -94,6 +94,44 @@ TEST_CASE("a pod deleted before the analysis time holds nothing", "[ingestion]")
   CHECK(snap.requestedOn(0).cpu_millis == 0);
 }
 
+TEST_CASE("facts answered by uid alone join the pod its info names, in either order",
+          "[ingestion]") {
+  ClusterBuilder b(1000);
+  feed(b, QueryId::kNodeAllocatable, {{"node", "n1"}, {"resource", "cpu"}}, 4);
+  // Before the info series of its pod, and after it.
+  feed(b, QueryId::kPodScheduled, {{"uid", "u1"}}, 910);
+  feed(b, QueryId::kPodRequests, {{"uid", "u1"}, {"container", "main"}, {"resource", "cpu"}}, 2);
+  feed(b, QueryId::kPodInfo, {{"namespace", "a"}, {"pod", "p"}, {"uid", "u1"}, {"node", "n1"}}, 1);
+  feed(b, QueryId::kPodInfo, {{"namespace", "a"}, {"pod", "q"}, {"uid", "u2"}, {"node", "n1"}}, 1);
+  feed(b, QueryId::kPodLive, {{"uid", "u1"}}, 1);
+  feed(b, QueryId::kPodPhase, {{"uid", "u1"}, {"phase", "Running"}}, 1);
+  feed(b, QueryId::kPodScheduled, {{"uid", "u2"}}, 920);
+  // A uid no info series names: not a pod of this read.
+  feed(b, QueryId::kPodStarted, {{"uid", "u9"}}, 930);
+  CHECK_FALSE(b.answeredWithoutUid());
+  const auto snap = std::move(b).build();
+  REQUIRE(snap.pods().size() == 2);
+  const model::Pod& p = snap.pod(0);
+  CHECK(p.name == "p");
+  CHECK(p.namespace_ == "a");
+  CHECK(p.scheduled == 910);
+  CHECK(p.requests.cpu_millis == 2000);
+  CHECK(p.phase == model::PodPhase::kRunning);
+  CHECK(snap.requestedOn(0).cpu_millis == 2000);  // live: it holds its node
+  CHECK(snap.pod(1).name == "q");
+  CHECK(snap.pod(1).scheduled == 920);
+}
+
+TEST_CASE("a pod fact answered without a pod or uid says the family lacks uid", "[ingestion]") {
+  ClusterBuilder b(1000);
+  feed(b, QueryId::kPodInfo, {{"namespace", "a"}, {"pod", "p"}, {"uid", "u1"}, {"node", ""}}, 1);
+  feed(b, QueryId::kPodUsageCpu, {}, 1);  // usage is by namespace and pod: not a pod fact
+  feed(b, QueryId::kPodSpec, {{"spec", "tolerations_exported"}}, 3);  // a count names no pod
+  CHECK_FALSE(b.answeredWithoutUid());
+  feed(b, QueryId::kPodScheduled, {}, 910);  // `max by (uid)` of a family without it
+  CHECK(b.answeredWithoutUid());
+}
+
 TEST_CASE("usage is attached by namespace and pod, whatever the uid", "[ingestion]") {
   ClusterBuilder b(1000);
   feed(b, QueryId::kPodInfo, {{"namespace", "a"}, {"pod", "p"}, {"uid", "u2"}, {"node", ""}}, 1);

@@ -785,5 +785,78 @@ TEST_CASE(
   }
 }
 
+// One bound pod. pod_live and pod_scheduled answer in the shape their aggregation asks: by uid
+// alone or by namespace, pod and uid; where the family has no uid label, `max by (uid)` folds
+// every pod into one series without labels, as Prometheus does.
+class UidKeyedSource final : public sources::MetricsSource {
+ public:
+  Result<sources::QueryBody> instantQuery(const sources::Query& query, UnixSeconds) override {
+    asked.push_back(query);
+    const std::string pod = R"("namespace":"ns","pod":"p","uid":"u1")";
+    if (query.name == "node_allocatable") {
+      return sources::QueryBody{
+          vector(R"({"metric":{"node":"n1","resource":"cpu"},"value":[1,"4"]})")};
+    }
+    if (query.name == "pod_info") {
+      return sources::QueryBody{
+          vector(R"({"metric":{)" + pod + R"(,"node":"n1"},"value":[1,"1"]})")};
+    }
+    if (query.name != "pod_live" && query.name != "pod_scheduled") {
+      return sources::QueryBody{kEmpty};
+    }
+    const bool by_uid = query.promql.find("max by (uid)") != std::string::npos;
+    const std::string labels = !by_uid ? pod : families_have_uid ? R"("uid":"u1")" : "";
+    const std::string value = query.name == "pod_live" ? "1" : "2000";
+    return sources::QueryBody{
+        vector(R"({"metric":{)" + labels + R"(},"value":[1,")" + value + R"("]})")};
+  }
+  std::string describe() const override { return "uid-keyed"; }
+  bool concurrent() const override { return false; }
+
+  std::size_t asked_by_uid(const std::string& name) const {
+    return static_cast<std::size_t>(std::count_if(asked.begin(), asked.end(), [&](const auto& q) {
+      return q.name == name && q.promql.find("max by (uid") != std::string::npos;
+    }));
+  }
+
+  bool families_have_uid = true;
+  std::vector<sources::Query> asked;
+};
+
+TEST_CASE("a read asks the pod facts by uid, and by namespace and name where a family lacks uid",
+          "[ingestion][incremental]") {
+  IncrementalReader reader(hourlyResync());
+  UidKeyedSource source;
+  FetchStats stats;
+
+  SECTION("every family labelled with uid: one query each, by uid, joined to pod_info") {
+    auto snapshot = reader.read(source, 10000, stats);
+    REQUIRE(snapshot.ok());
+    REQUIRE(snapshot->pods().size() == 1);
+    CHECK(snapshot->pod(0).scheduled == 2000);
+    CHECK(snapshot->requestedOn(0).cpu_millis == 0);
+    CHECK(count(source.asked, "pod_scheduled") == 1);
+    CHECK(source.asked_by_uid("pod_scheduled") == 1);
+    CHECK(source.asked_by_uid("pod_requests") == 1);
+    CHECK(source.asked_by_uid("pod_info") == 0);  // the pod's identity
+  }
+
+  SECTION("a family without uid: the read starts over by namespace and name, and stays so") {
+    source.families_have_uid = false;
+    auto snapshot = reader.read(source, 10000, stats);
+    REQUIRE(snapshot.ok());
+    REQUIRE(snapshot->pods().size() == 1);
+    CHECK(snapshot->pod(0).scheduled == 2000);
+    CHECK(count(source.asked, "pod_scheduled") == 2);
+    CHECK(source.asked_by_uid("pod_scheduled") == 1);
+
+    source.asked.clear();
+    reader.reset();  // the next read is a full one again
+    REQUIRE(reader.read(source, 10060, stats).ok());
+    CHECK(count(source.asked, "pod_scheduled") == 1);
+    CHECK(source.asked_by_uid("pod_scheduled") == 0);
+  }
+}
+
 }  // namespace
 }  // namespace dagadvisor::ingestion

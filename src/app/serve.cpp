@@ -1,6 +1,5 @@
 #include "app/serve.h"
 
-#include <malloc.h>
 #include <prometheus/registry.h>
 
 #include <condition_variable>
@@ -10,6 +9,7 @@
 
 #include "app/analysis_cycle.h"
 #include "app/app.h"
+#include "app/heap.h"
 #include "app/setup.h"
 #include "app/signals.h"
 #include "common/cancellation.h"
@@ -260,21 +260,13 @@ void runCycle(Running& running, const CliOptions& cli, server::SnapshotStore& st
   }
   const server::Freshness fresh = store.freshness();
   self.setStale(fresh.stale, fresh.data_age_seconds);
-  // The cycle's bodies and model are freed now, but glibc keeps the pages: after a 300 MB
-  // answer the daemon would hold half a GB between cycles. Give them back to the system.
-  malloc_trim(0);
+  releaseHeapAfter(report.ok() ? report->get() : nullptr);
 }
 
 }  // namespace
 
 int serve(const CliOptions& cli, config::Config initial) {
-  // One malloc arena for every thread, set before any thread starts. The bodies grow on the
-  // fetch threads, and malloc_trim cannot shrink the top of a thread's arena: up to 64 MiB per
-  // arena stayed held after a 300 MiB answer (90 MiB RSS against a 25 MiB baseline; 26 MiB with
-  // one arena). Each thread arena also reserves 64 MiB of address space that `ulimit -v`
-  // counts (virtual peak 1.6 GB → 0.66 GB). The threads allocate little besides the bodies:
-  // the cycle decodes and builds on one thread, so they rarely contend for it.
-  mallopt(M_ARENA_MAX, 1);
+  useOneHeapArena();
   LoopControl control;
   SignalWatcher signals([&] { control.requestStop(); }, [&] { control.requestReload(); });
   auto setup = openSource(initial, daemonReads(cli));

@@ -15,7 +15,7 @@
 namespace dagadvisor::ingestion {
 
 /// How a read tells pods apart: by uid where the pod has one (unique over the cluster's life, so
-/// a query may answer a pod's facts by uid alone, QueryCatalog's PodKey::kUid), else by
+/// a query may answer a pod's facts by uid alone, PodFactKey::kUid), else by
 /// namespace and name. Every index of pods in this stage uses it.
 model::Fingerprint podKey(std::string_view namespace_, std::string_view name, std::string_view uid);
 
@@ -27,13 +27,14 @@ class ClusterBuilder {
   explicit ClusterBuilder(UnixSeconds at) : at_(at) {}
 
   /// Takes one sample of query `id`; samples without the labels the query must have are skipped.
-  /// A pod's sample names it by namespace, pod and uid, or by uid alone (PodKey::kUid): those
+  /// A pod's sample names it by namespace, pod and uid, or by uid alone (PodFactKey::kUid): those
   /// of one uid are the same pod, whichever comes first.
   void add(QueryId id, const sources::SampleView& sample);
 
   /// Whether a pod query keyed by uid answered a series without one: the family lacks the label
-  /// (kube-state-metrics before 2.1, or relabelled away), so its pods' facts were folded into
-  /// one series and the read must ask again keyed by namespace and name (PodKey::kNamespacePodUid).
+  /// (kube-state-metrics 1.x, or relabelled away), so its pods' facts were folded into
+  /// one series and the read must ask again keyed by namespace and name
+  /// (PodFactKey::kNamespacePodUid).
   bool answeredWithoutUid() const { return answered_without_uid_; }
 
   /// Adds a pod an earlier read built whole (an incremental read, incremental_state.h). When this

@@ -36,6 +36,8 @@ namespace dagadvisor::ingestion {
 ///  - pod_usage only every `incremental.usage_refresh`, kept in between (a resync's full read
 ///    keeps it too until then).
 /// Pods not named are kept as the last read left them, live unless a read found them gone.
+/// The pod facts are asked by uid alone (PodFactKey::kUid) until an answer shows a family
+/// without uid; from then on, and for that read again, by namespace, pod and uid.
 /// Too many changed pods (over 2,000 and a quarter of those kept) make it a full read.
 class IncrementalReader {
  public:

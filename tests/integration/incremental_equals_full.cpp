@@ -11,9 +11,11 @@
 // daemon's periodic resync, which keeps usage read less than USAGE_REFRESH_S ago; by default
 // only the first read is full), and --analyze runs the daemon's whole analysis cycle on each
 // read (its CPU and memory: the daemon's steady cycle, without predictions, which are off at the
-// reference size) instead of comparing.
+// reference size; the heap kept as the daemon keeps it, or given back after every cycle with
+// --trim-every-cycle) instead of comparing.
 // Usage: incremental_equals_full [--costs] [--no-compare] [--prometheus-pid PID] [--max-series N]
-//          [--resync S] [--usage-from-rules] [--staleness-markers] [--no-gzip] [--analyze] URL
+//          [--resync S] [--usage-from-rules] [--staleness-markers] [--no-gzip] [--analyze]
+//          [--trim-every-cycle] URL
 //          LOOKBACK_S MARGIN_S USAGE_REFRESH_S T1 T2 …
 #include <unistd.h>
 
@@ -28,6 +30,7 @@
 #include <vector>
 
 #include "app/analysis_cycle.h"
+#include "app/heap.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "config/config.h"
@@ -265,11 +268,14 @@ bool same(const std::vector<std::string>& incremental, const std::vector<std::st
 // each cost this process (CPU seconds, RSS now and at its peak) and, with `prometheus_pid`,
 // that Prometheus.
 int analyzeEach(ingestion::ClusterReader& reader, const config::Config& config,
-                const std::vector<std::string>& times, long prometheus_pid) {
+                const std::vector<std::string>& times, long prometheus_pid, bool trim_every_cycle) {
   SystemClock clock;
   advice::RecommendationHistory history;
+  app::useOneHeapArena();  // as the daemon runs (serve.cpp)
   for (const std::string& time : times) {
     const UnixSeconds at = std::stod(time);
+    // The peak counted from here: this cycle's own.
+    std::ofstream("/proc/self/clear_refs") << "5";
     const ProcessCost before = processCost(prometheus_pid);
     const ProcessCost own_before = processCost(getpid());
     const auto started = std::chrono::steady_clock::now();
@@ -282,6 +288,8 @@ int analyzeEach(ingestion::ClusterReader& reader, const config::Config& config,
       std::cout << "t=" << time << " cycle failed: " << report.error().describe() << "\n";
       return 1;
     }
+    // As the daemon does between cycles, or as it did before (--trim-every-cycle).
+    app::releaseHeapAfter(trim_every_cycle ? nullptr : report->get());
     const report::AnalysisReport& r = **report;
     const bool window = !r.query_costs.empty() && r.query_costs.front().read == "window";
     std::printf(
@@ -306,6 +314,7 @@ int main(int argc, char** argv) {
   bool usage_from_rules = false;
   bool staleness_markers = false;
   bool analyze = false;
+  bool trim_every_cycle = false;
   bool gzip = true;
   while (!args.empty() && args[0].rfind("--", 0) == 0) {
     if (args[0] == "--costs") {
@@ -320,6 +329,8 @@ int main(int argc, char** argv) {
       gzip = false;
     } else if (args[0] == "--analyze") {
       analyze = true;
+    } else if (args[0] == "--trim-every-cycle") {
+      trim_every_cycle = true;
     } else if (args[0] == "--prometheus-pid" && args.size() > 1) {
       prometheus_pid = std::stol(args[1]);
       args.erase(args.begin());
@@ -336,7 +347,7 @@ int main(int argc, char** argv) {
     std::cerr << "usage: incremental_equals_full [--costs] [--no-compare] [--prometheus-pid PID] "
                  "[--max-series N] [--resync S] [--usage-from-rules] [--staleness-markers] "
                  "[--no-gzip] "
-                 "[--analyze] URL "
+                 "[--analyze] [--trim-every-cycle] URL "
                  "LOOKBACK_S "
                  "MARGIN_S "
                  "USAGE_REFRESH_S T1 T2 …\n";
@@ -363,7 +374,8 @@ int main(int argc, char** argv) {
     log::setLevel(log::Level::kDebug);  // the cycle's stage times
     config::Config config;
     config.sources.prometheus = settings;
-    return analyzeEach(incremental, config, {args.begin() + 4, args.end()}, prometheus_pid);
+    return analyzeEach(incremental, config, {args.begin() + 4, args.end()}, prometheus_pid,
+                       trim_every_cycle);
   }
   std::set<std::string> previous;
   int failures = 0;

@@ -8,10 +8,13 @@ void useOneHeapArena() {
   mallopt(M_ARENA_MAX, 1);
 }
 
+bool keepsHeapAfter(const report::AnalysisReport* report) {
+  return report != nullptr && !report->query_costs.empty() &&
+         report->query_costs.front().read == "window";
+}
+
 void releaseHeapAfter(const report::AnalysisReport* report) {
-  const bool window_read = report != nullptr && !report->query_costs.empty() &&
-                           report->query_costs.front().read == "window";
-  if (!window_read) {
+  if (!keepsHeapAfter(report)) {
     malloc_trim(0);
   }
 }

@@ -19,4 +19,7 @@ void useOneHeapArena();
 /// against 0.45-0.54 s) and lowered no cycle's peak (docs/performance.md).
 void releaseHeapAfter(const report::AnalysisReport* report);
 
+/// Whether releaseHeapAfter keeps the freed pages after `report`: after a window read only.
+bool keepsHeapAfter(const report::AnalysisReport* report);
+
 }  // namespace dagadvisor::app

@@ -33,6 +33,29 @@ TEST_CASE("the liveness test aggregates each pod before comparing it with the ne
   CHECK(gone == "last_over_time(" + info + "[7m]) unless on (namespace, pod, uid) " + live);
 }
 
+// PodFactKey::kUid: every pod fact but pod_info is aggregated by uid alone (what names the pod
+// comes once, from pod_info); pod_gone's live side still matches on the whole pod key.
+TEST_CASE("with PodFactKey::kUid the pod facts are asked by uid, pod_info by the whole key",
+          "[ingestion][catalog]") {
+  const config::PrometheusSource settings;
+  const QueryCatalog by_uid(settings, PodFactKey::kUid);
+  const QueryCatalog whole(settings);
+  for (const QueryId id : {QueryId::kPodLive, QueryId::kPodPhase, QueryId::kPodRequests,
+                           QueryId::kPodOwner, QueryId::kPodCreated, QueryId::kPodScheduled,
+                           QueryId::kPodStarted, QueryId::kPodFinished}) {
+    INFO(by_uid.get(id).name);
+    CHECK(by_uid.get(id).promql.find("max by (uid") != std::string::npos);
+    CHECK(by_uid.get(id).promql.find("namespace, pod") == std::string::npos);
+    CHECK(whole.get(id).promql.find("max by (namespace, pod, uid") != std::string::npos);
+  }
+  CHECK(by_uid.get(QueryId::kPodInfo).promql == whole.get(QueryId::kPodInfo).promql);
+  CHECK(by_uid.get(QueryId::kPodLabels).promql == whole.get(QueryId::kPodLabels).promql);
+  CHECK(podPhaseNowQuery(settings, PodFactKey::kUid).promql.find("max by (uid, phase)") !=
+        std::string::npos);
+  CHECK(podGoneQuery(settings, config::Seconds(420)).promql.find("max by (namespace, pod, uid)") !=
+        std::string::npos);
+}
+
 // Where the TSDB writes staleness markers a deleted pod's series ends with one, in every family
 // at the same scrape: an instant selection of the smallest family (kube_pod_created, three labels
 // a pod) is the liveness test, one selection instead of three of kube_pod_info.

@@ -56,6 +56,7 @@ class IncrementalReader {
   };
 
   bool needsFullRead(UnixSeconds at) const;
+  void planMarkersCheck(std::vector<PlannedQuery>& plan);
   bool usageDue(UnixSeconds at) const;
   /// When the usage the read's snapshot carries was read: `at` when due (the read asked it),
   /// else the kept usage's time, and the kept usage goes into `builder`.
@@ -87,6 +88,8 @@ class IncrementalReader {
   config::PrometheusSource settings_;
   // By uid until an answer shows a pod family without it (QueryCatalog's PodFactKey).
   PodFactKey fact_key_ = PodFactKey::kUid;
+  bool markers_asked_ = false;  // stalenessMarkersSeenQuery asked (once, with the setting off)
+  bool markers_seen_ = false;   // and it showed markers
   QueryCatalog catalog_;
   Limits limits_;
   IncrementalState state_;

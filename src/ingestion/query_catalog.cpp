@@ -482,6 +482,14 @@ sources::Query podCreatedOrGoneQuery(const config::PrometheusSource& settings,
   return {"pod_created_or_gone", Builder(settings).createdOrGone(window)};
 }
 
+sources::Query stalenessMarkersSeenQuery(const config::PrometheusSource& settings) {
+  const std::string series = select(settings.metrics.pod_created, "", settings.selector);
+  // Shorter than the lookback delta: every series the range holds answers the instant selection
+  // too, unless a marker ended it.
+  return {"staleness_markers_seen",
+          "count (last_over_time(" + series + "[290s]) unless " + series + ")"};
+}
+
 sources::Query podSpecQuery(const config::PrometheusSource& settings, PodSpecParts parts) {
   return {"pod_spec", Builder(settings).podSpec(parts)};
 }

@@ -107,3 +107,16 @@ grep -q "^t=$AFTER read=window .* | equal$" "$WORK_DIR/check.txt" ||
 grep -Eq "^ +window +pod_created_or_gone +requests=1 .*series=2 " "$WORK_DIR/check.txt" ||
   { cat "$WORK_DIR/check.txt" >&2; fail "the window read did not find the two removed pods gone"; }
 echo "ok: a window read finds the removed pods gone and equals the full read"
+
+# With the setting off, the first full read asks whether the TSDB writes markers anyway: here two
+# pods' series ended with one seconds ago, so the reader says what the setting would save. Before
+# the removal nothing ended: nothing said.
+"$CHECK" --no-compare "$PROM_URL" 3600 360 1800 "$BEFORE" >"$WORK_DIR/off-before.txt" 2>&1 ||
+  { cat "$WORK_DIR/off-before.txt" >&2; fail "a read with staleness_markers off failed"; }
+grep -q "staleness_markers: true" "$WORK_DIR/off-before.txt" &&
+  { cat "$WORK_DIR/off-before.txt" >&2; fail "markers said seen before any series ended"; }
+"$CHECK" --no-compare "$PROM_URL" 3600 360 1800 "$AFTER" >"$WORK_DIR/off-after.txt" 2>&1 ||
+  { cat "$WORK_DIR/off-after.txt" >&2; fail "a read with staleness_markers off failed"; }
+grep -q "level=warn .*Prometheus writes staleness markers" "$WORK_DIR/off-after.txt" ||
+  { cat "$WORK_DIR/off-after.txt" >&2; fail "with the setting off the reader did not see the markers"; }
+echo "ok: with staleness_markers off the reader sees the markers and says what the setting saves"

@@ -203,9 +203,12 @@ TEST_CASE(
   std::vector<sources::Query> asked = source.take();
   CHECK_FALSE(full.window_read);
   // The catalog but pod_spec, asked after: no pod pending unbound, and the live pod asked has no
-  // toleration, so the two families' counts too. Every pod is live: no pod_seen.
-  CHECK(asked.size() == kQueryCount + 2);
-  CHECK(full.costs.size() == kQueryCount);
+  // toleration, so the two families' counts too. Every pod is live: no pod_seen. The setting
+  // staleness_markers is off: whether the TSDB writes them anyway (it answers nothing here).
+  CHECK(asked.size() == kQueryCount + 3);
+  CHECK(full.costs.size() == kQueryCount + 1);
+  CHECK(count(asked, "staleness_markers_seen") == 1);
+  CHECK(full.warnings.empty());
   CHECK(count(asked, "pod_spec") == 3);
   CHECK(count(asked, "pod_seen") == 0);
 
@@ -782,6 +785,67 @@ TEST_CASE(
     if (query.name == "pod_created") {
       CHECK(query.promql.find("uid=~") == std::string::npos);
     }
+  }
+}
+
+// With staleness_markers off, the TSDB answers that two pods' series ended with a marker (or
+// that none did): the reader says every read what the setting would save, and asks only once.
+class MarkersSource final : public sources::MetricsSource {
+ public:
+  Result<sources::QueryBody> instantQuery(const sources::Query& query, UnixSeconds) override {
+    asked.push_back(query.name);
+    if (query.name == "staleness_markers_seen") {
+      return sources::QueryBody{vector(R"({"metric":{},"value":[1,")" + ended + R"("]})")};
+    }
+    if (query.name == "node_allocatable") {
+      return sources::QueryBody{
+          vector(R"({"metric":{"node":"n1","resource":"cpu"},"value":[1,"4"]})")};
+    }
+    if (query.name == "pod_info") {
+      return sources::QueryBody{vector(
+          R"({"metric":{"namespace":"ns","pod":"p","uid":"u1","node":"n1"},"value":[1,"1"]})")};
+    }
+    return sources::QueryBody{kEmpty};
+  }
+  std::string describe() const override { return "markers"; }
+  bool concurrent() const override { return false; }
+
+  std::string ended = "2";
+  std::vector<std::string> asked;
+};
+
+TEST_CASE("with staleness_markers off the first full read asks whether the TSDB writes them",
+          "[ingestion][incremental]") {
+  MarkersSource source;
+  auto said = [](const FetchStats& stats) {
+    return std::any_of(stats.warnings.begin(), stats.warnings.end(), [](const std::string& w) {
+      return w.find("staleness_markers: true") != std::string::npos;
+    });
+  };
+  SECTION("markers seen: every read says so") {
+    IncrementalReader reader(hourlyResync());
+    FetchStats first;
+    REQUIRE(reader.read(source, 10000, first).ok());
+    CHECK(said(first));
+    reader.reset();  // a later full read does not ask again, and still says so
+    FetchStats second;
+    REQUIRE(reader.read(source, 10060, second).ok());
+    CHECK(said(second));
+    CHECK(std::count(source.asked.begin(), source.asked.end(), "staleness_markers_seen") == 1);
+  }
+  SECTION("none seen: nothing said") {
+    source.ended = "0";
+    IncrementalReader reader(hourlyResync());
+    FetchStats stats;
+    REQUIRE(reader.read(source, 10000, stats).ok());
+    CHECK_FALSE(said(stats));
+  }
+  SECTION("the setting on: not asked") {
+    IncrementalReader reader(hourlyResyncWithMarkers());
+    FetchStats stats;
+    REQUIRE(reader.read(source, 10000, stats).ok());
+    CHECK(std::count(source.asked.begin(), source.asked.end(), "staleness_markers_seen") == 0);
+    CHECK_FALSE(said(stats));
   }
 }
 

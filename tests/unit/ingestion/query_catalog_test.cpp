@@ -56,6 +56,15 @@ TEST_CASE("with PodFactKey::kUid the pod facts are asked by uid, pod_info by the
         std::string::npos);
 }
 
+TEST_CASE("staleness_markers_seen counts the series that left the instant selection early",
+          "[ingestion][catalog]") {
+  config::PrometheusSource settings;
+  settings.selector = R"(cluster="a")";
+  const std::string created = settings.metrics.pod_created + R"({cluster="a"})";
+  CHECK(stalenessMarkersSeenQuery(settings).promql ==
+        "count (last_over_time(" + created + "[290s]) unless " + created + ")");
+}
+
 // Where the TSDB writes staleness markers a deleted pod's series ends with one, in every family
 // at the same scrape: an instant selection of the smallest family (kube_pod_created, three labels
 // a pod) is the liveness test, one selection instead of three of kube_pod_info.

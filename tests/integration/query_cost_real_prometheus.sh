@@ -83,7 +83,8 @@ kill "$DAEMON"; wait "$DAEMON" 2>/dev/null || true
 
 # On the clock, with the default settings: the first read is full, the next ones windows. The
 # full read asks pod_seen (when a kept pod leaves the lookback) only of the pods not live, and
-# every pod of a fixture of one moment is live: the catalog alone.
+# every pod of a fixture of one moment is live: the catalog alone, and (staleness_markers off by
+# default) whether the TSDB writes markers anyway: a backfill has none.
 start_daemon daemon.log
 for _ in $(seq 1 100); do
   curl -fsS "$BASE/metrics" >"$WORK_DIR/metrics.txt" || fail "/metrics down"
@@ -92,7 +93,9 @@ for _ in $(seq 1 100); do
 done
 grep -q 'msg="window read"' "$WORK_DIR/daemon.log" || { tail -20 "$WORK_DIR/daemon.log" >&2; fail "no window read"; }
 n=$(series dagadvisor_source_query_response_bytes full)
-[ "$n" -eq 23 ] || fail "full read: bytes for $n queries, expected the catalog's 21 and 2 of received bytes"
+[ "$n" -eq 24 ] || fail "full read: bytes for $n queries, expected the catalog's 21, 2 of received bytes and staleness_markers_seen"
+[ -n "$(value dagadvisor_source_query_response_bytes staleness_markers_seen full)" ] || fail "full read did not ask staleness_markers_seen"
+grep -q "staleness_markers: true" "$WORK_DIR/daemon.log" && fail "markers said seen on a backfill"
 [ -z "$(value dagadvisor_source_query_response_bytes pod_seen full)" ] || fail "full read asked pod_seen of live pods"
 # A window read asks which pods changed and which are gone (with this fixture, which holds one
 # moment, none), and of the pods nothing: no pod_usage (kept for usage_refresh), none of the

@@ -31,13 +31,9 @@ class StageTimer {
     fields_.emplace_back(stage, std::to_string(static_cast<long long>(ms)));
     last_ = now;
   }
-  // The cycle's seven stages, in order (the logger takes its fields as one initializer list).
-  void log() const {
-    if (fields_.size() == 7) {
-      kLog.debug("cycle stages (ms)", {fields_[0], fields_[1], fields_[2], fields_[3], fields_[4],
-                                       fields_[5], fields_[6]});
-    }
-  }
+  // The cycle's stages, in order. (A fixed count of seven fields once kept this line silent
+  // after an eighth stage was added.)
+  void log() const { kLog.debug("cycle stages (ms)", fields_); }
 
  private:
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();

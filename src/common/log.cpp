@@ -128,7 +128,7 @@ bool parseLevel(std::string_view text, Level& out) {
 }
 
 void write(Level lvl, std::string_view component, std::string_view message,
-           std::initializer_list<Field> fields) {
+           std::span<const Field> fields) {
   if (lvl < g_level.load()) {
     return;
   }

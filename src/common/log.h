@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -26,13 +27,17 @@ bool parseLevel(std::string_view text, Level& out);
 /// Writes one line to stderr: `ts=… level=… component=… msg="…" key=value …` (or JSON).
 /// Thread-safe; lines below the current level cost one comparison.
 void write(Level level, std::string_view component, std::string_view message,
-           std::initializer_list<Field> fields = {});
+           std::span<const Field> fields = {});
 
 /// A logger bound to a component tag, the way every stage logs.
 class Logger {
  public:
   explicit Logger(std::string_view component) : component_(component) {}
   void debug(std::string_view msg, std::initializer_list<Field> f = {}) const {
+    write(Level::kDebug, component_, msg, f);
+  }
+  /// Fields counted at run time (a cycle's stages).
+  void debug(std::string_view msg, std::span<const Field> f) const {
     write(Level::kDebug, component_, msg, f);
   }
   void info(std::string_view msg, std::initializer_list<Field> f = {}) const {

@@ -11,6 +11,7 @@
 #include "analysis/detectors/stranded_resources.h"
 #include "app/analysis_cycle.h"
 #include "app/setup.h"
+#include "common/log.h"
 #include "exporter/metrics_handler.h"
 #include "exporter/report_collector.h"
 #include "report/report_text.h"
@@ -224,5 +225,33 @@ TEST_CASE("the bundled scenario diagnoses each pending pod once and the advice a
   REQUIRE(hoarding_reported);
   for (const auto& rec : report->recommendations) {
     CHECK_THAT(rec.action, !Catch::Contains("MostAllocated"));  // it would feed the hoarding
+  }
+}
+
+TEST_CASE("a cycle at debug level logs the time of each of its stages, in order") {
+  std::FILE* file = std::tmpfile();
+  REQUIRE(file != nullptr);
+  dagadvisor::log::setOutput(file);
+  dagadvisor::log::setLevel(dagadvisor::log::Level::kDebug);
+  analyseDefaultScenario();
+  dagadvisor::log::setLevel(dagadvisor::log::Level::kInfo);
+  dagadvisor::log::setOutput(nullptr);
+  std::rewind(file);
+  std::string text;
+  char buf[4096];
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, file)) {
+    text.append(buf, n);
+  }
+  std::fclose(file);
+  const auto line_at = text.find("msg=\"cycle stages (ms)\"");
+  REQUIRE(line_at != std::string::npos);
+  const std::string line = text.substr(line_at, text.find('\n', line_at) - line_at);
+  std::size_t from = 0;
+  for (const char* stage : {" fetch=", " runs=", " graphs=", " network=", " detectors=", " advice=",
+                            " predictions=", " report="}) {
+    INFO(stage << " in " << line);
+    const auto at = line.find(stage, from);
+    CHECK(at != std::string::npos);
+    from = at == std::string::npos ? from : at;
   }
 }

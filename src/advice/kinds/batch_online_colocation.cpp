@@ -9,6 +9,7 @@
 #include <set>
 #include <string_view>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -47,10 +48,18 @@ struct ServiceRefLess {
 // ns, kind, name; found by views, no strings copied per pod
 using ServiceRefs = std::set<std::tuple<std::string, std::string, std::string>, ServiceRefLess>;
 
-bool ofService(const model::Pod& pod, const ServiceRefs& services) {
-  return services.find(ServiceViews{pod.namespace_, pod.owner_kind, pod.owner_name}) !=
-         services.end();
+ServiceViews ownerOf(const model::Pod& pod) {
+  return {pod.namespace_, pod.owner_kind, pod.owner_name};
 }
+
+struct ServiceViewsHash {
+  std::size_t operator()(const ServiceViews& v) const {
+    const std::hash<std::string_view> hash;
+    std::size_t h = hash(std::get<0>(v));
+    h = h * 31 + hash(std::get<1>(v));
+    return h * 31 + hash(std::get<2>(v));
+  }
+};
 
 // The nodes the pools are made of: schedulable, without GPUs (GPU nodes are another pool).
 bool poolable(const model::Node& node) {
@@ -152,8 +161,15 @@ std::vector<bool> onlinePool(const model::ClusterSnapshot& cluster, const Servic
   const std::size_t n = cluster.nodes().size();
   std::vector<model::ResourceVector> room(n);
   std::vector<std::int64_t> service_cpu(n, 0);
-  // By views into the pods: a map's values stay where they are, so each pod keeps its own.
-  std::map<ServiceViews, ServiceHosts> hosts;
+  // Every service, by views into `services`, found by each bound pod's owner with one hash (two
+  // ordered lookups by three strings were most of this function at the reference size). Its
+  // values stay where they are, so each pod keeps its own; the order it iterates in decides
+  // nothing below.
+  std::unordered_map<ServiceViews, ServiceHosts, ServiceViewsHash> hosts;
+  hosts.reserve(services.size());
+  for (const auto& service : services) {
+    hosts.try_emplace(ServiceRefLess::views(service));
+  }
   std::vector<ServicePod> pods;
   for (model::NodeId id = 0; id < n; ++id) {
     room[id] = cluster.node(id).allocatable;
@@ -164,9 +180,12 @@ std::vector<bool> onlinePool(const model::ClusterSnapshot& cluster, const Servic
       }
       if (pod.owner_kind == "DaemonSet") {
         room[id] -= pod.requests;  // it stays wherever the node goes
-      } else if (ofService(pod, services) && poolable(cluster.node(id))) {
+        continue;
+      }
+      const auto service = hosts.find(ownerOf(pod));
+      if (service != hosts.end() && poolable(cluster.node(id))) {
         service_cpu[id] += pod.requests.cpu_millis;
-        ServiceHosts& on = hosts[{pod.namespace_, pod.owner_kind, pod.owner_name}];
+        ServiceHosts& on = service->second;
         if (on.nodes.empty() || on.nodes.back() != id) {  // nodes come in ascending order
           on.nodes.push_back(id);
         }

@@ -1,5 +1,9 @@
+#include <unistd.h>
+
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cstdio>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -229,20 +233,18 @@ TEST_CASE("the bundled scenario diagnoses each pending pod once and the advice a
 }
 
 TEST_CASE("a cycle at debug level logs the time of each of its stages, in order") {
-  std::FILE* file = std::tmpfile();
+  const std::string path = std::filesystem::temp_directory_path() /
+                           ("cycle-stages-" + std::to_string(::getpid()) + ".log");
+  std::FILE* file = std::fopen(path.c_str(), "w");
   REQUIRE(file != nullptr);
   dagadvisor::log::setOutput(file);
   dagadvisor::log::setLevel(dagadvisor::log::Level::kDebug);
   analyseDefaultScenario();
   dagadvisor::log::setLevel(dagadvisor::log::Level::kInfo);
   dagadvisor::log::setOutput(nullptr);
-  std::rewind(file);
-  std::string text;
-  char buf[4096];
-  while (std::size_t n = std::fread(buf, 1, sizeof buf, file)) {
-    text.append(buf, n);
-  }
   std::fclose(file);
+  const std::string text = dagadvisor::testing::readFile(path);
+  std::filesystem::remove(path);
   const auto line_at = text.find("msg=\"cycle stages (ms)\"");
   REQUIRE(line_at != std::string::npos);
   const std::string line = text.substr(line_at, text.find('\n', line_at) - line_at);

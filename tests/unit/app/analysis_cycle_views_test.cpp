@@ -238,6 +238,7 @@ TEST_CASE("a cycle at debug level logs the time of each of its stages, in order"
   std::FILE* file = std::fopen(path.c_str(), "w");
   REQUIRE(file != nullptr);
   dagadvisor::log::setOutput(file);
+  dagadvisor::log::setFormat(dagadvisor::log::Format::kLogfmt);  // the fields read below
   dagadvisor::log::setLevel(dagadvisor::log::Level::kDebug);
   analyseDefaultScenario();
   dagadvisor::log::setLevel(dagadvisor::log::Level::kInfo);

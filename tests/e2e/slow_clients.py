@@ -136,8 +136,8 @@ def main():
             with open(f"/proc/{PID}/stat") as f:
                 if f.read().split(") ", 1)[1].startswith("Z"):
                     break  # exited; the shell reaps it
-        except FileNotFoundError:
-            break
+        except (FileNotFoundError, ProcessLookupError):
+            break  # reaped between the open and the read: gone as well
         time.sleep(0.01)
     elapsed = time.monotonic() - start
     if elapsed >= 2.0:

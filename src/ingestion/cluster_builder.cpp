@@ -218,6 +218,15 @@ void keepUnanswered(model::Pod& pod, model::Pod&& kept) {
   }
 }
 
+// A pod first answered by uid alone gets its namespace and name from the first sample (or kept
+// pod) that names it.
+void completeName(model::Pod& pod, std::string_view namespace_, std::string_view name) {
+  if (pod.name.empty() && !name.empty()) {
+    pod.namespace_ = namespace_;
+    pod.name = name;
+  }
+}
+
 bool podOrder(const model::Pod* a, const model::Pod* b) {
   return std::tie(a->namespace_, a->name, a->uid) < std::tie(b->namespace_, b->name, b->uid);
 }
@@ -320,10 +329,8 @@ ClusterBuilder::PodRecord& ClusterBuilder::podFor(const model::Fingerprint& key,
     pod.namespace_ = namespace_;
     pod.name = name;
     pod.uid = uid;
-  } else if (model::Pod& pod = pods_[index].pod; pod.name.empty() && !name.empty()) {
-    // First answered by uid alone: the sample naming it completes it.
-    pod.namespace_ = namespace_;
-    pod.name = name;
+  } else {
+    completeName(pods_[index].pod, namespace_, name);
   }
   return pods_[index];
 }
@@ -383,9 +390,14 @@ void ClusterBuilder::keepPod(model::Pod&& kept) {
 }
 
 void ClusterBuilder::keepPod(model::Pod&& kept, const model::Fingerprint& key) {
-  PodRecord& record = podFor(key, kept.namespace_, kept.name, kept.uid);
+  const auto [index, fresh] =
+      pod_index_.findOrInsert(key, static_cast<model::RecordIndex::Record>(pods_.size()));
+  // Most kept pods are not answered by a window read: their record is made here, and takes the
+  // pod whole rather than copies of its three names first (~2 % of a window cycle).
+  PodRecord& record = fresh ? pods_.emplaceBack() : pods_[index];
   model::Pod& pod = record.pod;
   if (record.has_info) {
+    completeName(pod, kept.namespace_, kept.name);
     pod.requests = std::move(kept.requests);
     pod.labels = std::move(kept.labels);
     pod.annotations = std::move(kept.annotations);

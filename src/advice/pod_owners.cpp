@@ -4,6 +4,9 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <unordered_map>
+
+#include "common/view_hash.h"
 
 namespace dagadvisor::advice {
 namespace {
@@ -124,8 +127,8 @@ std::optional<PodSelection> podsOf(const model::ClusterSnapshot& cluster,
 
 std::vector<std::optional<PodSelection>> podsOfEach(const model::ClusterSnapshot& cluster,
                                                     const std::vector<PatchObject>& objects) {
-  using Workload = std::tuple<std::string_view, std::string_view, std::string_view>;
-  std::map<Workload, std::vector<std::size_t>> wanted;  // ns, kind, name → objects
+  // ns, kind, name → objects; looked up for each live pod of the namespaces, in no order
+  std::unordered_map<ViewTriple, std::vector<std::size_t>, ViewTripleHash> wanted;
   std::set<std::string_view> namespaces;
   std::set<std::string_view> kinds;
   for (std::size_t i = 0; i < objects.size(); ++i) {
@@ -143,10 +146,9 @@ std::vector<std::optional<PodSelection>> podsOfEach(const model::ClusterSnapshot
   for (const std::string_view namespace_ : namespaces) {
     for (const model::PodId id : cluster.podsIn(namespace_)) {
       const model::Pod& pod = cluster.pod(id);
-      const bool kind_wanted = std::any_of(kinds.begin(), kinds.end(), [&](std::string_view kind) {
-        return mayBeOfKind(pod, kind);
-      });
-      if (!live(pod) || !kind_wanted) {
+      if (!live(pod) || std::none_of(kinds.begin(), kinds.end(), [&](std::string_view kind) {
+            return mayBeOfKind(pod, kind);
+          })) {
         continue;
       }
       const WorkloadName owner = workloadNameOf(pod);

@@ -17,6 +17,7 @@
 #include "advice/patch_yaml.h"
 #include "advice/pod_owners.h"
 #include "analysis/detectors/batch_online_colocation.h"
+#include "common/view_hash.h"
 
 namespace dagadvisor::advice {
 
@@ -25,7 +26,7 @@ using nlohmann::json;
 
 namespace {
 
-using ServiceViews = std::tuple<std::string_view, std::string_view, std::string_view>;
+using ServiceViews = ViewTriple;  // namespace, owner kind, owner name
 
 // Compares stored refs and views alike as views. std::less<> would compare a tuple of strings
 // with a tuple of views through tuple's mixed-type operator<, which libstdc++ 12 gives GCC but
@@ -50,15 +51,6 @@ using ServiceRefs = std::set<std::tuple<std::string, std::string, std::string>, 
 ServiceViews ownerOf(const model::Pod& pod) {
   return {pod.namespace_, pod.owner_kind, pod.owner_name};
 }
-
-struct ServiceViewsHash {
-  std::size_t operator()(const ServiceViews& v) const {
-    const std::hash<std::string_view> hash;
-    std::size_t h = hash(std::get<0>(v));
-    h = h * 31 + hash(std::get<1>(v));
-    return h * 31 + hash(std::get<2>(v));
-  }
-};
 
 // The nodes the pools are made of: schedulable, without GPUs (GPU nodes are another pool).
 bool poolable(const model::Node& node) {
@@ -164,7 +156,7 @@ std::vector<bool> onlinePool(const model::ClusterSnapshot& cluster, const Servic
   // ordered lookups by three strings were most of this function at the reference size). Its
   // values stay where they are, so each pod keeps its own; the order it iterates in decides
   // nothing below.
-  std::unordered_map<ServiceViews, ServiceHosts, ServiceViewsHash> hosts;
+  std::unordered_map<ServiceViews, ServiceHosts, ViewTripleHash> hosts;
   hosts.reserve(services.size());
   for (const auto& service : services) {
     hosts.try_emplace(ServiceRefLess::views(service));

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <functional>
 
+#include "common/view_hash.h"
+
 namespace dagadvisor::analysis {
 
 double share(std::int64_t part, std::int64_t whole) {
@@ -72,16 +74,6 @@ bool noNodesToJudge(const AnalysisInput& input, FindingSink& out) {
   }
   out.noAdvice("the snapshot has no nodes");
   return true;
-}
-
-std::size_t hashViews(std::initializer_list<std::string_view> parts) {
-  const std::hash<std::string_view> hash;
-  // boost::hash_combine's mixing: one hash over the views, no allocation.
-  std::size_t h = 0;
-  for (const std::string_view part : parts) {
-    h ^= hash(part) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-  }
-  return h;
 }
 
 std::size_t TaskKeyHash::operator()(const TaskKey& k) const {

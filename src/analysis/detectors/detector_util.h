@@ -1,7 +1,6 @@
 #pragma once
 
 #include <cstdint>
-#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -53,9 +52,6 @@ struct TaskKey {
 struct TaskKeyHash {
   std::size_t operator()(const TaskKey& k) const;
 };
-
-/// One hash over several names, for keys made of string views.
-std::size_t hashViews(std::initializer_list<std::string_view> parts);
 
 /// The key of task `t` of `run`; the views live as long as the run.
 TaskKey taskKey(const model::WorkflowRun& run, model::TaskIndex t);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/detectors/detector_util.h"
+#include "common/view_hash.h"
 
 namespace dagadvisor::analysis {
 namespace {
@@ -29,13 +30,7 @@ std::int64_t roundUp(double value, std::int64_t step) {
   return std::max<std::int64_t>(step, static_cast<std::int64_t>(std::ceil(value / step)) * step);
 }
 
-using OwnerKey = std::tuple<std::string_view, std::string_view, std::string_view>;
-
-struct OwnerKeyHash {
-  std::size_t operator()(const OwnerKey& k) const {
-    return hashViews({std::get<0>(k), std::get<1>(k), std::get<2>(k)});
-  }
-};
+using OwnerKey = ViewTriple;  // namespace, owner kind, owner name
 
 bool contended(const ClusterSnapshot& cluster, model::NodeId id, double min_share) {
   const auto& alloc = cluster.node(id).allocatable;
@@ -256,7 +251,7 @@ void OverRequest::analyze(const AnalysisInput& input, FindingSink& out) const {
   const auto& params = input.config.detectors.get<analysis::OverRequestSettings>();
   const ClusterSnapshot& cluster = input.cluster;
   // Views into the pods, hashed: a key per pod without building three strings for it.
-  std::unordered_map<OwnerKey, Owner, OwnerKeyHash> owners;
+  std::unordered_map<OwnerKey, Owner, ViewTripleHash> owners;
   std::size_t on_full_nodes = 0;
   std::size_t sampled = 0;
   std::vector<SizedPod> candidates;

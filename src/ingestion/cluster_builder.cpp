@@ -384,6 +384,14 @@ void ClusterBuilder::markLiveExcept(const std::vector<model::Fingerprint>& gone)
   }
 }
 
+ClusterBuilder::ClusterBuilder(UnixSeconds at) : at_(at) {}
+
+ClusterBuilder::ClusterBuilder(UnixSeconds at, PodMemory&& memory)
+    : at_(at), pods_(std::move(memory.records)), pod_index_(std::move(memory.index)) {
+  pods_.clear();
+  pod_index_.clear();
+}
+
 void ClusterBuilder::keepPod(model::Pod&& kept) {
   const model::Fingerprint key = podKey(kept.namespace_, kept.name, kept.uid);
   keepPod(std::move(kept), key);
@@ -505,7 +513,7 @@ void ClusterBuilder::addRequestSample(PodRecord& record, const SampleView& sampl
   }
 }
 
-model::ClusterSnapshot ClusterBuilder::build() && {
+model::ClusterSnapshot ClusterBuilder::build(PodMemory* keep) && {
   std::vector<model::Node> nodes;
   nodes.reserve(nodes_.size());
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
@@ -561,6 +569,9 @@ model::ClusterSnapshot ClusterBuilder::build() && {
   }
   for (model::Pod* pod : kept) {
     pods.push_back(std::move(*pod));
+  }
+  if (keep != nullptr) {
+    *keep = PodMemory{std::move(pods_), std::move(pod_index_)};
   }
   model::ClusterSnapshot snapshot(at_, std::move(nodes), std::move(pods));
   snapshot.setScheduler(std::move(scheduler_));

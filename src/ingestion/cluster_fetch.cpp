@@ -214,9 +214,8 @@ PlannedQuery builderQuery(sources::Query query, QueryId id, ClusterBuilder& buil
           }};
 }
 
-Result<model::ClusterSnapshot> finishSnapshot(ClusterBuilder&& builder,
+Result<model::ClusterSnapshot> finishSnapshot(model::ClusterSnapshot snapshot,
                                               const QueryCatalog& catalog) {
-  model::ClusterSnapshot snapshot = std::move(builder).build();
   if (snapshot.nodes().empty()) {
     // Every answer was empty or a scalar: publishing this as a fresh, empty analysis would
     // tell the operators that all is well.
@@ -241,7 +240,7 @@ Result<model::ClusterSnapshot> fetchClusterSnapshot(sources::MetricsSource& sour
   if (Result<void> run = runQueries(source, plan, at, stats, concurrency, max_series); !run.ok()) {
     return run.error();
   }
-  return finishSnapshot(std::move(builder), catalog);
+  return finishSnapshot(std::move(builder).build(), catalog);
 }
 
 }  // namespace dagadvisor::ingestion

@@ -64,8 +64,8 @@ PlannedQuery catalogQuery(const QueryCatalog& catalog, QueryId id, ClusterBuilde
 /// uid list), its samples going into `builder` as that query's.
 PlannedQuery builderQuery(sources::Query query, QueryId id, ClusterBuilder& builder);
 
-/// The built snapshot, or an Error when no node answered (see fetchClusterSnapshot).
-Result<model::ClusterSnapshot> finishSnapshot(ClusterBuilder&& builder,
+/// A builder's snapshot, or an Error when no node answered (see fetchClusterSnapshot).
+Result<model::ClusterSnapshot> finishSnapshot(model::ClusterSnapshot snapshot,
                                               const QueryCatalog& catalog);
 
 /// Runs every catalog query at `at` against `source` — up to `concurrency` at once when the source

@@ -170,7 +170,7 @@ Result<model::ClusterSnapshot> IncrementalReader::fullRead(sources::MetricsSourc
                                                            UnixSeconds at, FetchStats& stats) {
   // A resync keeps the usage read less than usage_refresh ago, as a window read does.
   const bool usage_due = usageDue(at);
-  ClusterBuilder builder(at);
+  ClusterBuilder builder(at, std::move(pod_memory_));
   std::vector<PlannedQuery> plan;
   for (std::size_t i = 0; i < kQueryCount; ++i) {
     const auto id = static_cast<QueryId>(i);
@@ -227,7 +227,7 @@ Result<model::ClusterSnapshot> IncrementalReader::fullRead(sources::MetricsSourc
   }
   const UnixSeconds usage_read_at = keepOrReadUsage(builder, at, usage_due);
   std::shared_ptr<const UsageTable> usage = builder.usage();
-  auto snapshot = finishSnapshot(std::move(builder), catalog_);
+  auto snapshot = finishSnapshot(std::move(builder).build(&pod_memory_), catalog_);
   if (snapshot.ok()) {
     // From scratch: nothing an earlier read concluded outlives a full one, but the usage kept.
     state_ = IncrementalState().after({at, true, usage_read_at, at - settings_.lookback.count()},
@@ -412,7 +412,7 @@ Result<model::ClusterSnapshot> IncrementalReader::windowRead(sources::MetricsSou
   const config::Seconds window(
       std::ceil(at - state_.readAt() + settings_.incremental.margin.count()));
   const bool usage_due = usageDue(at);
-  ClusterBuilder builder(at);
+  ClusterBuilder builder(at, std::move(pod_memory_));
   Touched touched;
   std::vector<PlannedQuery> plan;
   for (std::size_t i = 0; i < kQueryCount; ++i) {
@@ -504,7 +504,7 @@ Result<model::ClusterSnapshot> IncrementalReader::windowRead(sources::MetricsSou
   builder.keepSpecFamilies(state_.specFamilies());
   const UnixSeconds usage_read_at = keepOrReadUsage(builder, at, usage_due);
   std::shared_ptr<const UsageTable> usage = builder.usage();
-  auto snapshot = finishSnapshot(std::move(builder), catalog_);
+  auto snapshot = finishSnapshot(std::move(builder).build(&pod_memory_), catalog_);
   if (snapshot.ok()) {
     stats.window_read = true;
     kLog.debug("window read", {{"window_s", std::to_string(window.count())},

@@ -6,6 +6,7 @@
 
 #include "common/result.h"
 #include "config/config.h"
+#include "ingestion/cluster_builder.h"
 #include "ingestion/cluster_fetch.h"
 #include "ingestion/incremental_state.h"
 #include "ingestion/query_catalog.h"
@@ -93,6 +94,8 @@ class IncrementalReader {
   QueryCatalog catalog_;
   Limits limits_;
   IncrementalState state_;
+  // Only memory, nothing read: what the next read's builder reuses (ClusterBuilder::PodMemory).
+  ClusterBuilder::PodMemory pod_memory_;
 };
 
 }  // namespace dagadvisor::ingestion

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -90,6 +91,12 @@ class RecordIndex {
 
   std::size_t size() const { return size_; }
 
+  /// Forgets every record but keeps the slots, whose memory is already mapped.
+  void clear() {
+    std::fill(slots_.begin(), slots_.end(), Slot{});
+    size_ = 0;
+  }
+
   /// Room for `records` in all without growing: each growth re-places every record (at the
   /// reference size an index grows eight times to its ~111,000 pods, once per snapshot).
   void reserve(std::size_t records) {
@@ -151,12 +158,26 @@ class RecordStore {
     if (size_ == chunks_.size() * kChunk) {
       chunks_.push_back(std::make_unique<T[]>(kChunk));
     }
-    return (*this)[size_++];
+    T& record = (*this)[size_];
+    if (size_ < used_before_clear_) {
+      record = T{};
+    }
+    ++size_;
+    return record;
+  }
+
+  /// Forgets every record but keeps the chunks: the next records reuse their memory, already
+  /// mapped (a store built afresh each read faults its pages in again after a heap trim). A
+  /// record is reset when reused, not here.
+  void clear() {
+    used_before_clear_ = std::max(used_before_clear_, size_);
+    size_ = 0;
   }
 
  private:
   std::vector<std::unique_ptr<T[]>> chunks_;
   std::size_t size_ = 0;
+  std::size_t used_before_clear_ = 0;  // records below it may hold what an earlier fill left
 };
 
 }  // namespace dagadvisor::model

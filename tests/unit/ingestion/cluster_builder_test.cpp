@@ -416,3 +416,37 @@ TEST_CASE("the snapshot's pods are sorted whatever order the answers and the kep
   CHECK(names == std::vector<std::string>{"another/p8", "ns/p0", "ns/p1", "ns/p2", "ns/p3", "ns/p4",
                                           "ns/p5", "ns/p6", "ns/p7", "ns/p9"});
 }
+
+TEST_CASE("a builder on an earlier builder's memory builds what a fresh one builds",
+          "[ingestion]") {
+  ingestion::ClusterBuilder::PodMemory memory;
+  {
+    ClusterBuilder first(1000);
+    feed(first, QueryId::kNodeAllocatable, {{"node", "n1"}, {"resource", "cpu"}}, 8);
+    for (const char* name : {"a", "b", "c"}) {
+      const std::vector<LabelView> pod = {{"namespace", "ns"}, {"pod", name}, {"uid", name}};
+      feed(first, QueryId::kPodInfo, pod, 1);
+      std::vector<LabelView> request = pod;
+      request.insert(request.end(), {{"resource", "cpu"}, {"container", "main"}});
+      feed(first, QueryId::kPodRequests, request, 2);
+    }
+    REQUIRE(std::move(first).build(&memory).pods().size() == 3);
+  }
+  // The second read: "b" only by its phase (no info: not built), "d" new; "a" and "c" gone.
+  auto second = [](ClusterBuilder& b) {
+    feed(b, QueryId::kNodeAllocatable, {{"node", "n1"}, {"resource", "cpu"}}, 8);
+    feed(b, QueryId::kPodPhase,
+         {{"namespace", "ns"}, {"pod", "b"}, {"uid", "b"}, {"phase", "Running"}}, 1);
+    feed(b, QueryId::kPodInfo, {{"namespace", "ns"}, {"pod", "d"}, {"uid", "d"}}, 1);
+    return std::move(b).build();
+  };
+  ClusterBuilder reusing(2000, std::move(memory));
+  ClusterBuilder fresh(2000);
+  const model::ClusterSnapshot reused_snap = second(reusing);
+  const model::ClusterSnapshot fresh_snap = second(fresh);
+  REQUIRE(reused_snap.pods().size() == 1);
+  REQUIRE(fresh_snap.pods().size() == 1);
+  CHECK(reused_snap.pod(0).name == "d");
+  CHECK(reused_snap.pod(0).requests.cpu_millis == 0);  // not the first read's "a"
+  CHECK(reused_snap.pod(0).phase == fresh_snap.pod(0).phase);
+}

@@ -392,17 +392,17 @@ ClusterBuilder::ClusterBuilder(UnixSeconds at, PodMemory&& memory)
   pod_index_.clear();
 }
 
-void ClusterBuilder::keepPod(model::Pod&& kept, bool live) {
+void ClusterBuilder::keepPod(model::Pod&& kept) {
   const model::Fingerprint key = podKey(kept.namespace_, kept.name, kept.uid);
-  keepPod(std::move(kept), key, live);
+  keepPod(std::move(kept), key);
 }
 
-void ClusterBuilder::keepPod(model::Pod&& kept, const model::Fingerprint& key, bool live) {
-  // Most kept pods are not answered by a window read: their record is made here, unindexed, and
-  // takes the pod whole rather than copies of its three names first (~2 % of a window cycle).
-  const auto answered = pod_index_.find(key);
-  PodRecord& record = answered ? pods_[*answered] : pods_.emplaceBack();
-  record.live = live;
+void ClusterBuilder::keepPod(model::Pod&& kept, const model::Fingerprint& key) {
+  const auto [index, fresh] =
+      pod_index_.findOrInsert(key, static_cast<model::RecordIndex::Record>(pods_.size()));
+  // Most kept pods are not answered by a window read: their record is made here, and takes the
+  // pod whole rather than copies of its three names first (~2 % of a window cycle).
+  PodRecord& record = fresh ? pods_.emplaceBack() : pods_[index];
   model::Pod& pod = record.pod;
   if (record.has_info) {
     completeName(pod, kept.namespace_, kept.name);

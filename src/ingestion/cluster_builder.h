@@ -48,14 +48,13 @@ class ClusterBuilder {
   /// read's answers have its info, they hold only what can change; the facts that never change
   /// after a pod appears (requests, labels, annotations, owner, tolerations, node selector) come
   /// from `kept`. Otherwise the pod is `kept` as it was, but for its usage (this read's, or
-  /// keepUsage's). `live`: whether it still exists (a window read's kept pods are, but those it
-  /// found gone). `key` is the pod's podKey(namespace, name, uid), for a caller that has it: each
-  /// window read keeps ~100,000 pods.
-  /// Kept pods come after every answer (add) and after markLiveExcept, each pod once: they merge
-  /// only with answered ones, so the pods kept whole are not indexed (a slot of a table of
-  /// ~112,000 written each, ~4 % of a window cycle) and nothing looks them up afterwards.
-  void keepPod(model::Pod&& kept, bool live = true);
-  void keepPod(model::Pod&& kept, const model::Fingerprint& key, bool live);
+  /// keepUsage's). `key` is the pod's podKey(namespace, name, uid), for a caller
+  /// that has it: each window read keeps ~100,000 pods.
+  void keepPod(model::Pod&& kept);
+  void keepPod(model::Pod&& kept, const model::Fingerprint& key);
+
+  /// Room for `more` pods besides those answered so far (an incremental read's kept ones).
+  void reservePods(std::size_t more) { pod_index_.reserve(pod_index_.size() + more); }
 
   /// Storage build() fills with the snapshot's pods (its elements are dropped): an earlier
   /// snapshot's, whose pages are already mapped (~70 MB at the reference size).
@@ -67,8 +66,8 @@ class ClusterBuilder {
   std::vector<const model::Pod*> podsNotLiveOrOfUnknownPhase() const;
 
   /// For a read that learns which pods are gone rather than which are live (an incremental
-  /// window read): every pod answered so far is live but those `gone` names by their
-  /// podKey(namespace, name, uid). The pods it keeps afterwards say so themselves (keepPod).
+  /// window read): every pod known so far is live but those `gone` names by their
+  /// podKey(namespace, name, uid).
   void markLiveExcept(const std::vector<model::Fingerprint>& gone);
 
   /// Every pod pending unbound so far (known to kube_pod_info, live, no node, phase Pending:

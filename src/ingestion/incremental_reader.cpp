@@ -499,8 +499,8 @@ Result<model::ClusterSnapshot> IncrementalReader::windowRead(sources::MetricsSou
     return answered.error();
   }
 
+  state_.moveInto(builder, at, settings_.lookback.count());
   builder.markLiveExcept(touched.gone.keys());
-  state_.moveInto(builder, at, settings_.lookback.count(), touched.gone);
   builder.keepSpecFamilies(state_.specFamilies());
   const UnixSeconds usage_read_at = keepOrReadUsage(builder, at, usage_due);
   std::shared_ptr<const UsageTable> usage = builder.usage();

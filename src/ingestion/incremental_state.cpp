@@ -80,16 +80,15 @@ std::vector<const model::Pod*> IncrementalState::unsettled() const {
   return out;
 }
 
-void IncrementalState::moveInto(ClusterBuilder& builder, UnixSeconds at, double lookback_seconds,
-                                const PodSet& gone) {
+void IncrementalState::moveInto(ClusterBuilder& builder, UnixSeconds at, double lookback_seconds) {
   model::ClusterSnapshot::Pods pods = model::ClusterSnapshot::takePods(std::move(pods_));
   // The full read's last_over_time(…[lookback]) sees a sample at exactly at − lookback.
   const UnixSeconds oldest = at - lookback_seconds;
+  builder.reservePods(pods.size());
   for (std::size_t i = 0; i < pods.size(); ++i) {
     if (concluded_[i].newest_sample >= oldest) {
       pods[i].forgetListedSpec();
-      const model::Fingerprint& key = concluded_[i].key;
-      builder.keepPod(std::move(pods[i]), key, !gone.contains(key));
+      builder.keepPod(std::move(pods[i]), concluded_[i].key);
     }
   }
   builder.reuseStorage(std::move(pods));

@@ -73,13 +73,11 @@ class IncrementalState {
 
   /// Moves into `builder` every kept pod whose newest sample is still within `lookback` of `at`
   /// (the others a full read would no longer see), as it was read (forgetListedSpec), to merge
-  /// with what this read answered, live unless `gone` names it, and gives it their storage for
-  /// the new snapshot. The pods are
+  /// with what this read answered, and gives it their storage for the new snapshot. The pods are
   /// moved, not copied, when their last snapshot is gone (its holder is done with it); a copy of
   /// 100,000 pods was a third of a window read's cost. What is left holds no pods, only what
   /// `after` needs: the read replaces it next (a failed read resets it).
-  void moveInto(ClusterBuilder& builder, UnixSeconds at, double lookback_seconds,
-                const PodSet& gone);
+  void moveInto(ClusterBuilder& builder, UnixSeconds at, double lookback_seconds);
 
   /// What a successful read leaves: the pods of `snapshot`. A pod still live has its newest
   /// sample at the read. One `gone` now, or found gone earlier with its newest sample before

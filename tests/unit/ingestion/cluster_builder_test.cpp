@@ -450,34 +450,3 @@ TEST_CASE("a builder on an earlier builder's memory builds what a fresh one buil
   CHECK(reused_snap.pod(0).requests.cpu_millis == 0);  // not the first read's "a"
   CHECK(reused_snap.pod(0).phase == fresh_snap.pod(0).phase);
 }
-
-TEST_CASE("a kept pod is live as the read found it, whether it answered it or not", "[ingestion]") {
-  ClusterBuilder b(2000);
-  feed(b, QueryId::kNodeAllocatable, {{"node", "n1"}, {"resource", "cpu"}}, 8);
-  // "answered-gone" is answered by the window and found gone; the others are kept whole.
-  feed(b, QueryId::kPodInfo,
-       {{"namespace", "ns"}, {"pod", "answered-gone"}, {"uid", "u0"}, {"node", "n1"}}, 1);
-  b.markLiveExcept({ingestion::podKey("ns", "answered-gone", "u0")});
-  auto running = [](const char* name, const char* uid) {
-    model::Pod pod;
-    pod.namespace_ = "ns";
-    pod.name = name;
-    pod.uid = uid;
-    pod.node_name = "n1";
-    pod.phase = model::PodPhase::kRunning;
-    pod.requests.cpu_millis = 500;
-    return pod;
-  };
-  b.keepPod(running("answered-gone", "u0"), false);
-  b.keepPod(running("kept-gone", "u1"), false);
-  b.keepPod(running("kept-live", "u2"), true);
-  const model::ClusterSnapshot snap = std::move(b).build();
-  REQUIRE(snap.pods().size() == 3);
-  CHECK(snap.pod(0).name == "answered-gone");
-  CHECK(snap.pod(0).phase == model::PodPhase::kUnknown);  // deleted: holds nothing
-  CHECK(snap.pod(1).name == "kept-gone");
-  CHECK(snap.pod(1).phase == model::PodPhase::kUnknown);
-  CHECK(snap.pod(2).name == "kept-live");
-  CHECK(snap.pod(2).phase == model::PodPhase::kRunning);
-  CHECK(snap.requestedOn(0).cpu_millis == 500);  // only the live one holds its request
-}

@@ -27,7 +27,7 @@ class ClusterBuilder {
   /// The memory of a builder's pod records and their index, emptied, for the next read's
   /// builder: ~60 MB at the reference size that an incremental reader keeps mapped across reads
   /// (built afresh, the first window read after a full read's heap trim faulted it in again:
-  /// ~0.2 s of that read's CPU).
+  /// that read cost 0.67-0.69 s of CPU instead of 0.52-0.54 s, docs/performance.md).
   struct PodMemory;
 
   explicit ClusterBuilder(UnixSeconds at);

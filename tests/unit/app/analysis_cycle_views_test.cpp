@@ -1,9 +1,6 @@
-#include <unistd.h>
-
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdio>
-#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -20,6 +17,7 @@
 #include "exporter/report_collector.h"
 #include "report/report_text.h"
 #include "support/test_support.h"
+#include "unit/sources/temp_dir.h"
 
 using nlohmann::json;
 namespace app = dagadvisor::app;
@@ -233,8 +231,8 @@ TEST_CASE("the bundled scenario diagnoses each pending pod once and the advice a
 }
 
 TEST_CASE("a cycle at debug level logs the time of each of its stages, in order") {
-  const std::string path = std::filesystem::temp_directory_path() /
-                           ("cycle-stages-" + std::to_string(::getpid()) + ".log");
+  const dagadvisor::testing::TempDir dir;
+  const std::string path = dir / "cycle.log";
   std::FILE* file = std::fopen(path.c_str(), "w");
   REQUIRE(file != nullptr);
   dagadvisor::log::setOutput(file);
@@ -245,7 +243,6 @@ TEST_CASE("a cycle at debug level logs the time of each of its stages, in order"
   dagadvisor::log::setOutput(nullptr);
   std::fclose(file);
   const std::string text = dagadvisor::testing::readFile(path);
-  std::filesystem::remove(path);
   const auto line_at = text.find("msg=\"cycle stages (ms)\"");
   REQUIRE(line_at != std::string::npos);
   const std::string line = text.substr(line_at, text.find('\n', line_at) - line_at);

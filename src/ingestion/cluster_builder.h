@@ -24,8 +24,8 @@ model::Fingerprint podKey(std::string_view namespace_, std::string_view name, st
 /// nothing after this stage sees a Prometheus label.
 class ClusterBuilder {
  public:
-  /// The memory of a builder's pod records and their index, emptied, for the next read's
-  /// builder: ~60 MB at the reference size that an incremental reader keeps mapped across reads
+  /// The memory of a builder's pod records and their index, for the next read's builder, which
+  /// empties it: ~60 MB at the reference size that an incremental reader keeps mapped across reads
   /// (built afresh, the first window read after a full read's heap trim faulted it in again:
   /// that read cost 0.67-0.69 s of CPU instead of 0.52-0.54 s, docs/performance.md).
   struct PodMemory;
@@ -92,7 +92,7 @@ class ClusterBuilder {
   void keepUsage(std::shared_ptr<const UsageTable> usage) { usage_ = std::move(usage); }
 
   /// The snapshot of every node with allocatable data and every pod with pod info. The pod
-  /// records' memory, emptied, goes to `keep` when given.
+  /// records' memory goes to `keep` when given.
   model::ClusterSnapshot build(PodMemory* keep = nullptr) &&;
 
  private:

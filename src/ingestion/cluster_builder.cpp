@@ -356,6 +356,16 @@ std::vector<const model::Pod*> ClusterBuilder::podsNotLiveOrOfUnknownPhase() con
   return out;
 }
 
+std::vector<const model::Pod*> ClusterBuilder::podsOfUnnamedOwner() const {
+  std::vector<const model::Pod*> out;
+  for (std::size_t i = 0; i < pods_.size(); ++i) {
+    if (pods_[i].has_info && !pods_[i].owner_from_info && !pods_[i].kept_whole) {
+      out.push_back(&pods_[i].pod);
+    }
+  }
+  return out;
+}
+
 std::vector<const model::Pod*> ClusterBuilder::podsPendingUnbound(std::size_t others) const {
   std::vector<const model::Pod*> pending;
   std::vector<const model::Pod*> other;
@@ -462,10 +472,11 @@ void ClusterBuilder::addPodSample(QueryId id, const SampleView& sample) {
       if (pod.node_name.empty()) {
         pod.node_name = sample.label("node");
       }
-      pod.owner_kind =
-          pod.owner_kind.empty() ? std::string(sample.label("created_by_kind")) : pod.owner_kind;
-      pod.owner_name =
-          pod.owner_name.empty() ? std::string(sample.label("created_by_name")) : pod.owner_name;
+      if (const std::string_view kind = sample.label("created_by_kind"); !kind.empty()) {
+        pod.owner_kind = kind;
+        pod.owner_name = sample.label("created_by_name");
+        record.owner_from_info = true;
+      }
       pod.priority_class = sample.label("priority_class");
       break;
     case QueryId::kPodLive:
@@ -484,9 +495,13 @@ void ClusterBuilder::addPodSample(QueryId id, const SampleView& sample) {
       copyPrefixed(sample, "annotation_", pod.annotations);
       break;
     case QueryId::kPodOwner:
-      // kube_pod_owner is more precise than kube_pod_info's created_by_* and overrides it.
-      pod.owner_kind = sample.label("owner_kind");
-      pod.owner_name = sample.label("owner_name");
+      // Both families come from the pod's ownerReferences: created_by_* is the controller's (the
+      // object whose template the pod is made from, the one a patch changes), kube_pod_owner
+      // lists every owner, so it only stands in where kube_pod_info did not say.
+      if (!record.owner_from_info) {
+        pod.owner_kind = sample.label("owner_kind");
+        pod.owner_name = sample.label("owner_name");
+      }
       break;
     case QueryId::kPodSpec:
       addSpecSample(pod, sample, spec_families_);

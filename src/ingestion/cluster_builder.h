@@ -64,6 +64,9 @@ class ClusterBuilder {
   std::vector<const model::Pod*> podsNotLive() const;
   /// The pods in the lookback that are not live or have no known phase so far.
   std::vector<const model::Pod*> podsNotLiveOrOfUnknownPhase() const;
+  /// The pods whose kube_pod_info did not name a controller, nor say "<none>": only
+  /// kube_pod_owner can tell their owner (an exporter without created_by_*, or relabelled).
+  std::vector<const model::Pod*> podsOfUnnamedOwner() const;
 
   /// For a read that learns which pods are gone rather than which are live (an incremental
   /// window read): every pod known so far is live but those `gone` names by their
@@ -98,9 +101,10 @@ class ClusterBuilder {
  private:
   struct PodRecord {
     model::Pod pod;
-    bool has_info = false;    // only pods kube_pod_info knows are built
-    bool live = false;        // still exists at the analysis time
-    bool kept_whole = false;  // kept from an earlier read, nothing of it answered by this one
+    bool has_info = false;         // only pods kube_pod_info knows are built
+    bool live = false;             // still exists at the analysis time
+    bool kept_whole = false;       // kept from an earlier read, nothing of it answered by this one
+    bool owner_from_info = false;  // kube_pod_info named its controller (or "<none>")
     // pod_requests' largest init container per resource: the pod needs the larger of it and
     // its app containers' sum (pod.requests), settled in build().
     model::ResourceVector init_requests;

@@ -21,6 +21,55 @@ void feed(ClusterBuilder& b, QueryId id, std::vector<LabelView> labels, double v
 
 }  // namespace
 
+TEST_CASE(
+    "a pod's owner is the controller kube_pod_info names, kube_pod_owner only where it names none",
+    "[ingestion]") {
+  // kube-state-metrics writes both from the pod's ownerReferences: created_by_* is the
+  // controller's ("<none>" without one), kube_pod_owner lists every owner.
+  const std::vector<LabelView> named = {{"namespace", "ml"}, {"pod", "a"}, {"uid", "ua"}};
+  const std::vector<LabelView> unnamed = {{"namespace", "ml"}, {"pod", "b"}, {"uid", "ub"}};
+  const std::vector<LabelView> none = {{"namespace", "ml"}, {"pod", "c"}, {"uid", "uc"}};
+  auto with = [](std::vector<LabelView> pod, std::vector<LabelView> extra) {
+    pod.insert(pod.end(), extra.begin(), extra.end());
+    return pod;
+  };
+  auto info = [&](ClusterBuilder& b) {
+    feed(b, QueryId::kPodInfo,
+         with(named, {{"created_by_kind", "ReplicaSet"}, {"created_by_name", "web-1"}}), 1);
+    feed(b, QueryId::kPodInfo, with(unnamed, {}), 1);  // an exporter without created_by_*
+    feed(b, QueryId::kPodInfo,
+         with(none, {{"created_by_kind", "<none>"}, {"created_by_name", "<none>"}}), 1);
+  };
+  auto owners = [&](ClusterBuilder& b) {
+    feed(b, QueryId::kPodOwner, with(named, {{"owner_kind", "ConfigMap"}, {"owner_name", "x"}}), 1);
+    feed(b, QueryId::kPodOwner, with(unnamed, {{"owner_kind", "Job"}, {"owner_name", "j"}}), 1);
+    feed(b, QueryId::kPodOwner, with(none, {{"owner_kind", "Secret"}, {"owner_name", "s"}}), 1);
+  };
+  for (const bool info_first : {true, false}) {
+    ClusterBuilder b(1000);
+    if (info_first) {
+      info(b);
+      owners(b);
+    } else {
+      owners(b);
+      info(b);
+    }
+    std::vector<std::string> unnamed_pods;
+    for (const model::Pod* pod : b.podsOfUnnamedOwner()) {
+      unnamed_pods.push_back(pod->name);
+    }
+    CHECK(unnamed_pods == std::vector<std::string>{"b"});
+    const model::ClusterSnapshot snap = std::move(b).build();
+    REQUIRE(snap.pods().size() == 3);
+    for (const model::Pod& pod : snap.pods()) {
+      const std::string owner = pod.owner_kind + "/" + pod.owner_name;
+      CHECK(owner == (pod.name == "a"   ? "ReplicaSet/web-1"
+                      : pod.name == "b" ? "Job/j"
+                                        : "<none>/<none>"));
+    }
+  }
+}
+
 TEST_CASE("kube-state-metrics samples become nodes and pods in model units", "[ingestion]") {
   ClusterBuilder b(1000);
   feed(b, QueryId::kNodeAllocatable, {{"node", "gpu-1"}, {"resource", "cpu"}}, 31.5);
@@ -42,8 +91,10 @@ TEST_CASE("kube-state-metrics samples become nodes and pods in model units", "[i
     return extra;
   };
   // The pod's info series before binding (node="") and after: the bound one must win.
-  feed(b, QueryId::kPodInfo, with({{"node", ""}, {"created_by_kind", "Job"}}), 1);
-  feed(b, QueryId::kPodInfo, with({{"node", "gpu-1"}, {"created_by_kind", "Job"}}), 1);
+  feed(b, QueryId::kPodInfo,
+       with({{"node", ""}, {"created_by_kind", "Workflow"}, {"created_by_name", "wf-1"}}), 1);
+  feed(b, QueryId::kPodInfo,
+       with({{"node", "gpu-1"}, {"created_by_kind", "Workflow"}, {"created_by_name", "wf-1"}}), 1);
   feed(b, QueryId::kPodLive, with({}), 1);
   feed(b, QueryId::kPodPhase, with({{"phase", "Running"}}), 1);
   feed(b, QueryId::kPodRequests, with({{"container", "main"}, {"resource", "cpu"}}), 0.25);
@@ -71,6 +122,7 @@ TEST_CASE("kube-state-metrics samples become nodes and pods in model units", "[i
   CHECK(p.labels.get("dag-id") == "train");
   CHECK(p.annotations.get("workflow.dependencies") == "a,b");
   CHECK(p.owner_kind == "Workflow");
+  CHECK(p.owner_name == "wf-1");
   CHECK(p.created == 900);
   CHECK(p.started == 950);
   CHECK_FALSE(p.finished.has_value());

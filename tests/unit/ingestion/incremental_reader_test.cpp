@@ -52,9 +52,11 @@ class ClusterSource final : public sources::MetricsSource {
       }
       const std::string n = std::to_string(i);
       const bool unbound = i == pending;
+      const bool names_owner = query.name == "pod_info" && info_names_owner && i != unnamed_owner;
       series += std::string(series.empty() ? "" : ",") + R"({"metric":{"namespace":"ns","pod":"p)" +
-                n + R"(","uid":")" + uidOf(i) + R"(","node":")" + (unbound ? "" : "n1") +
-                R"(","phase":")" +
+                n + R"(","uid":")" + uidOf(i) +
+                (names_owner ? R"(","created_by_kind":"ReplicaSet","created_by_name":"rs)" : "") +
+                R"(","node":")" + (unbound ? "" : "n1") + R"(","phase":")" +
                 (unbound     ? "Pending"
                  : i == gone ? gone_phase
                              : "Running") +
@@ -86,6 +88,8 @@ class ClusterSource final : public sources::MetricsSource {
   std::string gone_phase = "Running";  // its phase then
   int stale_phase = -1;                // a live pod whose phase series the instant selection misses
   int created_from = 1 << 30;          // pods from this one on were created 30 s before a read
+  bool info_names_owner = false;       // kube_pod_info has created_by_* (kube-state-metrics')
+  int unnamed_owner = -1;              // but not for this pod
 
  private:
   std::string uidOf(int i) const {
@@ -920,6 +924,63 @@ TEST_CASE("a read asks the pod facts by uid, and by namespace and name where a f
     CHECK(count(source.asked, "pod_scheduled") == 1);
     CHECK(source.asked_by_uid("pod_scheduled") == 0);
   }
+}
+
+}  // namespace
+}  // namespace dagadvisor::ingestion
+
+namespace dagadvisor::ingestion {
+namespace {
+
+// The uids a query's list names, or "every pod" when it has none.
+std::string podsNamedBy(const sources::Query& query) {
+  const auto list = query.promql.find("uid=~\"");
+  return list == std::string::npos
+             ? "every pod"
+             : query.promql.substr(list + 6, query.promql.find('"', list + 6) - list - 6);
+}
+
+std::vector<std::string> ownerQueries(const std::vector<sources::Query>& asked) {
+  std::vector<std::string> out;
+  for (const sources::Query& query : asked) {
+    if (query.name == "pod_owner") {
+      out.push_back(podsNamedBy(query));
+    }
+  }
+  return out;
+}
+
+TEST_CASE("kube_pod_owner is asked only of the pods whose kube_pod_info names no owner",
+          "[ingestion][incremental]") {
+  IncrementalReader reader(hourlyResync());
+  ClusterSource source;
+  source.pods = 3;
+  source.info_names_owner = true;
+  source.unnamed_owner = 1;
+  FetchStats full;
+  auto first = reader.read(source, 10000, full);
+  REQUIRE(first.ok());
+  CHECK(ownerQueries(source.take()) == std::vector<std::string>{"u1"});
+  CHECK(first->pods()[0].owner_kind == "ReplicaSet");
+  CHECK(first->pods()[0].owner_name == "rs");
+
+  source.pods = 5;  // two new pods, one of them without created_by_*
+  source.changed_from = 3;
+  source.unnamed_owner = 4;
+  FetchStats window;
+  auto next = reader.read(source, 10060, window);
+  REQUIRE(next.ok());
+  REQUIRE(window.window_read);
+  CHECK(next->pods().size() == 5);
+  CHECK(ownerQueries(source.take()) == std::vector<std::string>{"u4"});
+
+  // No pod named: every new one asked, in one list; a kept pod that changed keeps its owner.
+  source.info_names_owner = false;
+  source.pods = 7;
+  source.changed_from = 4;
+  FetchStats later;
+  REQUIRE(reader.read(source, 10120, later).ok());
+  CHECK(ownerQueries(source.take()) == std::vector<std::string>{"u5|u6"});
 }
 
 }  // namespace

@@ -15,10 +15,30 @@ namespace dagadvisor::model {
 
 const std::vector<EngineAdapter>& engineAdapters() {
   static const std::vector<EngineAdapter> kAdapters = {
-      {"kubeflow", claimKubeflowPod}, {"argo", claimArgoPod},   {"tekton", claimTektonPod},
-      {"airflow", claimAirflowPod},   {"spark", claimSparkPod}, {"labels", claimLabelledPod},
+      {"kubeflow", claimKubeflowPod, kubeflowPodAnnotations},
+      {"argo", claimArgoPod, argoPodAnnotations},
+      {"tekton", claimTektonPod},
+      {"airflow", claimAirflowPod, airflowPodAnnotations},
+      {"spark", claimSparkPod},
+      {"labels", claimLabelledPod, labelledPodAnnotations},
   };
   return kAdapters;
+}
+
+std::vector<std::string> podAnnotationsRead(const config::WorkflowLabels& keys) {
+  std::vector<std::string> read;
+  for (const EngineAdapter& adapter : engineAdapters()) {
+    const bool enabled =
+        std::find(keys.engines.begin(), keys.engines.end(), adapter.engine) != keys.engines.end();
+    if (enabled && adapter.annotations != nullptr) {
+      for (const std::string& key : adapter.annotations(keys)) {
+        read.push_back(LabelSet::normalizeKey(key));
+      }
+    }
+  }
+  std::sort(read.begin(), read.end());
+  read.erase(std::unique(read.begin(), read.end()), read.end());
+  return read;
 }
 
 std::vector<WorkflowRun> buildRuns(const ClusterSnapshot& cluster,

@@ -2,6 +2,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "config/config.h"
 #include "model/adapters/run_assembler.h"
@@ -18,5 +19,7 @@ namespace dagadvisor::model {
 /// SparkKubernetesOperator task fold into the task without counting as attempts.
 bool claimAirflowPod(const Pod& pod, PodId id, const config::WorkflowLabels& keys,
                      RunAssembler& runs);
+/// The pod annotations claimAirflowPod reads.
+std::vector<std::string> airflowPodAnnotations(const config::WorkflowLabels& keys);
 
 }  // namespace dagadvisor::model

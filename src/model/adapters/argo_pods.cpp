@@ -88,4 +88,8 @@ bool claimArgoPod(const Pod& pod, PodId id, const config::WorkflowLabels& /*keys
   return true;
 }
 
+std::vector<std::string> argoPodAnnotations(const config::WorkflowLabels& /*keys*/) {
+  return {std::string(kNodeNameAnnotation), std::string(kNodeIdAnnotation)};
+}
+
 }  // namespace dagadvisor::model

@@ -2,6 +2,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "config/config.h"
 #include "model/adapters/run_assembler.h"
@@ -23,5 +24,7 @@ std::string_view argoDagName(std::string_view workflow);
 /// name is not exported). Retries become attempts. Edges are not on the pods. Returns false for
 /// any other pod.
 bool claimArgoPod(const Pod& pod, PodId id, const config::WorkflowLabels& keys, RunAssembler& runs);
+/// The pod annotations claimArgoPod reads.
+std::vector<std::string> argoPodAnnotations(const config::WorkflowLabels& keys);
 
 }  // namespace dagadvisor::model

@@ -62,4 +62,8 @@ bool claimKubeflowPod(const Pod& pod, PodId id, const config::WorkflowLabels& /*
   return true;
 }
 
+std::vector<std::string> kubeflowPodAnnotations(const config::WorkflowLabels& /*keys*/) {
+  return {std::string(kComponentKey), std::string(kNodeNameAnnotation)};
+}
+
 }  // namespace dagadvisor::model

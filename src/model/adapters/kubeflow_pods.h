@@ -3,6 +3,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "config/config.h"
 #include "model/adapters/run_assembler.h"
@@ -28,5 +29,7 @@ std::optional<KubeflowNode> kubeflowNode(std::string_view argo_task);
 /// root driver is claimed but belongs to no task. Returns false for any other pod.
 bool claimKubeflowPod(const Pod& pod, PodId id, const config::WorkflowLabels& keys,
                       RunAssembler& runs);
+/// The pod annotations claimKubeflowPod reads.
+std::vector<std::string> kubeflowPodAnnotations(const config::WorkflowLabels& keys);
 
 }  // namespace dagadvisor::model

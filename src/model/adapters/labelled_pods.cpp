@@ -57,6 +57,10 @@ bool claimLabelledPod(const Pod& pod, PodId id, const config::WorkflowLabels& ke
   return true;
 }
 
+std::vector<std::string> labelledPodAnnotations(const config::WorkflowLabels& keys) {
+  return {keys.dependencies_annotation};
+}
+
 std::vector<WorkflowRun> buildLabelledRuns(const ClusterSnapshot& cluster,
                                            const config::WorkflowLabels& keys) {
   RunAssembler runs("labels");

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "config/config.h"
@@ -16,6 +17,8 @@ namespace dagadvisor::model {
 /// Returns false (and adds nothing) for any other pod.
 bool claimLabelledPod(const Pod& pod, PodId id, const config::WorkflowLabels& keys,
                       RunAssembler& runs);
+/// The pod annotations claimLabelledPod reads: the configured dependencies annotation.
+std::vector<std::string> labelledPodAnnotations(const config::WorkflowLabels& keys);
 
 /// Rebuilds the runs of the seed's convention alone (see claimLabelledPod). Unknown parents are
 /// reported as problems and dropped. Runs are returned sorted by namespace, DAG and run.

@@ -266,3 +266,86 @@ TEST_CASE("edges are inferred from timing when the engine declares none", "[mode
   keys.infer_edges = false;
   CHECK(model::buildRuns(cluster, keys)[0].edges.empty());
 }
+
+namespace {
+
+// Each run as one line: engine, id, and its tasks (id, attempts, pod) and edges.
+std::string describeRuns(const std::vector<model::WorkflowRun>& runs,
+                         const model::ClusterSnapshot& cluster) {
+  std::string out;
+  for (const model::WorkflowRun& run : runs) {
+    out += run.engine + " " + run.id() + ":";
+    for (const model::Task& task : run.tasks) {
+      out += " " + task.id + "x" + std::to_string(task.attempts) + "@" + cluster.pod(task.pod).name;
+    }
+    for (const model::Edge& edge : run.edges) {
+      out += " " + run.tasks[edge.parent].id + ">" + run.tasks[edge.child].id;
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+// `pods` with only the annotations `keep` names (kube-state-metrics' spelling).
+model::ClusterSnapshot withAnnotations(std::vector<model::Pod> pods,
+                                       const std::vector<std::string>& keep) {
+  for (model::Pod& p : pods) {
+    model::LabelSet kept;
+    for (const auto& [key, value] : p.annotations.items()) {
+      if (std::find(keep.begin(), keep.end(), key) != keep.end()) {
+        kept.set(key, value);
+      }
+    }
+    p.annotations = kept;
+  }
+  return model::ClusterSnapshot(1000, {makeNode("n1", 64, 256)}, std::move(pods));
+}
+
+}  // namespace
+
+TEST_CASE("the annotations each adapter declares are all it reads", "[model][adapters]") {
+  config::WorkflowLabels keys;
+  keys.infer_edges = false;
+  keys.dependencies_annotation = "example.com/after";
+  const std::vector<std::string> read = model::podAnnotationsRead(keys);
+  CHECK(std::is_sorted(read.begin(), read.end()));
+  CHECK(std::find(read.begin(), read.end(), "example_com_after") != read.end());
+  CHECK(std::find(read.begin(), read.end(), "workflows_argoproj_io_node_name") != read.end());
+
+  // Every engine's pods, naming their tasks, runs and edges by annotation where the engine
+  // allows it, among annotations no adapter reads.
+  const Labels noise = {{"kubectl.kubernetes.io/restartedAt", "2026-01-01"},
+                        {"prometheus.io/scrape", "true"}};
+  auto annotated = [&](Labels annotations) {
+    annotations.insert(annotations.end(), noise.begin(), noise.end());
+    return annotations;
+  };
+  const std::vector<model::Pod> pods = {
+      pod("wf-a", {{"workflows.argoproj.io/workflow", "wf"}},
+          annotated({{"workflows.argoproj.io/node-name", "wf.A(1)"}}), 0, 10),
+      pod("wf-b", {{"workflows.argoproj.io/workflow", "wf"}},
+          annotated({{"workflows.argoproj.io/node-id", "wf-123"}}), 0, 10),
+      pod("kfp-e", {{"workflows.argoproj.io/workflow", "p-xyz12"}},
+          annotated({{"pipelines.kubeflow.org/v2_component", "true"},
+                     {"workflows.argoproj.io/node-name", "p-xyz12.root.train.executor"}}),
+          9, 40),
+      pod("af", {{"dag_id", "d"}, {"task_id", "t"}, {"airflow_version", "2.9.3"}},
+          annotated({{"logical_date", "2026-01-01T00:00:00+00:00"},
+                     {"map_index", "2"},
+                     {"try_number", "3"}}),
+          0, 10),
+      pod("s-a", {{"dag-id", "train"}, {"task-id", "a"}}, annotated({}), 0, 10),
+      pod("s-b", {{"dag-id", "train"}, {"task-id", "b"}}, annotated({{"example.com/after", "a"}}),
+          10, 20),
+  };
+  const model::ClusterSnapshot whole(1000, {makeNode("n1", 64, 256)}, pods);
+  const model::ClusterSnapshot declared = withAnnotations(pods, read);
+  const model::ClusterSnapshot none = withAnnotations(pods, {});
+  const std::string expected = describeRuns(model::buildRuns(whole, keys), whole);
+  CHECK(describeRuns(model::buildRuns(declared, keys), declared) == expected);
+  // The pods above do depend on their annotations.
+  CHECK(describeRuns(model::buildRuns(none, keys), none) != expected);
+
+  keys.engines = {"tekton", "spark"};  // engines that read no annotation
+  CHECK(model::podAnnotationsRead(keys).empty());
+}

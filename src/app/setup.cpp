@@ -12,6 +12,7 @@
 #include "ingestion/kubernetes_objects.h"
 #include "ingestion/promql_reader.h"
 #include "ingestion/scrape_reader.h"
+#include "model/adapters/adapter_registry.h"
 #include "sources/kubernetes/kube_object_files.h"
 #include "sources/kubernetes/kubernetes_source.h"
 #include "sources/prometheus/prometheus_source.h"
@@ -159,8 +160,10 @@ Result<OpenedReader> openPrometheus(const config::Config& config, Reads reads) {
     return source.error();
   }
   OpenedReader opened{std::move(source).value(), nullptr};
+  // Only the annotations the engine adapters read (snapshot record asks them all: recordInto).
   opened.reader = std::make_unique<ingestion::PromqlClusterReader>(
-      *opened.source, readSettings(config.sources.prometheus, reads));
+      *opened.source, readSettings(config.sources.prometheus, reads),
+      model::podAnnotationsRead(config.workflow_labels));
   return opened;
 }
 

@@ -31,10 +31,9 @@ constexpr const char* kMarkersHint =
     "Prometheus writes staleness markers: with sources.prometheus.staleness_markers: true a "
     "window read costs it about a third of the CPU it does now, a full read about three quarters";
 
-// What a new pod's series say once. Not kube_pod_owner: kube_pod_info names the controller
-// (ownerPlan).
-constexpr QueryId kOncePerPod[] = {QueryId::kPodRequests, QueryId::kPodLabels,
-                                   QueryId::kPodAnnotations};
+// What a new pod's series say once, besides its annotations (podAnnotationsOfPodsQuery). Not
+// kube_pod_owner: kube_pod_info names the controller (ownerPlan).
+constexpr QueryId kOncePerPod[] = {QueryId::kPodRequests, QueryId::kPodLabels};
 
 // What a pod's series can still say after it appeared: where it runs, its phase, its times.
 constexpr QueryId kChangingFacts[] = {QueryId::kPodInfo,    QueryId::kPodPhase,
@@ -110,9 +109,11 @@ PlannedQuery liveAndCreatedQuery(const QueryCatalog& catalog, ClusterBuilder& bu
 
 }  // namespace
 
-IncrementalReader::IncrementalReader(const config::PrometheusSource& settings)
+IncrementalReader::IncrementalReader(const config::PrometheusSource& settings,
+                                     AnnotationKeys annotations)
     : settings_(settings),
-      catalog_(settings, fact_key_),
+      annotations_(std::move(annotations)),
+      catalog_(settings, fact_key_, annotations_),
       limits_{static_cast<std::size_t>(settings.max_concurrent_queries),
               static_cast<std::size_t>(settings.max_series_per_query)} {}
 
@@ -207,7 +208,7 @@ Result<model::ClusterSnapshot> IncrementalReader::fullRead(sources::MetricsSourc
   if (builder.answeredWithoutUid() && fact_key_ == PodFactKey::kUid) {
     kLog.info("pod series without uid: pods told apart by namespace and name from now on");
     fact_key_ = PodFactKey::kNamespacePodUid;
-    catalog_ = QueryCatalog(settings_, fact_key_);
+    catalog_ = QueryCatalog(settings_, fact_key_, annotations_);
     return fullRead(source, at, stats);
   }
   IncrementalState::PodSet gone;
@@ -513,6 +514,8 @@ Result<model::ClusterSnapshot> IncrementalReader::windowRead(sources::MetricsSou
     for (QueryId id : kOncePerPod) {
       per_pod.push_back(catalogQuery(catalog, id, builder));
     }
+    per_pod.push_back(builderQuery(podAnnotationsOfPodsQuery(selector, fact_key_, annotations_),
+                                   QueryId::kPodAnnotations, builder));
     per_pod.push_back(
         builderQuery(podSpecQuery(selector, PodSpecParts::kOfPods), QueryId::kPodSpec, builder));
   }

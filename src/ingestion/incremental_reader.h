@@ -42,7 +42,9 @@ namespace dagadvisor::ingestion {
 /// Too many changed pods (over 2,000 and a quarter of those kept) make it a full read.
 class IncrementalReader {
  public:
-  explicit IncrementalReader(const config::PrometheusSource& settings);
+  /// `annotations`: the pod annotations asked (AnnotationKeys), every one by default.
+  explicit IncrementalReader(const config::PrometheusSource& settings,
+                             AnnotationKeys annotations = std::nullopt);
 
   Result<model::ClusterSnapshot> read(sources::MetricsSource& source, UnixSeconds at,
                                       FetchStats& stats);
@@ -94,6 +96,7 @@ class IncrementalReader {
   PodFactKey fact_key_ = PodFactKey::kUid;
   bool markers_asked_ = false;  // stalenessMarkersSeenQuery asked (once, with the setting off)
   bool markers_seen_ = false;   // and it showed markers
+  AnnotationKeys annotations_;
   QueryCatalog catalog_;
   Limits limits_;
   IncrementalState state_;

@@ -22,8 +22,9 @@ namespace dagadvisor::ingestion {
 class PromqlClusterReader final : public ClusterReader {
  public:
   /// Reads through `source` (not owned; must outlive the reader) with the catalog and limits
-  /// of `settings`.
-  PromqlClusterReader(sources::MetricsSource& source, const config::PrometheusSource& settings);
+  /// of `settings`, and of pod annotations `annotations` (every one by default).
+  PromqlClusterReader(sources::MetricsSource& source, const config::PrometheusSource& settings,
+                      const AnnotationKeys& annotations = std::nullopt);
 
   Result<model::ClusterSnapshot> read(UnixSeconds at, FetchStats& stats) override;
   NetworkReceiveByPod readNetworkReceive(const model::ClusterSnapshot& cluster,
@@ -33,14 +34,18 @@ class PromqlClusterReader final : public ClusterReader {
   }
   std::string describe() const override { return source_->describe(); }
   sources::MetricsSource& recordedAnswers() override { return *source_; }
+  /// A recording holds the catalog's full answers, every annotation too: a replay may read
+  /// it under other settings (another dependencies annotation).
   void recordInto(sources::SnapshotWriter& writer) override {
     source_ = &writer;
     incremental_.reset();
     network_.forget();
+    catalog_ = QueryCatalog(settings_);
   }
 
  private:
   sources::MetricsSource* source_;
+  config::PrometheusSource settings_;
   std::optional<IncrementalReader> incremental_;
   NetworkReceiveReader network_;
   QueryCatalog catalog_;

@@ -219,6 +219,31 @@ class Builder {
 
   std::string live() const { return live(fact_key_); }
 
+  // pod_annotations: every annotation, or those of `keys` (AnnotationKeys). Only the series of a
+  // pod with one of the keys are selected, one selection per key (a pod with several is selected
+  // once for each; `or` keeps one), unless `of_pods`: a selector naming a few pods, whose series
+  // are then selected once (per key, each uid list was 0.09-0.11 s of Prometheus CPU instead of
+  // 0.01-0.02 s). At the reference size the keyed full query cost 0.33-0.52 s against 1.44-1.98 s
+  // for the whole family, and answered 3.0 of 27.8 MB.
+  std::string annotations(const AnnotationKeys& keys, bool of_pods) const {
+    if (!keys || keys->empty()) {
+      return recent(s_.metrics.pod_annotations);
+    }
+    std::string by(fact_key_);
+    for (const std::string& key : *keys) {
+      by += ", annotation_" + key;
+    }
+    if (of_pods) {
+      return maxBy(by, recent(s_.metrics.pod_annotations));
+    }
+    std::string any;
+    for (const std::string& key : *keys) {
+      any += (any.empty() ? "" : " or ") +
+             recent(s_.metrics.pod_annotations, "annotation_" + key + R"(!="")");
+    }
+    return maxBy(by, any);
+  }
+
   // What the diagnosis and the advice read of pod specs besides requests, tagged spec=…: the
   // tolerations and node selectors of the pods pending unbound at the analysis time (joined on
   // kube_pod_info{node=""}, the only pods the diagnosis needs them for), with one count per family
@@ -416,7 +441,8 @@ class Builder {
 
 }  // namespace
 
-QueryCatalog::QueryCatalog(const config::PrometheusSource& s, PodFactKey key) {
+QueryCatalog::QueryCatalog(const config::PrometheusSource& s, PodFactKey key,
+                           const AnnotationKeys& annotations) {
   const auto& m = s.metrics;
   const std::string& sel = s.selector;
   const Builder b(s, key);
@@ -441,7 +467,7 @@ QueryCatalog::QueryCatalog(const config::PrometheusSource& s, PodFactKey key) {
   set(QueryId::kPodPhase, "pod_phase", b.phase(b.recent(m.pod_phase, kKnownPhases)));
   set(QueryId::kPodRequests, "pod_requests", b.podRequests());
   set(QueryId::kPodLabels, "pod_labels", b.recent(m.pod_labels));
-  set(QueryId::kPodAnnotations, "pod_annotations", b.recent(m.pod_annotations));
+  set(QueryId::kPodAnnotations, "pod_annotations", b.annotations(annotations, false));
   set(QueryId::kPodOwner, "pod_owner",
       maxBy(b.fact("owner_kind, owner_name"), b.recent(m.pod_owner)));
   set(QueryId::kPodCreated, "pod_created", b.podTime(m.pod_created));
@@ -462,6 +488,11 @@ QueryCatalog::QueryCatalog(const config::PrometheusSource& s, PodFactKey key) {
 sources::Query podNewestSampleQuery(const config::PrometheusSource& settings,
                                     config::Seconds range) {
   return {"pod_seen", Builder(settings).newestSample(range)};
+}
+
+sources::Query podAnnotationsOfPodsQuery(const config::PrometheusSource& settings, PodFactKey key,
+                                         const AnnotationKeys& annotations) {
+  return {"pod_annotations", Builder(settings, key).annotations(annotations, true)};
 }
 
 sources::Query podPhaseNowQuery(const config::PrometheusSource& settings, PodFactKey key) {

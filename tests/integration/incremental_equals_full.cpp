@@ -19,6 +19,7 @@
 //          LOOKBACK_S MARGIN_S USAGE_REFRESH_S T1 T2 …
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -35,6 +36,7 @@
 #include "common/log.h"
 #include "config/config.h"
 #include "ingestion/promql_reader.h"
+#include "model/adapters/adapter_registry.h"
 #include "model/cluster.h"
 #include "sources/prometheus/prometheus_source.h"
 
@@ -129,6 +131,30 @@ std::string scheduler(const model::SchedulerStats& s) {
   }
   out << " preemption=" << s.preemption_attempts_per_second;
   return out.str();
+}
+
+// Each pod's annotations among `keys` (all of them when empty), with the pods with any.
+struct Annotations {
+  std::set<std::string> by_pod;
+  std::size_t annotated = 0;
+};
+
+Annotations annotations(const model::ClusterSnapshot& snapshot,
+                        const std::vector<std::string>& keys) {
+  Annotations out;
+  for (const model::Pod& p : snapshot.pods()) {
+    std::string line = p.namespace_ + "/" + p.name + "/" + p.uid + " {";
+    bool any = false;
+    for (const auto& [key, value] : p.annotations.items()) {
+      if (keys.empty() || std::find(keys.begin(), keys.end(), key) != keys.end()) {
+        line += key + "=" + value + ",";
+        any = true;
+      }
+    }
+    out.by_pod.insert(line + "}");
+    out.annotated += any ? 1 : 0;
+  }
+  return out;
 }
 
 std::vector<std::string> lines(const model::ClusterSnapshot& snapshot, bool with_usage) {
@@ -369,7 +395,10 @@ int main(int argc, char** argv) {
   full_settings.incremental.resync = config::Seconds(0);
 
   const auto source = openSource(settings.url, gzip);
-  ingestion::PromqlClusterReader incremental(*source, settings);
+  // The annotations the daemon asks: those its engine adapters read (app/setup.cpp).
+  const ingestion::AnnotationKeys annotations_read =
+      model::podAnnotationsRead(config::WorkflowLabels{});
+  ingestion::PromqlClusterReader incremental(*source, settings, annotations_read);
   if (analyze) {
     log::setLevel(log::Level::kDebug);  // the cycle's stage times
     config::Config config;
@@ -417,7 +446,7 @@ int main(int argc, char** argv) {
           ti.bytes, ti.series, ti.eval_seconds, ti.samples);
       continue;
     }
-    ingestion::PromqlClusterReader fresh(*source, full_settings);
+    ingestion::PromqlClusterReader fresh(*source, full_settings, annotations_read);
     auto b = fresh.read(at, full_stats);
     if (!b.ok()) {
       std::cout << "t=" << args[i] << " full read failed: " << b.error().describe() << "\n";
@@ -433,7 +462,20 @@ int main(int argc, char** argv) {
     }
     // Usage is kept between its refreshes: compared when this read refreshed it.
     const bool with_usage = readUsage(incremental_stats);
-    const bool equal = same(lines(*a, with_usage), lines(*b, with_usage));
+    bool equal = same(lines(*a, with_usage), lines(*b, with_usage));
+    // The first time, the keyed annotations against every annotation a recording asks.
+    if (i == 4) {
+      ingestion::PromqlClusterReader every(*source, full_settings);
+      ingestion::FetchStats every_stats;
+      auto c = every.read(at, every_stats);
+      const Annotations keyed = annotations(*b, *annotations_read);
+      const bool same_annotations =
+          c.ok() && keyed.by_pod == annotations(*c, *annotations_read).by_pod;
+      std::printf("t=%s annotated_pods=%zu (%zu with any annotation) keyed_annotations=%s\n",
+                  args[i].c_str(), keyed.annotated, c.ok() ? annotations(*c, {}).annotated : 0,
+                  same_annotations ? "same" : "DIFFERENT");
+      equal = equal && same_annotations;
+    }
     failures += equal ? 0 : 1;
     const std::set<std::string> keys = podKeys(*b);
     const Totals tf = totals(full_stats, print_costs, "full  ");

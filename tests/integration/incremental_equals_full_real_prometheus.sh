@@ -25,7 +25,11 @@ rc=0
 cat "$WORK_DIR/check.txt"
 [ "$rc" -eq 0 ] || fail "an incremental read differs from the full read of the same moment"
 
-grep '^t=' "$WORK_DIR/check.txt" >"$WORK_DIR/reads.txt"
+# The annotations the engine adapters read (all the daemon asks) arrive, as a read of every
+# annotation has them.
+grep -Eq '^t=[0-9]+ annotated_pods=[1-9][0-9]* .* keyed_annotations=same$' "$WORK_DIR/check.txt" \
+  || fail "the annotations the adapters read are not those of a read of every annotation"
+grep '^t=.* read=' "$WORK_DIR/check.txt" >"$WORK_DIR/reads.txt"
 windows=$(grep -c 'read=window' "$WORK_DIR/reads.txt" || true)
 [ "$windows" -eq $((${#times[@]} - 1)) ] || fail "$windows window reads, expected every read after the first"
 grep 'read=window' "$WORK_DIR/reads.txt" >"$WORK_DIR/windows.txt"

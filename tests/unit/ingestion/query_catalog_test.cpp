@@ -56,6 +56,31 @@ TEST_CASE("with PodFactKey::kUid the pod facts are asked by uid, pod_info by the
         std::string::npos);
 }
 
+// pod_annotations asks only the keys the adapters read: in the catalog each key's series apart
+// (only the pods with one are selected), of a uid list each pod's series once; every annotation
+// without keys (a recording).
+TEST_CASE("pod_annotations asks the annotations read, selecting only the pods that have one",
+          "[ingestion][catalog]") {
+  config::PrometheusSource settings;
+  settings.selector = R"(cluster="a")";
+  const std::string family = settings.metrics.pod_annotations;
+  const AnnotationKeys keys = std::vector<std::string>{"dag_id", "workflow_dependencies"};
+  const std::string by = "max by (uid, annotation_dag_id, annotation_workflow_dependencies) (";
+  CHECK(QueryCatalog(settings, PodFactKey::kUid, keys).get(QueryId::kPodAnnotations).promql ==
+        by + "last_over_time(" + family + R"({annotation_dag_id!="", cluster="a"}[6h5m]) or )" +
+            "last_over_time(" + family +
+            R"({annotation_workflow_dependencies!="", cluster="a"}[6h5m])))");
+  const config::PrometheusSource listed = withSelector(settings, R"(uid=~"u1|u2")");
+  CHECK(podAnnotationsOfPodsQuery(listed, PodFactKey::kUid, keys).promql ==
+        by + "last_over_time(" + family + R"({cluster="a", uid=~"u1|u2"}[6h5m])))");
+  const std::string every = "last_over_time(" + family + R"({cluster="a"}[6h5m]))";
+  CHECK(QueryCatalog(settings).get(QueryId::kPodAnnotations).promql == every);
+  CHECK(QueryCatalog(settings, PodFactKey::kUid, std::vector<std::string>{})
+            .get(QueryId::kPodAnnotations)
+            .promql == every);
+  CHECK(podAnnotationsOfPodsQuery(settings, PodFactKey::kUid, std::nullopt).promql == every);
+}
+
 TEST_CASE("staleness_markers_seen counts the series that left the instant selection early",
           "[ingestion][catalog]") {
   config::PrometheusSource settings;

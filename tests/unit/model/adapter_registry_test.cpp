@@ -1,6 +1,8 @@
 #include "model/adapters/adapter_registry.h"
 
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
 
 #include "model/adapters/argo_pods.h"
 #include "model/adapters/kubeflow_pods.h"
@@ -348,4 +350,24 @@ TEST_CASE("the annotations each adapter declares are all it reads", "[model][ada
 
   keys.engines = {"tekton", "spark"};  // engines that read no annotation
   CHECK(model::podAnnotationsRead(keys).empty());
+}
+
+// kube-state-metrics exports only allow-listed annotations: the flags the project ships must
+// allow every annotation the adapters read, and no other (each costs a series a pod).
+TEST_CASE("the shipped kube-state-metrics flags allow-list the annotations the adapters read",
+          "[model][adapters]") {
+  std::ifstream flags(std::string(DAGADVISOR_SOURCE_DIR) + "/config/kube-state-metrics/flags.txt");
+  REQUIRE(flags);
+  const std::string prefix = "--metric-annotations-allowlist=pods=[";
+  std::vector<std::string> allowed;
+  for (std::string line; std::getline(flags, line);) {
+    if (line.rfind(prefix, 0) == 0 && line.back() == ']') {
+      std::stringstream keys(line.substr(prefix.size(), line.size() - prefix.size() - 1));
+      for (std::string key; std::getline(keys, key, ',');) {
+        allowed.push_back(model::LabelSet::normalizeKey(key));
+      }
+    }
+  }
+  std::sort(allowed.begin(), allowed.end());
+  CHECK(allowed == model::podAnnotationsRead(config::WorkflowLabels{}));
 }

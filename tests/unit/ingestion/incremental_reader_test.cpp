@@ -932,24 +932,6 @@ TEST_CASE("a read asks the pod facts by uid, and by namespace and name where a f
 namespace dagadvisor::ingestion {
 namespace {
 
-// The uids a query's list names, or "every pod" when it has none.
-std::string podsNamedBy(const sources::Query& query) {
-  const auto list = query.promql.find("uid=~\"");
-  return list == std::string::npos
-             ? "every pod"
-             : query.promql.substr(list + 6, query.promql.find('"', list + 6) - list - 6);
-}
-
-std::vector<std::string> ownerQueries(const std::vector<sources::Query>& asked) {
-  std::vector<std::string> out;
-  for (const sources::Query& query : asked) {
-    if (query.name == "pod_owner") {
-      out.push_back(podsNamedBy(query));
-    }
-  }
-  return out;
-}
-
 TEST_CASE("kube_pod_owner is asked only of the pods whose kube_pod_info names no owner",
           "[ingestion][incremental]") {
   IncrementalReader reader(hourlyResync());
@@ -957,30 +939,26 @@ TEST_CASE("kube_pod_owner is asked only of the pods whose kube_pod_info names no
   source.pods = 3;
   source.info_names_owner = true;
   source.unnamed_owner = 1;
-  FetchStats full;
-  auto first = reader.read(source, 10000, full);
+  FetchStats stats;
+  auto first = reader.read(source, 10000, stats);
   REQUIRE(first.ok());
-  CHECK(ownerQueries(source.take()) == std::vector<std::string>{"u1"});
-  CHECK(first->pods()[0].owner_kind == "ReplicaSet");
-  CHECK(first->pods()[0].owner_name == "rs");
+  CHECK(uidListOf(source.take(), "pod_owner") == "u1");
+  CHECK(first->pods()[0].owner_kind + "/" + first->pods()[0].owner_name == "ReplicaSet/rs");
 
-  source.pods = 5;  // two new pods, one of them without created_by_*
+  // Two new pods, one of them without created_by_*.
+  source.pods = 5;
   source.changed_from = 3;
   source.unnamed_owner = 4;
-  FetchStats window;
-  auto next = reader.read(source, 10060, window);
-  REQUIRE(next.ok());
-  REQUIRE(window.window_read);
-  CHECK(next->pods().size() == 5);
-  CHECK(ownerQueries(source.take()) == std::vector<std::string>{"u4"});
+  REQUIRE(reader.read(source, 10060, stats).ok());
+  CHECK(stats.window_read);
+  CHECK(uidListOf(source.take(), "pod_owner") == "u4");
 
   // No pod named: every new one asked, in one list; a kept pod that changed keeps its owner.
   source.info_names_owner = false;
   source.pods = 7;
   source.changed_from = 4;
-  FetchStats later;
-  REQUIRE(reader.read(source, 10120, later).ok());
-  CHECK(ownerQueries(source.take()) == std::vector<std::string>{"u5|u6"});
+  REQUIRE(reader.read(source, 10120, stats).ok());
+  CHECK(uidListOf(source.take(), "pod_owner") == "u5|u6");
 }
 
 }  // namespace

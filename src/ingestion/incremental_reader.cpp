@@ -188,13 +188,11 @@ Result<model::ClusterSnapshot> IncrementalReader::fullRead(sources::MetricsSourc
     const auto id = static_cast<QueryId>(i);
     // pod_spec is asked once the answers tell which pods are pending unbound; the phases over the
     // lookback once the instant phases tell which pods need them (phaseOverLookbackPlan).
-    // With staleness markers pod_live tells the live pods' creation times (overLookbackPlan).
+    // With staleness markers pod_live tells the live pods' creation times (createdPlan).
     // kube_pod_owner only of the pods kube_pod_info did not name an owner of (ownerPlan).
-    // With staleness markers the live pods' requests are the instant ones (overLookbackPlan).
-    const bool markers = settings_.staleness_markers;
-    const bool asked_later =
-        id == QueryId::kPodSpec || id == QueryId::kPodPhase || id == QueryId::kPodOwner ||
-        (markers && (id == QueryId::kPodCreated || id == QueryId::kPodRequests));
+    const bool asked_later = id == QueryId::kPodSpec || id == QueryId::kPodPhase ||
+                             id == QueryId::kPodOwner ||
+                             (id == QueryId::kPodCreated && settings_.staleness_markers);
     if ((!isPodUsage(id) || usage_due) && !asked_later) {
       plan.push_back(id == QueryId::kPodLive && settings_.staleness_markers
                          ? liveAndCreatedQuery(catalog_, builder)
@@ -202,10 +200,6 @@ Result<model::ClusterSnapshot> IncrementalReader::fullRead(sources::MetricsSourc
     }
   }
   plan.push_back(builderQuery(podPhaseNowQuery(settings_, fact_key_), QueryId::kPodPhase, builder));
-  if (settings_.staleness_markers) {
-    plan.push_back(
-        builderQuery(podRequestsNowQuery(settings_, fact_key_), QueryId::kPodRequests, builder));
-  }
   planMarkersCheck(plan);
   IncrementalState::NewestSamples newest;
   if (auto answered = run(source, plan, at, stats); !answered.ok()) {
@@ -229,10 +223,8 @@ Result<model::ClusterSnapshot> IncrementalReader::fullRead(sources::MetricsSourc
     follow_up.push_back(std::move(query));
   }
   if (settings_.staleness_markers) {
-    for (QueryId id : {QueryId::kPodCreated, QueryId::kPodRequests}) {
-      for (PlannedQuery& query : overLookbackPlan(id, gone_uids, builder)) {
-        follow_up.push_back(std::move(query));
-      }
+    for (PlannedQuery& query : createdPlan(gone_uids, builder)) {
+      follow_up.push_back(std::move(query));
     }
   }
   for (PlannedQuery& query : ownerPlan(uidsOf(builder.podsOfUnnamedOwner()), builder)) {
@@ -307,16 +299,13 @@ std::vector<PlannedQuery> IncrementalReader::phaseOverLookbackPlan(
 }
 
 // With staleness markers a full read takes the live pods' creation times from pod_live
-// (liveAndCreatedQuery) and their requests from the instant selection (podRequestsNowQuery), and
-// asks the catalog's pod_created and pod_requests over the lookback only of the pods not live, by
-// uid: at the reference size 5,300 of 112,000 pods, where pod_created selected every pod's series
-// (0.9 s of evaluation, 17 MB) and pod_requests read every sample of the lookback of each
-// container's (3.8 M samples; 0.5-1.1 s of Prometheus CPU more than the instant selection, where
-// a sample is written every 3 minutes: six times more samples where it is every 30 s).
-std::vector<PlannedQuery> IncrementalReader::overLookbackPlan(
-    QueryId id, const std::vector<std::string_view>& uids, ClusterBuilder& builder) const {
+// (liveAndCreatedQuery) and asks the catalog's pod_created only of the pods not live, by uid: at
+// the reference size 5,300 of 112,000 pods, where the whole query selected every pod's series
+// (0.9 s of evaluation) and sent 17 MB.
+std::vector<PlannedQuery> IncrementalReader::createdPlan(const std::vector<std::string_view>& uids,
+                                                         ClusterBuilder& builder) const {
   return byUidPlan(settings_, uids, [&](const config::PrometheusSource& selector) {
-    return catalogQuery(QueryCatalog(selector, fact_key_), id, builder);
+    return catalogQuery(QueryCatalog(selector, fact_key_), QueryId::kPodCreated, builder);
   });
 }
 

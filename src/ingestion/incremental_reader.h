@@ -77,13 +77,12 @@ class IncrementalReader {
   /// The catalog's pod_phase over the lookback of the pods `uids`, by uid, into `builder`.
   std::vector<PlannedQuery> phaseOverLookbackPlan(const std::vector<std::string_view>& uids,
                                                   ClusterBuilder& builder) const;
+  /// The catalog's pod_created of the pods `uids` (those not live), by uid, into `builder`.
   /// The catalog's pod_owner of the pods `uids` (whose kube_pod_info named no owner), by uid.
   std::vector<PlannedQuery> ownerPlan(const std::vector<std::string_view>& uids,
                                       ClusterBuilder& builder) const;
-  /// The catalog's query `id` (pod_created, pod_requests) of the pods `uids` (those not live),
-  /// by uid, into `builder`.
-  std::vector<PlannedQuery> overLookbackPlan(QueryId id, const std::vector<std::string_view>& uids,
-                                             ClusterBuilder& builder) const;
+  std::vector<PlannedQuery> createdPlan(const std::vector<std::string_view>& uids,
+                                        ClusterBuilder& builder) const;
   /// pod_spec of the pods `builder` has pending unbound, by uid, into `builder`. True when it
   /// asks the families' counts too (a pod without uid: the catalog's whole query).
   bool planSpecOfPending(ClusterBuilder& builder, std::vector<PlannedQuery>& plan) const;

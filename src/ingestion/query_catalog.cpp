@@ -295,14 +295,11 @@ class Builder {
   // and takes the larger of the sum and the init container (what the scheduler reserves). The
   // containers' requests are selected once: summing them here and reading them by name again
   // in pod_spec read the largest pod family twice (issue #18).
-  // Over the lookback, or (`now`) the series written at the instant: a live pod's, where the
-  // TSDB writes staleness markers.
-  std::string podRequests(bool now = false) const {
-    auto series = [&](const std::string& metric) {
-      return now ? select(metric, kResources, s_.selector) : recent(metric, kResources);
-    };
-    const std::string app = maxBy(fact("container, resource"), series(s_.metrics.pod_requests));
-    const std::string init = maxBy(fact("resource"), series(s_.metrics.pod_init_requests));
+  std::string podRequests() const {
+    const std::string app =
+        maxBy(fact("container, resource"), recent(s_.metrics.pod_requests, kResources));
+    const std::string init =
+        maxBy(fact("resource"), recent(s_.metrics.pod_init_requests, kResources));
     return either({app, init});
   }
 
@@ -496,10 +493,6 @@ sources::Query podNewestSampleQuery(const config::PrometheusSource& settings,
 sources::Query podAnnotationsOfPodsQuery(const config::PrometheusSource& settings, PodFactKey key,
                                          const AnnotationKeys& annotations) {
   return {"pod_annotations", Builder(settings, key).annotations(annotations, true)};
-}
-
-sources::Query podRequestsNowQuery(const config::PrometheusSource& settings, PodFactKey key) {
-  return {"pod_requests", Builder(settings, key).podRequests(true)};
 }
 
 sources::Query podPhaseNowQuery(const config::PrometheusSource& settings, PodFactKey key) {

@@ -107,13 +107,6 @@ sources::Query podNewestSampleQuery(const config::PrometheusSource& settings,
 /// selection reads one sample a series where the range reads every sample of the lookback.
 sources::Query podPhaseNowQuery(const config::PrometheusSource& settings, PodFactKey key);
 
-/// pod_requests of the pods whose series are written at the instant: where the TSDB writes
-/// staleness markers, the live pods' (a deleted pod's series end with a marker), what an
-/// incremental full read asks of every pod, the catalog's range over the lookback then asked
-/// only of the pods not live. A live pod's newest sample is the same either way; the instant
-/// selection reads one sample a series where the range reads every sample of the lookback.
-sources::Query podRequestsNowQuery(const config::PrometheusSource& settings, PodFactKey key);
-
 /// Not in the catalog either: how an incremental window read finds what it must read again.
 /// pod_changed: the pods (namespace, pod, uid) created, bound, started or finished within
 /// `window` before the evaluation time, or that left or entered Pending or Running in it (kAll).

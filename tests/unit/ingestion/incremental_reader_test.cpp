@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <iterator>
-#include <map>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -20,29 +19,61 @@ std::string vector(const std::string& series) {
   return R"({"status":"success","data":{"resultType":"vector","result":[)" + series + "]}}";
 }
 
-// One node; `pods` pods with info, a newest sample at the read's time, one core of CPU usage and
-// requested; every other answer empty. Records what each read asked and the bytes answered.
+// One node; `pods` pods with info, a newest sample at the read's time and one core of CPU
+// usage; every other answer empty. Records what each read asked.
 class ClusterSource final : public sources::MetricsSource {
  public:
   Result<sources::QueryBody> instantQuery(const sources::Query& query, UnixSeconds at) override {
-    sources::QueryBody body{answer(query, at)};
-    std::lock_guard lock(mutex_);
-    asked_.push_back(query);
-    answered_bytes_[query.name] += body.json.size();
-    return body;
+    {
+      std::lock_guard lock(mutex_);
+      asked_.push_back(query);
+    }
+    if (query.name == "node_allocatable") {
+      return sources::QueryBody{
+          vector(R"({"metric":{"node":"n1","resource":"cpu"},"value":[1,"4"]})")};
+    }
+    if (query.name == "pod_spec") {
+      return sources::QueryBody{vector(specSeries(query))};
+    }
+    const bool per_pod = query.name == "pod_info" || query.name == "pod_seen" ||
+                         query.name == "pod_created" || query.name == "pod_live" ||
+                         query.name == "pod_phase" || query.name == "pod_changed" ||
+                         query.name == "pod_gone" || query.name == "pod_usage_cpu";
+    if (query.name == "pod_created_or_gone") {
+      return sources::QueryBody{vector(createdOrGoneSeries(at))};
+    }
+    if (!per_pod) {
+      return sources::QueryBody{kEmpty};
+    }
+    std::string series;
+    for (int i = 0; i < pods; ++i) {
+      if (!answers(query, i)) {
+        continue;
+      }
+      const std::string n = std::to_string(i);
+      const bool unbound = i == pending;
+      const bool names_owner = query.name == "pod_info" && info_names_owner && i != unnamed_owner;
+      series += std::string(series.empty() ? "" : ",") + R"({"metric":{"namespace":"ns","pod":"p)" +
+                n + R"(","uid":")" + uidOf(i) +
+                (names_owner ? R"(","created_by_kind":"ReplicaSet","created_by_name":"rs)" : "") +
+                R"(","node":")" + (unbound ? "" : "n1") + R"(","phase":")" +
+                (unbound     ? "Pending"
+                 : i == gone ? gone_phase
+                             : "Running") +
+                R"("},"value":[1,")" +
+                (query.name == "pod_seen"   ? std::to_string(i == gone ? gone_seen : at - 30)
+                 : query.name == "pod_live" ? std::to_string(1000 + i)  // kube_pod_created's value
+                                            : "1") +
+                R"("]})";
+    }
+    return sources::QueryBody{vector(series)};
   }
   std::string describe() const override { return "cluster"; }
   bool concurrent() const override { return true; }
 
   std::vector<sources::Query> take() {
     std::lock_guard lock(mutex_);
-    taken_bytes_ = std::exchange(answered_bytes_, {});
     return std::exchange(asked_, {});
-  }
-  // What the answers to `name` among the queries take() last returned held, summed.
-  std::size_t answeredBytes(const std::string& name) {
-    std::lock_guard lock(mutex_);
-    return taken_bytes_[name];
   }
 
   int pods = 1;
@@ -61,49 +92,6 @@ class ClusterSource final : public sources::MetricsSource {
   int unnamed_owner = -1;              // but not for this pod
 
  private:
-  // The JSON a real Prometheus would answer `query` with at `at`.
-  std::string answer(const sources::Query& query, UnixSeconds at) const {
-    if (query.name == "node_allocatable") {
-      return vector(R"({"metric":{"node":"n1","resource":"cpu"},"value":[1,"4"]})");
-    }
-    if (query.name == "pod_spec") {
-      return vector(specSeries(query));
-    }
-    const bool per_pod =
-        query.name == "pod_info" || query.name == "pod_seen" || query.name == "pod_created" ||
-        query.name == "pod_live" || query.name == "pod_phase" || query.name == "pod_changed" ||
-        query.name == "pod_gone" || query.name == "pod_usage_cpu" || query.name == "pod_requests";
-    if (query.name == "pod_created_or_gone") {
-      return vector(createdOrGoneSeries(at));
-    }
-    if (!per_pod) {
-      return kEmpty;
-    }
-    std::string series;
-    for (int i = 0; i < pods; ++i) {
-      if (!answers(query, i)) {
-        continue;
-      }
-      const std::string n = std::to_string(i);
-      const bool unbound = i == pending;
-      const bool names_owner = query.name == "pod_info" && info_names_owner && i != unnamed_owner;
-      series += std::string(series.empty() ? "" : ",") + R"({"metric":{"namespace":"ns","pod":"p)" +
-                n + R"(","uid":")" + uidOf(i) +
-                (names_owner ? R"(","created_by_kind":"ReplicaSet","created_by_name":"rs)" : "") +
-                (query.name == "pod_requests" ? R"(","container":"main","resource":"cpu)" : "") +
-                R"(","node":")" + (unbound ? "" : "n1") + R"(","phase":")" +
-                (unbound     ? "Pending"
-                 : i == gone ? gone_phase
-                             : "Running") +
-                R"("},"value":[1,")" +
-                (query.name == "pod_seen"   ? std::to_string(i == gone ? gone_seen : at - 30)
-                 : query.name == "pod_live" ? std::to_string(1000 + i)  // kube_pod_created's value
-                                            : "1") +
-                R"("]})";
-    }
-    return vector(series);
-  }
-
   std::string uidOf(int i) const {
     return i == pending && !pending_has_uid ? "" : "u" + std::to_string(i);
   }
@@ -166,20 +154,17 @@ class ClusterSource final : public sources::MetricsSource {
     if (query.name == "pod_gone") {
       return i == gone;
     }
-    // The instant phase and requests selections (no range) see only the series still written.
-    const bool instant = query.promql.find("last_over_time") == std::string::npos;
-    const bool instant_phase = query.name == "pod_phase" && instant;
+    // The instant phase selection (no range) sees only the series still written.
+    const bool instant_phase =
+        query.name == "pod_phase" && query.promql.find("last_over_time") == std::string::npos;
     if (instant_phase && i == stale_phase) {
       return false;
     }
-    const bool instant_requests = query.name == "pod_requests" && instant;
-    return (query.name != "pod_live" && !instant_phase && !instant_requests) || i != gone;
+    return (query.name != "pod_live" && !instant_phase) || i != gone;
   }
 
   std::mutex mutex_;
   std::vector<sources::Query> asked_;
-  std::map<std::string, std::size_t> answered_bytes_;
-  std::map<std::string, std::size_t> taken_bytes_;
 };
 
 std::size_t count(const std::vector<sources::Query>& asked, const std::string& name) {
@@ -262,8 +247,7 @@ TEST_CASE(
   const QueryCost* requests = costOf(window, "pod_requests");
   REQUIRE(requests != nullptr);
   CHECK(requests->requests == 2);
-  CHECK(requests->bytes == source.answeredBytes("pod_requests"));
-  CHECK(requests->bytes > 2 * std::string(kEmpty).size());  // both lists answered
+  CHECK(requests->bytes == 2 * std::string(kEmpty).size());
   CHECK(costOf(window, "pod_usage_cpu") == nullptr);
 }
 
@@ -778,9 +762,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "with staleness markers a full read takes the live pods' creation times from pod_live and "
-    "their "
-    "requests at the instant, and asks both over the lookback only of the pods not live, by uid",
+    "with staleness markers a full read takes the live pods' creation times from pod_live, and "
+    "asks pod_created only of the pods not live, by uid",
     "[ingestion][incremental]") {
   IncrementalReader reader(hourlyResyncWithMarkers());
   ClusterSource source;
@@ -791,22 +774,10 @@ TEST_CASE(
   REQUIRE(snapshot.ok());
   const std::vector<sources::Query> asked = source.take();
   CHECK(uidListOf(asked, "pod_created") == "u2");
-  // The requests likewise: the live pods' at the instant, the others' over the lookback.
-  std::vector<std::string> requests;
-  for (const sources::Query& query : asked) {
-    if (query.name == "pod_requests") {
-      const bool range = query.promql.find("last_over_time") != std::string::npos;
-      requests.push_back(std::string(range ? "range " : "instant ") +
-                         (query.promql.find("uid=~\"u2\"") != std::string::npos ? "u2" : "every"));
-    }
-  }
-  std::sort(requests.begin(), requests.end());
-  CHECK(requests == std::vector<std::string>{"instant every", "range u2"});
   REQUIRE(snapshot->pods().size() == 3);
   for (const model::Pod& pod : snapshot->pods()) {
     REQUIRE(pod.created.has_value());
     CHECK(*pod.created == (pod.name == "p2" ? 1 : 1000 + (pod.name == "p0" ? 0 : 1)));
-    CHECK(pod.requests.cpu_millis == 1000);
   }
 
   // Without staleness markers pod_live is no creation time: pod_created is asked of every pod.

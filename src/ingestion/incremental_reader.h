@@ -77,10 +77,10 @@ class IncrementalReader {
   /// The catalog's pod_phase over the lookback of the pods `uids`, by uid, into `builder`.
   std::vector<PlannedQuery> phaseOverLookbackPlan(const std::vector<std::string_view>& uids,
                                                   ClusterBuilder& builder) const;
-  /// The catalog's pod_created of the pods `uids` (those not live), by uid, into `builder`.
   /// The catalog's pod_owner of the pods `uids` (whose kube_pod_info named no owner), by uid.
   std::vector<PlannedQuery> ownerPlan(const std::vector<std::string_view>& uids,
                                       ClusterBuilder& builder) const;
+  /// The catalog's pod_created of the pods `uids` (those not live), by uid, into `builder`.
   std::vector<PlannedQuery> createdPlan(const std::vector<std::string_view>& uids,
                                         ClusterBuilder& builder) const;
   /// pod_spec of the pods `builder` has pending unbound, by uid, into `builder`. True when it

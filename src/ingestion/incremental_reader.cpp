@@ -311,7 +311,7 @@ std::vector<PlannedQuery> IncrementalReader::createdPlan(const std::vector<std::
 
 // kube_pod_info's created_by_* names a pod's controller, or says "<none>"; kube_pod_owner, from
 // the same ownerReferences, is asked only of the pods whose info did not say (an exporter without
-// those labels), by uid: the whole family was 1.5-1.7 s of Prometheus CPU a full read at the
+// those labels), by uid: the whole family was 1.1-1.7 s of Prometheus CPU a full read at the
 // reference size, and named no owner kube_pod_info did not.
 std::vector<PlannedQuery> IncrementalReader::ownerPlan(const std::vector<std::string_view>& uids,
                                                        ClusterBuilder& builder) const {

@@ -223,7 +223,7 @@ class Builder {
   // pod with one of the keys are selected, one selection per key (a pod with several is selected
   // once for each; `or` keeps one), unless `of_pods`: a selector naming a few pods, whose series
   // are then selected once (per key, each uid list was 0.09-0.11 s of Prometheus CPU instead of
-  // 0.01-0.02 s). At the reference size the keyed full query cost 0.33-0.52 s against 1.44-1.98 s
+  // 0.01-0.02 s). At the reference size the keyed full query cost 0.25-0.52 s against 0.99-1.98 s
   // for the whole family, and answered 3.0 of 27.8 MB.
   std::string annotations(const AnnotationKeys& keys, bool of_pods) const {
     if (!keys || keys->empty()) {

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Builds the test cluster's parts from their Go modules (testbed/go.mod pins every version):
+# etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, kwok,
+# kube-state-metrics and the workload driver, into build/testbed/bin (or $TESTBED_BIN), each
+# reporting its real version; and kwok's stages (its stock ones from its module, then ours).
+# Go's build cache makes a second run take seconds.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BIN=${TESTBED_BIN:-$ROOT/build/testbed/bin}
+cd "$ROOT/testbed"
+export GOFLAGS=-mod=readonly
+
+version_of() { go list -m -f '{{.Version}}' "$1"; }
+kubernetes=$(version_of k8s.io/kubernetes)
+ksm=$(version_of k8s.io/kube-state-metrics/v2)
+minor=${kubernetes#v1.}
+minor=${minor%%.*}
+# Kubernetes' binaries read their version from variables its own build sets (else v0.0.0-master);
+# kube-state-metrics from Prometheus' version package. kwok and etcd carry theirs in the source.
+ldflags=(
+  -s -w
+  -X "k8s.io/component-base/version.gitVersion=$kubernetes"
+  -X "k8s.io/component-base/version.gitMajor=1"
+  -X "k8s.io/component-base/version.gitMinor=$minor"
+  -X "k8s.io/component-base/version.gitTreeState=clean"
+  -X "k8s.io/client-go/pkg/version.gitVersion=$kubernetes"
+  -X "github.com/prometheus/common/version.Version=${ksm#v}"
+)
+mkdir -p "$BIN"
+go build -trimpath -ldflags "${ldflags[*]}" -o "$BIN/" tool ./cmd/...
+
+# kwok's stock stages (nodes start and beat; pods run once bound; Job pods complete; deletion),
+# then the project's own end of a task pod (testbed/kwok/pod-complete.yaml).
+kwok_dir=$(go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)
+{
+  for stage in node/fast/node-initialize node/heartbeat/node-heartbeat pod/fast/pod-ready \
+    pod/fast/pod-complete pod/fast/pod-delete; do
+    cat "$kwok_dir/kustomize/stage/$stage.yaml"
+    echo "---"
+  done
+  cat kwok/pod-complete.yaml
+} >"$BIN/kwok-stages.yaml"
+
+# The workflow engines' CRDs, from their own modules at pinned releases (checked against the Go
+# checksum database like any module): the player creates Argo Workflows and WorkflowTemplates and
+# Tekton PipelineRuns and TaskRuns, and the daemon LISTs them from the API server.
+module_dir() {  # module_dir MODULE@VERSION
+  (cd / && GOFLAGS= go mod download -json "$1" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+}
+argo=$(module_dir github.com/argoproj/argo-workflows/v4@v4.0.5)
+tekton=$(module_dir github.com/tektoncd/pipeline@v1.6.0)
+mkdir -p "$BIN/crds"
+cp "$argo/manifests/base/crds/minimal/argoproj.io_workflows.yaml" \
+  "$argo/manifests/base/crds/minimal/argoproj.io_workflowtemplates.yaml" \
+  "$tekton/config/300-crds/300-pipelinerun.yaml" "$tekton/config/300-crds/300-taskrun.yaml" \
+  "$BIN/crds/"
+chmod u+w "$BIN"/crds/*.yaml

@@ -1,0 +1,164 @@
+package play
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
+)
+
+// Engine keeps a workflow engine's own object of a run, as that engine's controller would.
+type Engine interface {
+	// Start creates the run's object, if the engine has one, and records its uid in the run.
+	Start(ctx context.Context, s *runState) error
+	// Update writes the object's status from the run's tasks as they are now.
+	Update(ctx context.Context, s *runState) error
+}
+
+func engines(clients Clients) map[string]Engine {
+	return map[string]Engine{"": podsOnly{}, "argo": argo{clients}}
+}
+
+// podsOnly is an engine whose runs are known from their pods alone (the seed convention,
+// Airflow's pods; Airflow's own records live in its API, not in Kubernetes).
+type podsOnly struct{}
+
+func (podsOnly) Start(context.Context, *runState) error  { return nil }
+func (podsOnly) Update(context.Context, *runState) error { return nil }
+
+var workflowResource = schema.GroupVersionResource{Group: "argoproj.io", Version: "v1alpha1", Resource: "workflows"}
+
+// argo keeps a Workflow whose status.nodes is the DAG as Argo's controller records it: a DAG node
+// named after the workflow, and a Pod node per task created so far, its children the nodes of
+// the tasks created after it.
+type argo struct{ clients Clients }
+
+func (a argo) Start(ctx context.Context, s *runState) error {
+	wf := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "argoproj.io/v1alpha1",
+		"kind":       "Workflow",
+		"metadata": map[string]any{
+			"name": s.spec.Name, "namespace": s.spec.Namespace,
+			"labels": map[string]any{"workflows.argoproj.io/completed": "false",
+				"workflows.argoproj.io/phase": "Running"},
+		},
+		"spec": map[string]any{"workflowTemplateRef": map[string]any{"name": s.spec.Workflow}},
+	}}
+	created, err := a.clients.Dynamic.Resource(workflowResource).Namespace(s.spec.Namespace).
+		Create(ctx, wf, metav1.CreateOptions{})
+	if err != nil {
+		return fmt.Errorf("create Workflow: %w", err)
+	}
+	s.ownerUID = string(created.GetUID())
+	return a.Update(ctx, s)
+}
+
+func (a argo) Update(ctx context.Context, s *runState) error {
+	client := a.clients.Dynamic.Resource(workflowResource).Namespace(s.spec.Namespace)
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		wf, err := client.Get(ctx, s.spec.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		phase := argoPhase(s.outcome(), true)
+		completed := "false"
+		if s.finished {
+			completed = "true"
+		}
+		labels := wf.GetLabels()
+		labels["workflows.argoproj.io/phase"] = phase
+		labels["workflows.argoproj.io/completed"] = completed
+		wf.SetLabels(labels)
+		wf.Object["status"] = argoStatus(s, phase)
+		_, err = client.Update(ctx, wf, metav1.UpdateOptions{})
+		return err
+	})
+}
+
+func argoStatus(s *runState, phase string) map[string]any {
+	nodes := map[string]any{}
+	var roots []any
+	for _, id := range s.order {
+		t := s.tasks[id]
+		if t.pod == nil {
+			continue
+		}
+		if len(t.spec.Parents) == 0 {
+			roots = append(roots, argoNodeID(t))
+		}
+		nodes[argoNodeID(t)] = argoTaskNode(s, t)
+	}
+	root := map[string]any{"id": s.spec.Name, "name": s.spec.Name, "displayName": s.spec.Name,
+		"type": "DAG", "phase": phase, "templateName": s.spec.Workflow, "children": roots,
+		"startedAt": timestamp(s.started)}
+	status := map[string]any{"phase": phase, "startedAt": timestamp(s.started), "nodes": nodes}
+	if s.finished {
+		root["finishedAt"] = timestamp(time.Now())
+		status["finishedAt"] = root["finishedAt"]
+	}
+	nodes[s.spec.Name] = root
+	return status
+}
+
+func argoTaskNode(s *runState, t *taskState) map[string]any {
+	var children []any
+	for _, child := range t.children {
+		if c := s.tasks[child]; c.pod != nil {
+			children = append(children, argoNodeID(c))
+		}
+	}
+	node := map[string]any{
+		"id": argoNodeID(t), "name": t.pod.Annotations["workflows.argoproj.io/node-name"],
+		"displayName": t.spec.ID, "type": "Pod", "templateName": t.spec.ID,
+		"boundaryID": s.spec.Name, "phase": argoPhase(t.phase(), false),
+		"startedAt": timestamp(t.pod.CreationTimestamp.Time), "hostNodeName": t.pod.Spec.NodeName,
+	}
+	if len(children) > 0 {
+		node["children"] = children
+	}
+	if end := finishedAt(t.pod); !end.IsZero() {
+		node["finishedAt"] = timestamp(end)
+	}
+	return node
+}
+
+func argoNodeID(t *taskState) string {
+	return t.pod.Annotations["workflows.argoproj.io/node-id"]
+}
+
+// argoPhase: Argo's phase of a node (or of the workflow, whose "not yet" is Running).
+func argoPhase(p corev1.PodPhase, workflow bool) string {
+	switch p {
+	case corev1.PodSucceeded, corev1.PodFailed, corev1.PodRunning:
+		return string(p)
+	case "":
+		if workflow {
+			return "Running"
+		}
+	}
+	return "Pending"
+}
+
+func finishedAt(pod *corev1.Pod) time.Time {
+	var end time.Time
+	for _, c := range pod.Status.ContainerStatuses {
+		if c.State.Terminated != nil && c.State.Terminated.FinishedAt.After(end) {
+			end = c.State.Terminated.FinishedAt.Time
+		}
+	}
+	return end
+}
+
+func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+func typesUID(uid string) types.UID { return types.UID(uid) }

@@ -1,0 +1,116 @@
+# Sourced by the real-cluster tests: the control plane of testbed/cluster.sh (real etcd,
+# kube-apiserver, kube-controller-manager, kube-scheduler, kwok, kube-state-metrics and Debian's
+# Prometheus) started in a fresh directory and stopped when the test exits, a scenario's plan
+# played on it, and dagadvisor deployed as a user deploys it (the kustomize base's
+# ServiceAccount and ClusterRole, its token, nothing more).
+# Needs: TESTBED_BIN (the binaries of testbed/build.sh), DAGADVISOR, DAGADVISOR_SIM.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+WORK_DIR=$(mktemp -d "${TMPDIR:-/tmp}/dagadvisor-cluster.XXXXXX")
+PIDS=()
+export TESTBED_BIN
+export PATH="$TESTBED_BIN:$PATH"  # the kubectl of the cluster's own release
+
+cleanup() {
+  local pid
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+  "$ROOT/testbed/cluster.sh" stop "$WORK_DIR/cluster" || true
+  [ -n "${KEEP_WORK_DIR:-}" ] || rm -rf "$WORK_DIR"
+}
+trap cleanup EXIT
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+ok() { echo "ok: $*"; }
+source "$ROOT/tests/support/ports.sh"
+
+start_cluster() {
+  "$ROOT/testbed/cluster.sh" start "$WORK_DIR/cluster" >"$WORK_DIR/cluster.log" 2>&1 \
+    || { cat "$WORK_DIR/cluster.log" >&2; fail "the cluster did not start"; }
+  # shellcheck disable=SC1091
+  source "$WORK_DIR/cluster/env"
+  ok "control plane up: $(kubectl version -o json | jq -r .serverVersion.gitVersion)"
+}
+
+# Plays SCENARIO at SCALE (every time multiplied by it) in the background; the plan is in
+# $WORK_DIR/plan.json and what happened goes to $WORK_DIR/summary.json when the player stops.
+play_scenario() {  # play_scenario SCENARIO_FILE SCALE
+  "$DAGADVISOR_SIM" plan --scenario "$1" --time-scale "$2" --out "$WORK_DIR/plan.json" \
+    || fail "dagadvisor-sim plan failed"
+  "$TESTBED_BIN/play" --plan "$WORK_DIR/plan.json" --summary "$WORK_DIR/summary.json" \
+    >"$WORK_DIR/play.log" 2>&1 &
+  PIDS+=($!)
+}
+
+# Polls until COMMAND succeeds, for at most LIMIT seconds.
+wait_until() {  # wait_until LIMIT DESCRIPTION COMMAND...
+  local limit=$1 what=$2 deadline
+  shift 2
+  deadline=$((SECONDS + limit))
+  until "$@" >/dev/null 2>&1; do
+    [ "$SECONDS" -lt "$deadline" ] || fail "not within ${limit}s: $what"
+    sleep 1
+  done
+  ok "$what"
+}
+
+# dagadvisor's ServiceAccount and ClusterRole from the kustomize base, and a kubeconfig that
+# holds the ServiceAccount's token (TokenRequest), as a pod of it would have mounted.
+deploy_dagadvisor_rbac() {
+  kubectl create namespace monitoring --dry-run=client -o yaml | kubectl apply -f - >/dev/null
+  kubectl apply -f "$ROOT/config/kubernetes/base/rbac.yaml" >/dev/null
+  local token
+  token=$(kubectl create token dagadvisor -n monitoring --duration 2h)
+  DAGADVISOR_KUBECONFIG=$WORK_DIR/dagadvisor.kubeconfig
+  cat >"$DAGADVISOR_KUBECONFIG" <<YAML
+apiVersion: v1
+kind: Config
+clusters:
+- name: testbed
+  cluster: {server: "$TESTBED_API_URL", certificate-authority: "$TESTBED_CA"}
+users:
+- name: dagadvisor
+  user: {token: "$token"}
+contexts:
+- name: testbed
+  context: {cluster: testbed, user: dagadvisor, namespace: monitoring}
+current-context: testbed
+YAML
+}
+
+# Starts `dagadvisor serve` on the cluster's Prometheus with the Kubernetes source on, reading
+# with the ServiceAccount's kubeconfig; extra YAML (the detectors' thresholds for a scenario
+# played in minutes) is appended to its configuration. Sets DAGADVISOR_URL.
+serve_dagadvisor() {  # serve_dagadvisor [EXTRA_YAML]
+  local port
+  port=$(free_port)
+  DAGADVISOR_URL="http://127.0.0.1:$port"
+  cat >"$WORK_DIR/dagadvisor.yaml" <<YAML
+sources:
+  prometheus:
+    url: "$PROM_URL"
+    lookback: 1h
+    rate_window: 1m
+  kubernetes:
+    enabled: true
+    kubeconfig: "$DAGADVISOR_KUBECONFIG"
+server:
+  listen: "127.0.0.1:$port"
+analysis:
+  interval: 5s
+${1:-}
+YAML
+  "$DAGADVISOR" check-config --config "$WORK_DIR/dagadvisor.yaml" >/dev/null \
+    || fail "the test's configuration is refused"
+  "$DAGADVISOR" serve --config "$WORK_DIR/dagadvisor.yaml" >"$WORK_DIR/dagadvisor.log" 2>&1 &
+  PIDS+=($!)
+  wait_until 60 "dagadvisor serves" curl -fsS -o /dev/null "$DAGADVISOR_URL/healthz"
+}
+
+# The pods that ask for a GPU and are not bound to a node, as namespace/name, sorted.
+pending_gpu_pods() {
+  kubectl get pods -A -o json | jq -r '.items[]
+    | select(.status.phase == "Pending" and (.spec.nodeName // "") == ""
+             and any(.spec.containers[]; (.resources.requests["nvidia.com/gpu"] // "0") != "0"))
+    | "\(.metadata.namespace)/\(.metadata.name)"' | sort
+}

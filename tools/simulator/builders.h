@@ -2,6 +2,7 @@
 // way each workflow engine labels them.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -14,6 +15,16 @@ namespace dagadvisor::sim {
 /// The GPU taint the `gpu_taints` remedy puts on GPU nodes.
 inline constexpr const char* kGpuTaintKey = "nvidia.com/gpu";
 
+/// The image of every container the simulator builds: one a real cluster accepts and kwok
+/// never pulls.
+inline constexpr const char* kContainerImage = "registry.k8s.io/pause:3.10";
+
+/// A CPU amount as a Kubernetes quantity: whole cores as an integer, else millicores.
+std::string cpuQuantity(double cores);
+
+/// The apiVersion of a pod owner's kind (Workflow, TaskRun, DaemonSet, ReplicaSet).
+std::string ownerApiVersion(const std::string& kind);
+
 /// The name of a pool's node: `<pool>-007`.
 std::string nodeName(const NodePool& pool, int index);
 
@@ -22,6 +33,20 @@ std::vector<PriorityClassSpec> clusterPriorityClasses(const Scenario& scenario);
 
 /// Nodes of every pool, spread round-robin over the zones, each patched as a v1 Node.
 std::vector<Node> buildNodes(const Scenario& scenario, AdviceApplier& advice);
+
+/// The v1 Node object of a node: name, labels and taints.
+nlohmann::json nodeObject(const Node& node);
+
+/// DaemonSet `index` of the scenario as an apps/v1 object, patched by the advice: its selector,
+/// the same labels on its pod template, and the template's spec (one container with the
+/// requests, the scenario's scheduling fields), before admission. Its pods carry the selector's
+/// labels and the `controller-revision-hash` the DaemonSet controller adds.
+nlohmann::json daemonSetObject(const Scenario& scenario, std::size_t index, AdviceApplier& advice);
+
+/// Deployment `index` of the scenario as an apps/v1 object, patched by the advice, shaped as
+/// daemonSetObject, with its replicas. Its pods carry the selector's labels and the
+/// `pod-template-hash` of their ReplicaSet.
+nlohmann::json deploymentObject(const Scenario& scenario, std::size_t index, AdviceApplier& advice);
 
 /// DaemonSet pods (by the DaemonSet controller: on each node whose taints the template
 /// tolerates and whose labels its selector and affinity match) and Deployment replicas (to be
@@ -43,11 +68,24 @@ std::string isoTime(std::int64_t unixSeconds, TimeFormat format);
 /// The uid of a Tekton run's PipelineRun: its pods' `tekton.dev/pipelineRunUID` label.
 std::string pipelineRunUid(const Scenario& scenario, const Run& run);
 
-/// Names the run and its engine-specific identity.
+/// Names the run and its engine-specific identity, and draws its tasks' run times.
 Run makeRun(const Scenario& scenario, int workflow, int index, double arrival);
 
+/// Every run of the scenario's workflows that arrives by its `duration`: workflow by workflow,
+/// each one's runs in arrival order.
+std::vector<Run> arrivingRuns(const Scenario& scenario);
+
+/// A task's pod as its engine creates it, before admission: the pod's names, labels,
+/// annotations, owner and requests, and its v1 Pod object patched by the advice that selects it.
+struct TaskPod {
+  Pod pod;
+  nlohmann::json object;
+};
+TaskPod engineTaskPod(const Scenario& scenario, const Run& run, int task, double created,
+                      AdviceApplier& advice);
+
 /// The pod of one task of a run, with the engine's labels, annotations and owner, its spec
-/// patched by the advice that selects it.
+/// patched by the advice that selects it and admitted.
 Pod makeTaskPod(const Scenario& scenario, const Run& run, int task, double created,
                 AdviceApplier& advice, const std::vector<PriorityClassSpec>& classes);
 
@@ -61,8 +99,8 @@ void readPodObject(const nlohmann::json& pod, const std::vector<PriorityClassSpe
 /// DaemonSet's pods the ones the DaemonSet controller adds (node conditions), after its own.
 void admitPodSpec(nlohmann::json& podSpec, bool daemonSet);
 
-/// A v1 Pod object of the pod: metadata, one container with its requests, `specFields` merged
-/// into the spec.
+/// A v1 Pod object of the pod: metadata (with the owner's reference, without its uid), one
+/// container with its requests, `specFields` merged into the spec.
 nlohmann::json podObject(const Pod& pod, const nlohmann::json& specFields);
 
 /// Upward rank of each task (its median run time plus the longest chain below it).

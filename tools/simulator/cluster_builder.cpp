@@ -60,20 +60,34 @@ void admitPodSpec(json& spec, bool daemonSet) {
   }
 }
 
-namespace {
-
-// Kubernetes quantities: whole cores as integers, else millicores; bytes as integers.
 std::string cpuQuantity(double cores) {
   const long long millis = std::llround(cores * 1000);
   return millis % 1000 == 0 ? std::to_string(millis / 1000) : std::to_string(millis) + "m";
 }
 
-json containerOf(const std::string& name, const Resources& r) {
-  json requests{{"cpu", cpuQuantity(r.cpu)}, {"memory", std::to_string(std::llround(r.memory))}};
-  if (r.gpu > 0) {
-    requests["nvidia.com/gpu"] = std::to_string(r.gpu);
+std::string ownerApiVersion(const std::string& kind) {
+  if (kind == "Workflow") {
+    return "argoproj.io/v1alpha1";
   }
-  return json{{"name", name}, {"resources", {{"requests", requests}}}};
+  if (kind == "TaskRun") {
+    return "tekton.dev/v1";
+  }
+  return "apps/v1";  // DaemonSet, ReplicaSet
+}
+
+namespace {
+
+// One container requesting `r`, memory as whole bytes. GPUs, an extended resource, cannot be
+// overcommitted: the API server rejects a request without a limit equal to it.
+json containerOf(const std::string& name, const Resources& r) {
+  json resources{
+      {"requests",
+       {{"cpu", cpuQuantity(r.cpu)}, {"memory", std::to_string(std::llround(r.memory))}}}};
+  if (r.gpu > 0) {
+    resources["requests"]["nvidia.com/gpu"] = std::to_string(r.gpu);
+    resources["limits"]["nvidia.com/gpu"] = std::to_string(r.gpu);
+  }
+  return json{{"name", name}, {"image", kContainerImage}, {"resources", resources}};
 }
 
 json labelsJson(const KeyValues& labels) {
@@ -84,19 +98,34 @@ json labelsJson(const KeyValues& labels) {
   return out;
 }
 
-// A DaemonSet or Deployment as the API holds it, its pod template from the scenario.
+// A DaemonSet or Deployment as the API holds it, its pod template from the scenario. The
+// controllers add their hash labels to the pods, not to the template.
 json workloadObject(const char* kind, const std::string& name, const std::string& ns,
-                    const KeyValues& templateLabels, const Resources& request,
+                    const KeyValues& selector, const Resources& request,
                     const PodSpecFields& scheduling) {
   json spec = scheduling;
   spec["containers"] = json::array({containerOf(name, request)});
-  return json{
-      {"apiVersion", "apps/v1"},
-      {"kind", kind},
-      {"metadata", {{"name", name}, {"namespace", ns}}},
-      {"spec",
-       {{"template", {{"metadata", {{"labels", labelsJson(templateLabels)}}}, {"spec", spec}}}}}};
+  return json{{"apiVersion", "apps/v1"},
+              {"kind", kind},
+              {"metadata", {{"name", name}, {"namespace", ns}, {"labels", labelsJson(selector)}}},
+              {"spec",
+               {{"selector", {{"matchLabels", labelsJson(selector)}}},
+                {"template", {{"metadata", {{"labels", labelsJson(selector)}}}, {"spec", spec}}}}}};
 }
+
+KeyValues daemonSetSelector(const DaemonSetSpec& ds) {
+  return {{"app.kubernetes.io/name", ds.name}};
+}
+
+KeyValues deploymentSelector(const DeploymentSpec& d) {
+  return {{"app", d.name}};
+}
+
+std::string templateHash(const Scenario& s, std::size_t deployment) {
+  return nameSuffix(hashKeys(s.seed, 21, static_cast<std::uint64_t>(deployment)), 10);
+}
+
+}  // namespace
 
 json nodeObject(const Node& n) {
   json taints = json::array();
@@ -116,6 +145,25 @@ json nodeObject(const Node& n) {
   }
   return node;
 }
+
+json daemonSetObject(const Scenario& s, std::size_t index, AdviceApplier& advice) {
+  const DaemonSetSpec& ds = s.daemonSets[index];
+  json object =
+      workloadObject("DaemonSet", ds.name, ds.ns, daemonSetSelector(ds), ds.request, ds.scheduling);
+  advice.patchWorkload(object);
+  return object;
+}
+
+json deploymentObject(const Scenario& s, std::size_t index, AdviceApplier& advice) {
+  const DeploymentSpec& d = s.deployments[index];
+  json object =
+      workloadObject("Deployment", d.name, d.ns, deploymentSelector(d), d.request, d.scheduling);
+  object["spec"]["replicas"] = d.replicas;
+  advice.patchWorkload(object);
+  return object;
+}
+
+namespace {
 
 // The patched Node back into the simulator's node: labels (the known ones keep their order) and
 // taints. Zone and node-type follow their labels.
@@ -149,11 +197,9 @@ void daemonSetPods(const Scenario& s, std::size_t dsIndex, AdviceApplier& advice
                    const std::vector<PriorityClassSpec>& classes, const std::vector<Node>& nodes,
                    std::vector<Pod>& out) {
   const DaemonSetSpec& ds = s.daemonSets[dsIndex];
-  const KeyValues labels{{"app.kubernetes.io/name", ds.name},
-                         {"controller-revision-hash", "7d9f8c6b5"}};
-  json object = workloadObject("DaemonSet", ds.name, ds.ns, labels, ds.request, ds.scheduling);
-  advice.patchWorkload(object);
-  json templateSpec = object["spec"]["template"]["spec"];
+  KeyValues labels = daemonSetSelector(ds);
+  labels.emplace_back("controller-revision-hash", "7d9f8c6b5");
+  json templateSpec = daemonSetObject(s, dsIndex, advice)["spec"]["template"]["spec"];
   admitPodSpec(templateSpec, true);
   const int di = static_cast<int>(dsIndex);
   for (std::size_t ni = 0; ni < nodes.size(); ++ni) {
@@ -185,11 +231,10 @@ void deploymentPods(const Scenario& s, std::size_t dIndex, AdviceApplier& advice
                     std::vector<Pod>& out) {
   const DeploymentSpec& d = s.deployments[dIndex];
   const int di = static_cast<int>(dIndex);
-  const std::string hash = nameSuffix(hashKeys(s.seed, 21, di), 10);
-  const KeyValues labels{{"app", d.name}, {"pod-template-hash", hash}};
-  json object = workloadObject("Deployment", d.name, d.ns, labels, d.request, d.scheduling);
-  advice.patchWorkload(object);
-  json templateSpec = object["spec"]["template"]["spec"];
+  const std::string hash = templateHash(s, dIndex);
+  KeyValues labels = deploymentSelector(d);
+  labels.emplace_back("pod-template-hash", hash);
+  json templateSpec = deploymentObject(s, dIndex, advice)["spec"]["template"]["spec"];
   admitPodSpec(templateSpec, false);
   for (int r = 0; r < d.replicas; ++r) {
     Pod p;
@@ -346,15 +391,18 @@ void readPodObject(const json& pod, const std::vector<PriorityClassSpec>& classe
 json podObject(const Pod& p, const json& specFields) {
   json spec = specFields;
   spec["containers"] = json::array({containerOf(p.container, p.request)});
-  return json{{"apiVersion", "v1"},
-              {"kind", "Pod"},
-              {"metadata",
-               {{"name", p.name},
+  json metadata{{"name", p.name},
                 {"namespace", p.ns},
                 {"uid", p.uid},
                 {"labels", labelsJson(p.labels)},
-                {"annotations", labelsJson(p.annotations)}}},
-              {"spec", spec}};
+                {"annotations", labelsJson(p.annotations)}};
+  if (!p.ownerKind.empty()) {  // the simulator gives owners no uid
+    metadata["ownerReferences"] = json::array({json{{"apiVersion", ownerApiVersion(p.ownerKind)},
+                                                    {"kind", p.ownerKind},
+                                                    {"name", p.ownerName},
+                                                    {"controller", true}}});
+  }
+  return json{{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", metadata}, {"spec", spec}};
 }
 
 }  // namespace dagadvisor::sim

@@ -18,8 +18,6 @@ namespace {
 // kube-scheduler requeues an unschedulable pod at the latest after this long.
 constexpr double kMaxUnschedulableSeconds = 300;
 constexpr double kMaxBackoffSeconds = 10;
-// Time a workflow engine needs to notice a finished task and create the next pod.
-constexpr double kEngineReactionSeconds[] = {2, 1, 5, 1};  // seed, argo, airflow, tekton
 // How long finished pods stay, by engine, unless the scenario says otherwise.
 constexpr double kPodGcSeconds[] = {1800, 600, 3, 3600};
 // An evicted pod stays (phase Failed) this long; its controller's replacement comes this soon.
@@ -109,16 +107,9 @@ class Simulation {
   }
 
   void scheduleArrivals() {
-    for (std::size_t w = 0; w < s_.workflows.size(); ++w) {
-      const Arrival& a = s_.workflows[w].arrival;
-      for (int i = 0; i < a.count; ++i) {
-        double at = a.first + a.every * i;
-        if (at > s_.duration) {
-          break;
-        }
-        runs_.push_back(makeRun(s_, static_cast<int>(w), i, at));
-        push(at, EventType::kRunArrival, static_cast<int>(runs_.size() - 1));
-      }
+    runs_ = arrivingRuns(s_);
+    for (std::size_t i = 0; i < runs_.size(); ++i) {
+      push(runs_[i].arrival, EventType::kRunArrival, static_cast<int>(i));
     }
   }
 
@@ -259,10 +250,10 @@ class Simulation {
     v.finished = t;
     v.deleted = t + kEvictedGcSeconds;
     ++preemptions_;
-    const double reaction = v.kind == PodKind::kTask
-                                ? kEngineReactionSeconds[static_cast<int>(
-                                      runs_[static_cast<std::size_t>(v.run)].engine)]
-                                : kControllerReactionSeconds;
+    const double reaction =
+        v.kind == PodKind::kTask
+            ? engineReactionSeconds(runs_[static_cast<std::size_t>(v.run)].engine)
+            : kControllerReactionSeconds;
     Pod replacement = replacementOf(v, ++generation_, t + reaction);
     if (replacement.kind == PodKind::kTask) {
       runs_[static_cast<std::size_t>(replacement.run)]
@@ -320,8 +311,7 @@ class Simulation {
       const auto& parents = w.tasks[task].parents;
       if (std::find(parents.begin(), parents.end(), finishedId) != parents.end() &&
           --r.parentsLeft[task] == 0) {
-        createTask(runIndex, static_cast<int>(task),
-                   t + kEngineReactionSeconds[static_cast<int>(r.engine)]);
+        createTask(runIndex, static_cast<int>(task), t + engineReactionSeconds(r.engine));
       }
       int podId = r.taskPods[task];
       allDone = allDone && podId >= 0 && pods_[static_cast<std::size_t>(podId)].finished != kNever;
@@ -389,6 +379,11 @@ class Simulation {
 };
 
 }  // namespace
+
+double engineReactionSeconds(Engine engine) {
+  constexpr double kSeconds[] = {2, 1, 5, 1};  // seed, argo, airflow, tekton
+  return kSeconds[static_cast<int>(engine)];
+}
 
 double receivedBytes(const std::vector<Fetch>& fetches, double elapsed) {
   double bytes = 0;

@@ -132,6 +132,10 @@ struct History {
   std::vector<SliObservation> sli;
 };
 
+/// The time a workflow engine needs to notice a finished task and create the next task's pod
+/// (seed 2 s, Argo 1 s, Airflow 5 s, Tekton 1 s); also its retry of an evicted task's pod.
+double engineReactionSeconds(Engine engine);
+
 struct Advice;
 
 /// Runs the scenario under a policy (remedied: the built-in remedies as patches).

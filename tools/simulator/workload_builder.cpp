@@ -171,8 +171,23 @@ Run makeRun(const Scenario& s, int workflow, int index, double arrival) {
   return r;
 }
 
-Pod makeTaskPod(const Scenario& s, const Run& run, int task, double created, AdviceApplier& advice,
-                const std::vector<PriorityClassSpec>& classes) {
+std::vector<Run> arrivingRuns(const Scenario& s) {
+  std::vector<Run> runs;
+  for (std::size_t w = 0; w < s.workflows.size(); ++w) {
+    const Arrival& a = s.workflows[w].arrival;
+    for (int i = 0; i < a.count; ++i) {
+      double at = a.first + a.every * i;
+      if (at > s.duration) {
+        break;
+      }
+      runs.push_back(makeRun(s, static_cast<int>(w), i, at));
+    }
+  }
+  return runs;
+}
+
+TaskPod engineTaskPod(const Scenario& s, const Run& run, int task, double created,
+                      AdviceApplier& advice) {
   const WorkflowSpec& w = s.workflows[static_cast<std::size_t>(run.workflow)];
   const TaskSpec& t = w.tasks[static_cast<std::size_t>(task)];
   Pod p;
@@ -202,8 +217,9 @@ Pod makeTaskPod(const Scenario& s, const Run& run, int task, double created, Adv
       break;
   }
   // The engine creates the pod from the task's spec; the advice that selects it changes it as
-  // it is created; then admission adds its default tolerations.
+  // it is created.
   nlohmann::json object = podObject(p, t.scheduling);
+  object["spec"]["restartPolicy"] = "Never";  // every engine's: a failed task is the engine's
   if (w.engine == Engine::kArgo) {  // submitted from a WorkflowTemplate named after the DAG
     std::vector<std::string> steps;
     for (const TaskSpec& step : w.tasks) {
@@ -213,9 +229,15 @@ Pod makeTaskPod(const Scenario& s, const Run& run, int task, double created, Adv
                              argoTemplateName(t));
   }
   advice.patchTaskPod(object);
-  admitPodSpec(object["spec"], false);
-  readPodObject(object, classes, p);
-  return p;
+  return TaskPod{std::move(p), std::move(object)};
+}
+
+Pod makeTaskPod(const Scenario& s, const Run& run, int task, double created, AdviceApplier& advice,
+                const std::vector<PriorityClassSpec>& classes) {
+  TaskPod made = engineTaskPod(s, run, task, created, advice);
+  admitPodSpec(made.object["spec"], false);  // admission adds its default tolerations
+  readPodObject(made.object, classes, made.pod);
+  return std::move(made.pod);
 }
 
 std::vector<double> upwardRanks(const WorkflowSpec& w) {

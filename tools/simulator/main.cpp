@@ -2,6 +2,7 @@
 // the test oracle of dagadvisor. See config/scenarios/README.md.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +16,7 @@
 #include "exposition.h"
 #include "live.h"
 #include "patches.h"
+#include "plan.h"
 #include "report.h"
 #include "scenario.h"
 #include "simulation.h"
@@ -33,6 +35,13 @@ constexpr const char* kUsage =
     "  dagadvisor-sim serve    --scenario FILE --listen 127.0.0.1:PORT [--speed X] [--seed N]\n"
     "                          [--policy baseline|remedied] [--apply RECOMMENDATIONS.json\n"
     "                          [--apply-ids ID,...]] [--histograms classic|native]\n"
+    "  dagadvisor-sim plan     --scenario FILE [--seed N] [--time-scale X] [--out PLAN.json]\n"
+    "                          [--policy baseline|remedied] [--apply RECOMMENDATIONS.json\n"
+    "                          [--apply-ids ID,...]]\n"
+    "\n"
+    "plan writes the scenario for a driver to play on a real cluster with kwok (stdout without\n"
+    "--out): the objects to create, then each run's tasks with their pods and run times, every\n"
+    "time multiplied by --time-scale (default 1). See config/scenarios/README.md, plan.json.\n"
     "\n"
     "--apply takes `dagadvisor analyze --output json`: the patches of its recommendations (all,\n"
     "or those --apply-ids names) are applied, in step order, to the simulated Nodes,\n"
@@ -264,7 +273,40 @@ int compare(const Options& o, const Scenario& s, const Advice& advice) {
   return 0;
 }
 
+int plan(const Options& o, const Scenario& s, const Advice& advice) {
+  double scale = 1;
+  if (o.values.count("time-scale")) {
+    const std::string& text = o.values.at("time-scale");
+    std::size_t used = 0;
+    try {
+      scale = std::stod(text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != text.size() || !std::isfinite(scale) || !(scale > 0)) {
+      std::cerr << "dagadvisor-sim: --time-scale must be a number > 0, got '" << text << "'\n";
+      return 2;
+    }
+  }
+  const nlohmann::json doc = buildPlan(s, advice, scale);
+  for (const auto& line : describeReport(doc["applied_patches"])) {
+    std::cerr << "dagadvisor-sim: " << line << "\n";
+  }
+  if (!o.values.count("out")) {
+    std::cout << doc.dump(2) << "\n";
+    return std::cout ? 0 : 1;
+  }
+  if (!writeJson(o.values.at("out"), doc)) {
+    std::cerr << "dagadvisor-sim: cannot write " << o.values.at("out") << "\n";
+    return 1;
+  }
+  return 0;
+}
+
 int run(const Options& o, Scenario& s, const Advice& advice) {
+  if (o.command == "plan") {
+    return plan(o, s, advice);
+  }
   if (o.command == "generate") {
     return generate(o, s, advice);
   }
@@ -307,7 +349,8 @@ int main(int argc, char** argv) {
   if (!applyOverrides(o, s, policy)) {
     return 2;
   }
-  if (o.command != "generate" && o.command != "compare" && o.command != "serve") {
+  if (o.command != "generate" && o.command != "compare" && o.command != "serve" &&
+      o.command != "plan") {
     std::cerr << kUsage;
     return 2;
   }

@@ -159,8 +159,8 @@ start() {
   "$BIN/kubectl" --kubeconfig "$DIR/admin.kubeconfig" wait --for condition=established \
     --timeout 60s crd --all >>"$DIR/logs/crds.log"
 
-  # No node lifecycle controller: kwok's nodes have no kubelet whose silence it could judge,
-  # and on a loaded machine a late heartbeat would taint and evict them at random.
+  # The node lifecycle controller lifts the not-ready taint that admission puts on a new node
+  # once kwok reports it Ready, as on a real cluster.
   launch kube-controller-manager "$BIN/kube-controller-manager" \
     --kubeconfig "$DIR/controller-manager.kubeconfig" \
     --authentication-kubeconfig "$DIR/controller-manager.kubeconfig" \
@@ -169,7 +169,7 @@ start() {
     --authorization-always-allow-paths /healthz,/readyz,/livez,/metrics \
     --service-account-private-key-file "$PKI/service-accounts.key" --root-ca-file "$PKI/ca.crt" \
     --use-service-account-credentials --leader-elect=false \
-    --controllers '*,-nodelifecycle,-nodeipam,-cloud-node-lifecycle,-service-lb-controller,-node-route-controller' \
+    --controllers '*,-nodeipam,-cloud-node-lifecycle,-service-lb-controller,-node-route-controller' \
     --kube-api-qps 200 --kube-api-burst 400
   wait_ok kube-controller-manager 60 "https://127.0.0.1:$KCM_PORT/healthz" --cacert "$PKI/ca.crt" -k
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -69,27 +69,26 @@ func WaitForServiceAccounts(ctx context.Context, client kubernetes.Interface, na
 	return nil
 }
 
-// WaitForWorkloads waits until every DaemonSet and Deployment has all its pods created and
-// either running or, where the scheduler finds no room, pending: the cluster is then as busy as
-// the scenario's steady state before its first run arrives.
+// WaitForWorkloads waits until every DaemonSet and Deployment has created all its pods and the
+// scheduler has placed each of them or found no room for it: the cluster is then as busy as the
+// scenario's steady state before its first run arrives.
 func WaitForWorkloads(ctx context.Context, client kubernetes.Interface, timeout time.Duration) error {
 	return wait.PollUntilContextTimeout(ctx, time.Second, timeout, true,
 		func(ctx context.Context) (bool, error) {
-			daemonSets, err := client.AppsV1().DaemonSets("").List(ctx, metav1.ListOptions{})
+			ready, err := nodesReady(ctx, client)
+			if err != nil || !ready {
+				return false, err
+			}
+			created, err := workloadPodsCreated(ctx, client)
+			if err != nil || !created {
+				return false, err
+			}
+			pods, err := client.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
 			if err != nil {
 				return false, err
 			}
-			for _, ds := range daemonSets.Items {
-				if !daemonSetSettled(&ds) {
-					return false, nil
-				}
-			}
-			deployments, err := client.AppsV1().Deployments("").List(ctx, metav1.ListOptions{})
-			if err != nil {
-				return false, err
-			}
-			for _, d := range deployments.Items {
-				if !deploymentSettled(&d) {
+			for i := range pods.Items {
+				if !scheduled(&pods.Items[i]) {
 					return false, nil
 				}
 			}
@@ -97,17 +96,59 @@ func WaitForWorkloads(ctx context.Context, client kubernetes.Interface, timeout 
 		})
 }
 
-func daemonSetSettled(ds *appsv1.DaemonSet) bool {
-	s := ds.Status
-	return s.ObservedGeneration == ds.Generation && s.CurrentNumberScheduled == s.DesiredNumberScheduled &&
-		s.NumberReady == s.DesiredNumberScheduled
+// nodesReady: no node still has the taint a new node carries until it reports Ready (the
+// DaemonSet controller places no pod there before).
+func nodesReady(ctx context.Context, client kubernetes.Interface) (bool, error) {
+	nodes, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return false, err
+	}
+	for _, n := range nodes.Items {
+		for _, t := range n.Spec.Taints {
+			if t.Key == corev1.TaintNodeNotReady || t.Key == corev1.TaintNodeUnreachable {
+				return false, nil
+			}
+		}
+	}
+	return true, nil
 }
 
-func deploymentSettled(d *appsv1.Deployment) bool {
-	want := int32(1)
-	if d.Spec.Replicas != nil {
-		want = *d.Spec.Replicas
+func workloadPodsCreated(ctx context.Context, client kubernetes.Interface) (bool, error) {
+	daemonSets, err := client.AppsV1().DaemonSets("").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return false, err
 	}
-	s := d.Status
-	return s.ObservedGeneration == d.Generation && s.Replicas == want && s.UpdatedReplicas == want
+	for _, ds := range daemonSets.Items {
+		s := ds.Status
+		if s.ObservedGeneration != ds.Generation || s.CurrentNumberScheduled != s.DesiredNumberScheduled {
+			return false, nil
+		}
+	}
+	deployments, err := client.AppsV1().Deployments("").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return false, err
+	}
+	for _, d := range deployments.Items {
+		want := int32(1)
+		if d.Spec.Replicas != nil {
+			want = *d.Spec.Replicas
+		}
+		if d.Status.ObservedGeneration != d.Generation || d.Status.Replicas != want {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// scheduled: bound to a node, or judged unschedulable by the scheduler.
+func scheduled(pod *corev1.Pod) bool {
+	if pod.Spec.NodeName != "" {
+		return true
+	}
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Reason == corev1.PodReasonUnschedulable {
+			return true
+		}
+	}
+	return false
 }

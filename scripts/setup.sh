@@ -35,7 +35,19 @@ for pkg in "${PACKAGES[@]}"; do
     missing+=("$pkg")
   fi
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+
+# The test scripts run the python3 PATH finds first, which may be another interpreter than
+# Debian's (a pyenv one): it needs PyYAML too, which python3-yaml gives Debian's only.
+ensure_pyyaml() {
+  python3 -c 'import yaml' 2>/dev/null && return 0
+  echo "setup: installing PyYAML 6.0.3 for $(command -v python3)" >&2
+  python3 -m pip install --quiet 'PyYAML==6.0.3'
+}
+
+if [ ${#missing[@]} -eq 0 ]; then
+  ensure_pyyaml
+  exit 0
+fi
 
 echo "setup: installing ${#missing[@]} Debian package(s): ${missing[*]}" >&2
 SUDO=""
@@ -46,3 +58,4 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 echo "setup: done" >&2
+ensure_pyyaml

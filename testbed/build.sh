@@ -8,6 +8,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${TESTBED_BIN:-$ROOT/build/testbed/bin}
 cd "$ROOT/testbed"
+command -v go >/dev/null 2>&1 || { echo "testbed: Go 1.26 or newer must be on PATH" >&2; exit 1; }
 export GOFLAGS=-mod=readonly
 
 version_of() { go list -m -f '{{.Version}}' "$1"; }

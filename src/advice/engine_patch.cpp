@@ -235,6 +235,27 @@ Patch podChangePatch(const PodOwner& owner, PodField field, const std::string& w
   return patch;
 }
 
+Patch livePodsPatch(const PodSelection& pods, const std::string& what,
+                    const std::function<JsonPatchVariants(const PodSpecSite&)>& build, int step) {
+  PodSpecSite site;
+  site.object = {"v1", "Pod", pods.namespace_, pods.names};
+  site.description = "the pods themselves (" + std::to_string(pods.names.size()) + " in " +
+                     pods.namespace_ + ", created before the change reached their definition)";
+  site.path.base = {"spec"};
+  Patch patch;
+  patch.step = step;
+  patch.purpose = what + " in " + site.description;
+  patch.object = site.object;
+  patch.variants = build(site);
+  for (const std::string& name : pods.names) {
+    patch.command +=
+        (patch.command.empty() ? "" : "\n") + kubectlPatch("Pod", name, pods.namespace_);
+  }
+  patch.pod_variants = patch.variants;
+  patch.pods = pods;
+  return patch;
+}
+
 std::pair<std::vector<std::pair<std::string, std::string>>, bool> perRunLabels(
     const std::string& engine, const std::vector<std::pair<std::string, std::string>>& labels) {
   auto out = labels;

@@ -48,6 +48,13 @@ Patch podChangePatch(const PodOwner& owner, PodField field, const std::string& w
                      const std::function<JsonPatchVariants(const PodSpecSite&)>& build,
                      std::optional<PodSelection> pods, int step = 1);
 
+/// The same change made to existing pods themselves (`pods.names` in `pods.namespace_`), one
+/// `kubectl patch pod` each: for the fields a live pod takes (tolerations may be added to a pod
+/// that exists), where the engine's or controller's definition reaches only the pods it makes
+/// next (a pending pod keeps the spec it was created with).
+Patch livePodsPatch(const PodSelection& pods, const std::string& what,
+                    const std::function<JsonPatchVariants(const PodSpecSite&)>& build, int step);
+
 /// `labels` with the values an engine fills in per run replaced by its template expression where
 /// it has one (Argo: workflows.argoproj.io/workflow → "{{workflow.name}}"), so one pod template
 /// serves every run. The second member says whether any value was templated.

@@ -110,7 +110,9 @@ std::string actionText(const Totals& totals, const std::string& taint_key) {
     text = "In this order (patches below): 1. add a toleration of " + taint_key +
            " to the pod templates of the GPU workloads only (a taint that comes first locks "
            "the pending GPU pods out; for pods an engine makes, write it where the engine "
-           "defines them: docs/findings.md); 2. add it to the DaemonSets that must keep running "
+           "defines them: docs/findings.md), and to the GPU pods pending now (kubectl patch "
+           "pod: a pod keeps the spec it was made with, so without it the taint shuts them "
+           "out for good); 2. add it to the DaemonSets that must keep running "
            "on GPU nodes, or they no longer land on new or replaced tainted nodes; 3. taint the "
            "GPU nodes with " +
            taint_key +
@@ -158,20 +160,31 @@ std::string titleText(std::size_t nodes, const Totals& totals) {
          std::to_string(totals.gpus_unblocked) + " GPU(s))";
 }
 
+// The pending GPU pods this finding names, by namespace: they were made before any definition
+// tolerated the taint, so the taint would shut them out unless they tolerate it themselves.
+std::vector<PodSelection> pendingByNamespace(const Totals& totals) {
+  std::map<std::string, PodSelection> by_namespace;
+  for (const std::string& key : totals.blocked_pods) {
+    const auto slash = key.find('/');
+    PodSelection& pods = by_namespace[key.substr(0, slash)];
+    pods.namespace_ = key.substr(0, slash);
+    pods.names.push_back(key.substr(slash + 1));
+  }
+  std::vector<PodSelection> out;
+  for (auto& [ns, pods] : by_namespace) {
+    out.push_back(std::move(pods));
+  }
+  return out;
+}
+
 // Without the snapshot's pods (findings alone), the GPU pods the evidence names: the pending
 // ones, whose specs must tolerate the taint before it lands, one patch per namespace.
 std::vector<GpuWorkload> pendingGpuPods(const Totals& totals) {
-  std::map<std::string, GpuWorkload> by_namespace;
-  for (const std::string& key : totals.blocked_pods) {
-    const auto slash = key.find('/');
-    const std::string ns = key.substr(0, slash);
-    GpuWorkload& workload = by_namespace[ns];
-    workload.owner = {"", ns, "", "namespace " + ns};
-    workload.pods.namespace_ = ns;
-    workload.pods.names.push_back(key.substr(slash + 1));
-  }
   std::vector<GpuWorkload> out;
-  for (auto& [ns, workload] : by_namespace) {
+  for (PodSelection& pods : pendingByNamespace(totals)) {
+    GpuWorkload workload;
+    workload.owner = {"", pods.namespace_, "", "namespace " + pods.namespace_};
+    workload.pods = std::move(pods);
     out.push_back(std::move(workload));
   }
   return out;
@@ -252,6 +265,9 @@ std::vector<Patch> patches(const std::vector<std::string>& nodes, const Totals& 
                                  std::move(workload.pods), 1));
   }
   out = mergeAlike(std::move(out), what);
+  for (const PodSelection& pending : pendingByNamespace(totals)) {
+    out.push_back(livePodsPatch(pending, what, tolerate, 1));
+  }
   for (const auto& [ns, name] : totals.daemonset_refs) {
     const PodOwner owner{"", ns, "DaemonSet", name};
     out.push_back(podChangePatch(owner, PodField::kTolerations,

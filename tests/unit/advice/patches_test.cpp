@@ -1,5 +1,6 @@
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <set>
 
@@ -186,7 +187,8 @@ TEST_CASE("gpu-node-hoarding's first step names the objects that define the GPU 
       CHECK(patch.pod_variants[0][0].path == "/spec/tolerations/-");
     }
   }
-  CHECK(step1 == std::vector<std::string>{"Deployment ml/serve", "Job ml/train"});
+  // The definitions, then the pending pod itself, which keeps the spec it was made with.
+  CHECK(step1 == std::vector<std::string>{"Deployment ml/serve", "Job ml/train", "Pod ml/train-1"});
   CHECK_THAT(recs[0].patch_yaml, !Catch::Contains("<namespace>"));  // no placeholder to fill
   CHECK_THAT(recs[0].patch_yaml, !Catch::Contains("<gpu-workload>"));
   const advice::Patch& taint = recs[0].patches.back();
@@ -212,7 +214,7 @@ TEST_CASE("gpu-node-hoarding names the GPU workloads of one kind and namespace i
       step1.push_back(&patch);
     }
   }
-  REQUIRE(step1.size() == 2);  // ml's three Jobs, research's one
+  REQUIRE(step1.size() == 3);  // ml's three Jobs, research's one, the pending pods themselves
   const advice::Patch& ml = *step1[0];
   CHECK(ml.object.kind == "Job");
   CHECK(ml.object.namespace_ == "ml");
@@ -222,6 +224,35 @@ TEST_CASE("gpu-node-hoarding names the GPU workloads of one kind and namespace i
   CHECK_THAT(ml.purpose, Catch::Contains("the 3 Jobs of namespace ml (train, train-b, train-c)"));
   CHECK(step1[1]->object.names == std::vector<std::string>{"probe"});
   CHECK_THAT(recs[0].patch_yaml, Catch::Contains("(train, train-b, train-c)"));
+}
+
+// Found on a real cluster: a taint shuts out a pending pod made before its definition tolerated
+// it (a pod keeps the spec it was created with; the Workflow's or template's change reaches the
+// pods made next), so the pending pods get the toleration themselves, which a live pod takes.
+TEST_CASE(
+    "gpu-node-hoarding tolerates the taint in the pending GPU pods themselves, before it lands",
+    "[advice][patches]") {
+  testing::RunFixture fx = hoardingScenario();
+  const auto findings = fx.detect(analysis::GpuNodeHoarding());
+  const auto recs = advice::recommend(findings, config::Config{}, *fx.cluster);
+  REQUIRE(recs.size() == 1);
+  const auto& patches = recs[0].patches;
+  const auto live = std::find_if(patches.begin(), patches.end(), [](const advice::Patch& p) {
+    return p.object.kind == "Pod" && !p.object.names.empty();
+  });
+  REQUIRE(live != patches.end());
+  CHECK(live->step == 1);
+  CHECK(live->object.namespace_ == "ml");
+  CHECK(live->object.names == std::vector<std::string>{"train-1"});
+  CHECK(live->command ==
+        "kubectl patch pod train-1 -n ml --type=json --patch-file <this document>");
+  REQUIRE_FALSE(live->variants.empty());
+  CHECK(live->variants[0][0].op == "add");
+  CHECK(live->variants[0][0].path == "/spec/tolerations/-");
+  REQUIRE(live->pods.has_value());
+  CHECK(live->pods->names == live->object.names);
+  CHECK(patches.back().step == 3);  // the taint still comes last
+  CHECK_THAT(recs[0].action, Catch::Contains("to the GPU pods pending now"));
 }
 
 namespace {
@@ -279,7 +310,7 @@ TEST_CASE("gpu-node-hoarding tolerates the taint where a GPU DAG's runs to come 
   CHECK(dags[0].runs == std::vector<std::string>{"nightly-old00", "nightly-new00"});
   CHECK(dags[0].unfinished_runs == std::vector<std::string>{"nightly-new00"});
   const auto step1 = firstSteps(recs[0]);
-  REQUIRE(step1.size() == 2);
+  REQUIRE(step1.size() == 3);  // the DAG, the Job, the pending pods themselves
   // The DAG's pods by its label, so a run created later is selected too, and in no other
   // patch; the Job's pod by its Job.
   CHECK(step1[1]->object.kind == "Job");
@@ -316,7 +347,8 @@ TEST_CASE(
   }
   // The finished run's Workflow makes no more pods; the template makes every run to come.
   CHECK(objects == std::vector<std::string>{"WorkflowTemplate ml/nightly 1",
-                                            "Workflow ml/nightly-new00 1", "Job ml/train 1"});
+                                            "Workflow ml/nightly-new00 1", "Job ml/train 1",
+                                            "Pod ml/train-1 1"});
   const advice::Patch& workflow_template = *firstSteps(recs[0])[0];
   CHECK(workflow_template.variants.at(0).at(0).path == "/spec/tolerations/-");
   REQUIRE(workflow_template.pods.has_value());

@@ -28,16 +28,20 @@ run_suite() {  # run_suite BUILD_DIR CTEST_ARGS CMAKE_ARGS...
   (cd "$dir" && timed "test $dir" ctest -j"$JOBS" --output-on-failure --timeout 300 $ctest_args)
 }
 
+# The real control plane of the cluster tests, from its Go modules (testbed/go.mod): minutes cold,
+# seconds once Go's build cache holds it.
+timed "build testbed" env TESTBED_BIN="$ROOT/build/testbed/bin" "$ROOT/testbed/build.sh"
 # Little debug info in either pass: on a 2-core machine the assembler and linker spend a third of the
 # build on it; sanitizer reports still name functions and lines through -g1.
 run_suite build "" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG" \
-  -DDAGADVISOR_BUILD_BENCHMARKS=ON
+  -DDAGADVISOR_BUILD_BENCHMARKS=ON -DDAGADVISOR_CLUSTER_TESTS=ON
 if [ "${1:-}" != "--quick" ]; then
   # Graphviz' fontconfig leaks at exit; nothing of ours is suppressed.
   export LSAN_OPTIONS="suppressions=$ROOT/tests/lsan.supp"
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
   # Tests labelled slow (the 150,000-pod generation, the detector sweep over every scenario, the
-  # native-histogram wait) already ran above; under ASan they only cost time.
+  # native-histogram wait, the real-cluster tests) already ran above; under ASan they only cost
+  # time.
   # lld: the sanitized binaries (ASan's runtime, debug info) link in half the time of ld.bfd.
   run_suite build-asan "-LE slow" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O0 -g1" \
     -DDAGADVISOR_SANITIZE=ON -DDAGADVISOR_LINKER=lld

@@ -57,7 +57,7 @@ wait_until() {  # wait_until LIMIT DESCRIPTION COMMAND...
 # dagadvisor's ServiceAccount and ClusterRole from the kustomize base, and a kubeconfig that
 # holds the ServiceAccount's token (TokenRequest), as a pod of it would have mounted.
 deploy_dagadvisor_rbac() {
-  kubectl create namespace monitoring --dry-run=client -o yaml | kubectl apply -f - >/dev/null
+  kubectl get namespace monitoring >/dev/null 2>&1 || kubectl create namespace monitoring >/dev/null
   kubectl apply -f "$ROOT/config/kubernetes/base/rbac.yaml" >/dev/null
   local token
   token=$(kubectl create token dagadvisor -n monitoring --duration 2h)

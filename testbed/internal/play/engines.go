@@ -16,10 +16,14 @@ import (
 
 // Engine keeps a workflow engine's own object of a run, as that engine's controller would.
 type Engine interface {
+	// Prepare creates, once before any run, what the engine defines runs from.
+	Prepare(ctx context.Context, s *runState) error
 	// Start creates the run's object, if the engine has one, and records its uid in the run.
 	Start(ctx context.Context, s *runState) error
 	// Update writes the object's status from the run's tasks as they are now.
 	Update(ctx context.Context, s *runState) error
+	// PreparePod writes into a task's pod what the engine's definitions say of it now.
+	PreparePod(ctx context.Context, s *runState, t *taskState, pod *corev1.Pod) error
 }
 
 func engines(clients Clients) map[string]Engine {
@@ -30,8 +34,12 @@ func engines(clients Clients) map[string]Engine {
 // Airflow's pods; Airflow's own records live in its API, not in Kubernetes).
 type podsOnly struct{}
 
-func (podsOnly) Start(context.Context, *runState) error  { return nil }
-func (podsOnly) Update(context.Context, *runState) error { return nil }
+func (podsOnly) Prepare(context.Context, *runState) error { return nil }
+func (podsOnly) Start(context.Context, *runState) error   { return nil }
+func (podsOnly) Update(context.Context, *runState) error  { return nil }
+func (podsOnly) PreparePod(context.Context, *runState, *taskState, *corev1.Pod) error {
+	return nil
+}
 
 var workflowResource = schema.GroupVersionResource{Group: "argoproj.io", Version: "v1alpha1", Resource: "workflows"}
 
@@ -40,7 +48,16 @@ var workflowResource = schema.GroupVersionResource{Group: "argoproj.io", Version
 // the tasks created after it.
 type argo struct{ clients Clients }
 
+func (a argo) Prepare(ctx context.Context, s *runState) error {
+	return a.createWorkflowTemplate(ctx, s)
+}
+
 func (a argo) Start(ctx context.Context, s *runState) error {
+	stored, err := a.storedTemplateSpec(ctx, s)
+	if err != nil {
+		return fmt.Errorf("WorkflowTemplate: %w", err)
+	}
+	s.storedSpec = stored
 	wf := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "argoproj.io/v1alpha1",
 		"kind":       "Workflow",
@@ -49,7 +66,7 @@ func (a argo) Start(ctx context.Context, s *runState) error {
 			"labels": map[string]any{"workflows.argoproj.io/completed": "false",
 				"workflows.argoproj.io/phase": "Running"},
 		},
-		"spec": map[string]any{"workflowTemplateRef": map[string]any{"name": s.spec.Workflow}},
+		"spec": map[string]any{"workflowTemplateRef": map[string]any{"name": argoName(s.spec.Workflow)}},
 	}}
 	created, err := a.clients.Dynamic.Resource(workflowResource).Namespace(s.spec.Namespace).
 		Create(ctx, wf, metav1.CreateOptions{})
@@ -58,6 +75,16 @@ func (a argo) Start(ctx context.Context, s *runState) error {
 	}
 	s.ownerUID = string(created.GetUID())
 	return a.Update(ctx, s)
+}
+
+func (a argo) PreparePod(ctx context.Context, s *runState, t *taskState, pod *corev1.Pod) error {
+	wf, err := a.clients.Dynamic.Resource(workflowResource).Namespace(s.spec.Namespace).
+		Get(ctx, s.spec.Name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	spec, _, _ := unstructured.NestedMap(wf.Object, "spec")
+	return podFields(spec, s.storedSpec, argoName(t.spec.ID), pod)
 }
 
 func (a argo) Update(ctx context.Context, s *runState) error {
@@ -99,9 +126,10 @@ func argoStatus(s *runState, phase string) map[string]any {
 		nodes[argoNodeID(t)] = argoTaskNode(s, t)
 	}
 	root := map[string]any{"id": s.spec.Name, "name": s.spec.Name, "displayName": s.spec.Name,
-		"type": "DAG", "phase": phase, "templateName": s.spec.Workflow, "children": roots,
+		"type": "DAG", "phase": phase, "templateName": "main", "children": roots,
 		"startedAt": timestamp(s.started)}
-	status := map[string]any{"phase": phase, "startedAt": timestamp(s.started), "nodes": nodes}
+	status := map[string]any{"phase": phase, "startedAt": timestamp(s.started), "nodes": nodes,
+		"storedWorkflowTemplateSpec": s.storedSpec}
 	if s.finished {
 		root["finishedAt"] = timestamp(time.Now())
 		status["finishedAt"] = root["finishedAt"]
@@ -119,7 +147,7 @@ func argoTaskNode(s *runState, t *taskState) map[string]any {
 	}
 	node := map[string]any{
 		"id": argoNodeID(t), "name": t.pod.Annotations["workflows.argoproj.io/node-name"],
-		"displayName": t.spec.ID, "type": "Pod", "templateName": t.spec.ID,
+		"displayName": t.spec.ID, "type": "Pod", "templateName": argoName(t.spec.ID),
 		"boundaryID": s.spec.Name, "phase": argoPhase(t.phase(), false),
 		"startedAt": timestamp(t.pod.CreationTimestamp.Time), "hostNodeName": t.pod.Spec.NodeName,
 	}

@@ -44,7 +44,10 @@ type runState struct {
 	order    []string // task ids in the plan's order
 	started  time.Time
 	ownerUID string // the engine object's uid, for its pods' owner references
-	finished bool
+	// storedSpec: the engine's definition of the run as it was when the run was submitted
+	// (Argo: the WorkflowTemplate's spec, kept in the Workflow's status).
+	storedSpec map[string]any
+	finished   bool
 }
 
 func newRunState(r *plan.Run) *runState {
@@ -136,6 +139,11 @@ func (pl *Player) Play(ctx context.Context) error {
 		return fmt.Errorf("pod informer did not sync")
 	}
 	for _, s := range pl.runs {
+		if err := pl.engineOf(s).Prepare(ctx, s); err != nil {
+			return fmt.Errorf("run %s: %w", s.spec.Name, err)
+		}
+	}
+	for _, s := range pl.runs {
 		s := s
 		pl.after(seconds(s.spec.ArrivalSeconds), func() { pl.arrive(ctx, s) })
 	}
@@ -200,6 +208,9 @@ func (pl *Player) createPod(ctx context.Context, s *runState, t *taskState) {
 	}
 	pod.Annotations[runForAnnotation] = strconv.FormatFloat(t.spec.RunSeconds, 'f', 3, 64) + "s"
 	pod.OwnerReferences = ownedBy(pod.OwnerReferences, s)
+	if err := pl.engineOf(s).PreparePod(ctx, s, t, pod); err != nil {
+		log.Printf("run %s: task %s: %v", s.spec.Name, t.spec.ID, err)
+	}
 	created, err := pl.clients.Typed.CoreV1().Pods(pod.Namespace).Create(ctx, pod, metav1.CreateOptions{})
 	if err != nil {
 		log.Printf("run %s: task %s: %v", s.spec.Name, t.spec.ID, err)

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# gpu-node-hoarding on the real control plane: the gpu-hoarding scenario played in minutes on
+# kube-apiserver, kube-controller-manager, kube-scheduler and kwok → `dagadvisor serve` on the
+# real Prometheus scraping the real kube-state-metrics and scheduler, reading the API with the
+# shipped RBAC only → the recommendation names the GPU pods the real scheduler left pending and
+# the GPU nodes that hold them out → its patches applied with kubectl in its stated order → the
+# real scheduler places those pods. The daemon's token cannot write.
+# Args: DAGADVISOR DAGADVISOR_SIM TESTBED_BIN
+DAGADVISOR=$1
+DAGADVISOR_SIM=$2
+TESTBED_BIN=$3
+source "$(dirname "$0")/cluster_harness.sh"
+
+start_cluster
+# At 1/20 of the scenario's times: runs every 3 min, training tasks of about 2 min.
+play_scenario "$ROOT/config/scenarios/gpu-hoarding.yaml" 0.05
+gpu_pods_pend() { [ -n "$(pending_gpu_pods)" ]; }
+wait_until 300 "the real scheduler leaves GPU training pods pending" gpu_pods_pend
+PENDING=$(pending_gpu_pods)
+echo "pending GPU pods: $PENDING"
+
+deploy_dagadvisor_rbac
+serve_dagadvisor
+REPORT=$WORK_DIR/recommendations.json
+has_hoarding() {
+  curl -fsS "$DAGADVISOR_URL/api/v1/recommendations" >"$REPORT" &&
+    jq -e 'any(.recommendations[]; .kind == "gpu-node-hoarding")' "$REPORT"
+}
+wait_until 120 "dagadvisor recommends gpu-node-hoarding" has_hoarding
+R='(.recommendations[] | select(.kind == "gpu-node-hoarding"))'
+jq "$R" "$REPORT" >"$WORK_DIR/hoarding.json"
+
+# The recommendation names the GPU pods the real scheduler left pending, and GPU nodes.
+NAMED=$(jq -r '.evidence.pending_gpu_pods[]' "$WORK_DIR/hoarding.json" | sort)
+[ -n "$NAMED" ] || fail "the recommendation names no pending GPU pod"
+NOW_PENDING=$(pending_gpu_pods)
+for pod in $NAMED; do
+  grep -qxF "$pod" <<<"$PENDING"$'\n'"$NOW_PENDING" || fail "$pod is named pending but the API server never had it pending"
+done
+ok "the pending GPU pods named: $(echo $NAMED)"
+HOARDED=$(jq -r '.instances[] | select(startswith("node/")) | ltrimstr("node/")' "$WORK_DIR/hoarding.json")
+[ -n "$HOARDED" ] || fail "no hoarded node named"
+for node in $HOARDED; do
+  gpus=$(kubectl get node "$node" -o jsonpath='{.status.allocatable.nvidia\.com/gpu}')
+  [ "${gpus:-0}" -gt 0 ] || fail "$node is named hoarded but has no GPU"
+  kubectl get pods -A --field-selector "spec.nodeName=$node" -o json |
+    jq -e 'any(.items[]; .metadata.namespace == "online")' >/dev/null ||
+    fail "$node is named hoarded but holds no online pod"
+done
+ok "the hoarded GPU nodes named: $(echo $HOARDED)"
+
+# Read-only: the shipped ClusterRole lets the daemon read, and nothing else.
+as_daemon() { kubectl --kubeconfig "$DAGADVISOR_KUBECONFIG" "$@"; }
+as_daemon get pods -A -o name >/dev/null || fail "the daemon's token cannot list pods"
+refused() {  # refused KUBECTL_ARGS...: the daemon's token is refused, Forbidden
+  local out
+  if out=$(as_daemon "$@" 2>&1); then fail "the daemon's token could: kubectl $*"; fi
+  grep -qi "forbidden" <<<"$out" || fail "kubectl $* failed otherwise than Forbidden: $out"
+}
+FIRST_POD=${NAMED%%$'\n'*}
+refused label node "${HOARDED%%$'\n'*}" dagadvisor-test=1
+refused delete pod -n "${FIRST_POD%%/*}" "${FIRST_POD#*/}"
+refused create configmap dagadvisor-test -n monitoring
+refused annotate workflows -n ml --all dagadvisor-test=1
+ok "with the shipped RBAC every write is refused (Forbidden)"
+
+# The patches, applied to the live objects with kubectl in the stated order, each read back.
+python3 "$ROOT/tests/cluster/apply_patches.py" "$WORK_DIR/hoarding.json" "$WORK_DIR/applied.json" ||
+  fail "a patch was refused or lost something (above)"
+ok "every patch applied by kubectl, nothing lost"
+# "then restart the non-GPU Deployments/Jobs on these nodes": the Deployments of the
+# ReplicaSets whose pods sit on the hoarded nodes.
+for node in $HOARDED; do
+  kubectl get pods -A --field-selector "spec.nodeName=$node" -o json | jq -r '.items[]
+    | select(.metadata.ownerReferences[0].kind == "ReplicaSet")
+    | "\(.metadata.namespace) \(.metadata.ownerReferences[0].name)"'
+done | sort -u | while read -r ns rs; do
+  kubectl get replicaset -n "$ns" "$rs" -o jsonpath='{.metadata.ownerReferences[0].name}{"\n"}' |
+    sed "s|^|$ns |"
+done | sort -u | while read -r ns deployment; do
+  kubectl rollout restart deployment -n "$ns" "$deployment" >/dev/null
+  echo "restarted deployment $ns/$deployment"
+done
+
+# The real scheduler places the GPU pods that were pending.
+bound() {
+  local pod
+  for pod in $NAMED; do
+    [ -n "$(kubectl get pod -n "${pod%%/*}" "${pod#*/}" -o jsonpath='{.spec.nodeName}')" ] || return 1
+  done
+}
+wait_until 120 "the real scheduler places the GPU pods that were pending" bound
+for pod in $NAMED; do
+  node=$(kubectl get pod -n "${pod%%/*}" "${pod#*/}" -o jsonpath='{.spec.nodeName}')
+  grep -qxF "$node" <<<"$HOARDED" || fail "$pod went to $node, not one of the hoarded GPU nodes"
+done
+ok "each on a GPU node the advice freed"

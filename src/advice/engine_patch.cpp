@@ -187,6 +187,16 @@ PodSpecSite engineSite(const PodOwner& owner, PodField field) {
   return site;
 }
 
+// One shell line running `command` (which names "$pod") for each of `names`: hundreds of
+// pending pods are one line to paste, not hundreds.
+std::string podLoop(const std::vector<std::string>& names, const std::string& command) {
+  std::string list;
+  for (const std::string& name : names) {
+    list += (list.empty() ? "" : " ") + name;
+  }
+  return "for pod in " + list + "; do " + command + "; done";
+}
+
 }  // namespace
 
 PodSpecSite podSpecSite(const PodOwner& owner, PodField field) {
@@ -247,13 +257,10 @@ Patch livePodsPatch(const PodSelection& pods, const std::string& what,
   patch.purpose = what + " in " + site.description;
   patch.object = site.object;
   patch.variants = build(site);
-  for (const std::string& name : pods.names) {
-    patch.command +=
-        (patch.command.empty() ? "" : "\n") + kubectlPatch("Pod", name, pods.namespace_);
-  }
-  patch.pod_variants = patch.variants;
-  patch.pods = pods;
-  return patch;
+  patch.command = pods.names.size() == 1
+                      ? kubectlPatch("Pod", pods.names[0], pods.namespace_)
+                      : podLoop(pods.names, kubectlPatch("Pod", "\"$pod\"", pods.namespace_));
+  return patch;  // the object is the pods: no `pods` selection beside it
 }
 
 std::pair<std::vector<std::pair<std::string, std::string>>, bool> perRunLabels(

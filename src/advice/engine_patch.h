@@ -51,7 +51,8 @@ Patch podChangePatch(const PodOwner& owner, PodField field, const std::string& w
 /// The same change made to existing pods themselves (`pods.names` in `pods.namespace_`), one
 /// `kubectl patch pod` each: for the fields a live pod takes (tolerations may be added to a pod
 /// that exists), where the engine's or controller's definition reaches only the pods it makes
-/// next (a pending pod keeps the spec it was created with).
+/// next (a pending pod keeps the spec it was created with). The patch's object is those Pods, its
+/// variants at a Pod's root; it has no `pods` selection (the object is the selection).
 Patch livePodsPatch(const PodSelection& pods, const std::string& what,
                     const std::function<JsonPatchVariants(const PodSpecSite&)>& build, int step);
 

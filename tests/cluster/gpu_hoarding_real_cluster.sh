@@ -49,6 +49,20 @@ for node in $HOARDED; do
 done
 ok "the hoarded GPU nodes named: $(echo $HOARDED)"
 
+# The scheduler's side comes from the real scheduler's own histograms and queues: its latency
+# SLI (labelled by attempts, not by profile), and the pending pod it found no room for, by the
+# plugin that said so.
+curl -fsS "$DAGADVISOR_URL/api/v1/scheduling" >"$WORK_DIR/scheduling.json"
+S='.scheduling'
+jq -e "$S.present and $S.latency_metric == \"scheduler_pod_scheduling_sli_duration_seconds\"" \
+  "$WORK_DIR/scheduling.json" >/dev/null || { jq . "$WORK_DIR/scheduling.json" >&2; fail "no scheduler SLI"; }
+jq -e "any($S.latency[]; (.p99_seconds | type) == \"number\" and .p99_seconds > 0)" \
+  "$WORK_DIR/scheduling.json" >/dev/null || { jq . "$WORK_DIR/scheduling.json" >&2; fail "no p99 latency"; }
+jq -e "$S.unschedulable_by_plugin.NodeResourcesFit >= 1 and ($S.pending_by_queue | add) >= 1" \
+  "$WORK_DIR/scheduling.json" >/dev/null ||
+  { jq . "$WORK_DIR/scheduling.json" >&2; fail "the pending pod is not in the scheduler's queues, unschedulable by NodeResourcesFit"; }
+ok "the real scheduler's SLI histogram (p99 $(jq "$S.latency[0].p99_seconds" "$WORK_DIR/scheduling.json") s) and its unschedulable pod (NodeResourcesFit)"
+
 # Read-only: the shipped ClusterRole lets the daemon read, and nothing else.
 as_daemon() { kubectl --kubeconfig "$DAGADVISOR_KUBECONFIG" "$@"; }
 as_daemon get pods -A -o name >/dev/null || fail "the daemon's token cannot list pods"

@@ -78,6 +78,21 @@ void strategicMerge(json& target, const json& patch) {
   }
 }
 
+// A patch of existing Pods themselves (the object is the pods, by name): its variants are at the
+// Pod's root, and it selects no other pods.
+bool namesPod(const json& patch, const json& pod) {
+  const json& meta = pod["metadata"];
+  return kindOf(patch) == "Pod" &&
+         patch["object"].value("namespace", "") == meta.value("namespace", "") &&
+         named(patch, meta.value("name", ""));
+}
+
+bool selectsPods(const json& patch) {
+  const bool named_pods =
+      kindOf(patch) == "Pod" && !patch["object"].value("names", json::array()).empty();
+  return (patch.contains("pods") && patch["pods"].is_object()) || named_pods;
+}
+
 bool podSelected(const json& selector, const json& pod) {
   const json& meta = pod["metadata"];
   if (selector.value("namespace", "") != meta.value("namespace", "")) {
@@ -217,7 +232,7 @@ AdviceApplier::AdviceApplier(const Advice& advice)
     const std::string kind = kindOf(p);
     if (p.contains("needs_value") && !p["needs_value"].is_null()) {
       outcomes_[i].skipped = "needs a value chosen per run (" + p["needs_value"].dump() + ")";
-    } else if (!holdsObject(kind) && !p.contains("pods")) {
+    } else if (!holdsObject(kind) && !selectsPods(p)) {
       outcomes_[i].skipped = "the simulator holds no " + kind + " and the patch selects no pods";
     }
   }
@@ -354,9 +369,13 @@ void AdviceApplier::patchTaskPod(json& pod) {
   const std::string name = pod["metadata"]["name"];
   for (std::size_t i = 0; i < patches_.size(); ++i) {
     const json& p = patches_[i];
-    if (outcomes_[i].skipped.empty() && !holdsObject(kindOf(p)) && p.contains("pods") &&
-        podSelected(p["pods"], pod)) {  // Argo objects reach their pods in applyArgoWorkflow
+    if (!outcomes_[i].skipped.empty() || holdsObject(kindOf(p))) {
+      continue;  // Argo objects reach their pods in applyArgoWorkflow
+    }
+    if (p.contains("pods") && p["pods"].is_object() && podSelected(p["pods"], pod)) {
       applyTo(i, pod, "pod_variants", "pod_document", name);
+    } else if (namesPod(p, pod)) {
+      applyTo(i, pod, "variants", "document", name);
     }
   }
 }

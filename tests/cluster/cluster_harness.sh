@@ -57,7 +57,8 @@ wait_until() {  # wait_until LIMIT DESCRIPTION COMMAND...
 # dagadvisor's ServiceAccount and ClusterRole from the kustomize base, and a kubeconfig that
 # holds the ServiceAccount's token (TokenRequest), as a pod of it would have mounted.
 deploy_dagadvisor_rbac() {
-  kubectl get namespace monitoring >/dev/null 2>&1 || kubectl create namespace monitoring >/dev/null
+  # The scenario's player may create it at the same moment: either way it must exist after.
+  kubectl create namespace monitoring >/dev/null 2>&1 || kubectl get namespace monitoring >/dev/null
   kubectl apply -f "$ROOT/config/kubernetes/base/rbac.yaml" >/dev/null
   local token
   token=$(kubectl create token dagadvisor -n monitoring --duration 2h)

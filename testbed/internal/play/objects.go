@@ -44,7 +44,11 @@ func create(ctx context.Context, client dynamic.Interface, mapper meta.RESTMappe
 	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
 		target = resource.Namespace(object.GetNamespace())
 	}
-	if _, err := target.Create(ctx, object, metav1.CreateOptions{}); err != nil {
+	_, err = target.Create(ctx, object, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) && gvk.Kind == "Namespace" {
+		return nil // another party (a monitoring stack, the daemon's deployment) made it first
+	}
+	if err != nil {
 		return fmt.Errorf("create %s %s/%s: %w", gvk.Kind, object.GetNamespace(), object.GetName(), err)
 	}
 	return nil

@@ -233,22 +233,22 @@ func ownedBy(refs []metav1.OwnerReference, s *runState) []metav1.OwnerReference 
 	return kept
 }
 
+// podSeen records a task pod's new state; a change of phase or node moves its run on.
 func (pl *Player) podSeen(ctx context.Context, pod *corev1.Pod) {
 	t, ok := pl.byPod[pod.Namespace+"/"+pod.Name]
-	if !ok || (t.pod != nil && t.pod.Status.Phase == pod.Status.Phase && t.pod.Spec.NodeName == pod.Spec.NodeName) {
-		if ok {
-			t.pod = pod
-		}
+	if !ok {
 		return
 	}
+	moved := t.pod == nil || t.pod.Status.Phase != pod.Status.Phase || t.pod.Spec.NodeName != pod.Spec.NodeName
 	t.pod = pod
+	if !moved {
+		return
+	}
 	s := pl.runOf[t]
 	if pod.Status.Phase == corev1.PodSucceeded {
 		pl.createReady(ctx, s)
 	}
-	if s.outcome() != "" {
-		s.finished = true
-	}
+	s.finished = s.outcome() != ""
 	pl.update(ctx, s)
 }
 

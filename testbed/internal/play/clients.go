@@ -6,7 +6,6 @@ package play
 import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
@@ -24,10 +23,6 @@ func Connect(kubeconfig string, qps float32) (Clients, error) {
 	}
 	config.QPS = qps
 	config.Burst = int(2 * qps)
-	return connect(config)
-}
-
-func connect(config *rest.Config) (Clients, error) {
 	typed, err := kubernetes.NewForConfig(config)
 	if err != nil {
 		return Clients{}, err

@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
 )
 
@@ -188,5 +187,3 @@ func finishedAt(pod *corev1.Pod) time.Time {
 }
 
 func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
-
-func typesUID(uid string) types.UID { return types.UID(uid) }

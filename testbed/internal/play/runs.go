@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 
@@ -226,7 +227,7 @@ func ownedBy(refs []metav1.OwnerReference, s *runState) []metav1.OwnerReference 
 	var kept []metav1.OwnerReference
 	for _, ref := range refs {
 		if s.ownerUID != "" && ref.Name == s.spec.Name {
-			ref.UID = typesUID(s.ownerUID)
+			ref.UID = types.UID(s.ownerUID)
 			kept = append(kept, ref)
 		}
 	}

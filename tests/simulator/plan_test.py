@@ -210,6 +210,24 @@ def metric_samples(path, name):
     return out
 
 
+def counter_rates(path, name):
+    """{(namespace, container, pod): rate per second} of a counter family in an OpenMetrics
+    file, from each series' first and last samples."""
+    first, last = {}, {}
+    pattern = re.compile(r'(\w+)="([^"]*)"')
+    with open(path) as f:
+        for line in f:
+            if line.startswith(name + "{"):
+                labels, rest = line[len(name) + 1:].split("} ", 1)
+                found = dict(pattern.findall(labels))
+                key = (found["namespace"], found["container"], found["pod"])
+                value, ts = (float(x) for x in rest.split()[:2])
+                first.setdefault(key, (ts, value))
+                last[key] = (ts, value)
+    return {key: (last[key][1] - first[key][1]) / (last[key][0] - first[key][0])
+            for key in last if last[key][0] > first[key][0]}
+
+
 def sanitize(key):
     return re.sub(r"[^A-Za-z0-9]", "_", key).lower()
 
@@ -257,7 +275,44 @@ def test_against_simulation(doc):
                      for l in labels if ("node", name) in l]
         check(any({x for x in s if x[0].startswith("label_")} == expected for s in simulated),
               f"{name}: labels differ from the simulated kube_node_labels")
-    passed("plan matches the simulation: runs, pods, parents, run times, nodes")
+    test_usage_annotations(doc, metrics)
+    passed("plan matches the simulation: runs, pods, parents, run times, nodes, usage")
+
+
+def test_usage_annotations(doc, metrics):
+    """kwok reports what each pod's usage annotations say: the simulation's cAdvisor figures
+    (the working set exactly, the CPU counter's rate), by container for the workloads' pods and by
+    name for the task pods."""
+    planned = {}
+    for kind in ("DaemonSet", "Deployment"):
+        for o in objects_of(doc, kind):
+            planned[(o["metadata"]["namespace"], o["metadata"]["name"], None)] = \
+                o["spec"]["template"]["metadata"]["annotations"]
+    for run in doc["runs"]:
+        for task in run["tasks"]:
+            meta = task["pod"]["metadata"]
+            planned[(meta["namespace"], "main", meta["name"])] = meta["annotations"]
+
+    def annotations_of(namespace, container, pod):
+        return planned.get((namespace, container, pod)) or planned.get((namespace, container, None))
+
+    memory = metric_samples(metrics, "container_memory_working_set_bytes")
+    checked = 0
+    for labels, value in memory.items():
+        found = dict(labels)
+        annotations = annotations_of(found["namespace"], found["container"], found["pod"])
+        check(annotations is not None, f"{found['pod']}: simulated usage but no planned pod")
+        check(abs(float(annotations["kwok.x-k8s.io/usage-memory"]) - value) <= 1,
+              f"{found['pod']}: working set {value} simulated, "
+              f"{annotations['kwok.x-k8s.io/usage-memory']} planned")
+        checked += 1
+    for (namespace, container, pod), rate in counter_rates(
+            metrics, "container_cpu_usage_seconds_total").items():
+        cpu = annotations_of(namespace, container, pod)["kwok.x-k8s.io/usage-cpu"]
+        check(cpu.endswith("m") and abs(float(cpu[:-1]) / 1000 - rate) <= 0.002,
+              f"{pod}: {rate} cores simulated, {cpu} planned")
+        checked += 1
+    check(checked > 0, "no usage series in the simulation")
 
 
 # --- time scale, policies, errors --------------------------------------------------------

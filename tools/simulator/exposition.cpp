@@ -476,11 +476,11 @@ void Exposition::podUsage(const Pod& p, PodState& st, double t, double ts) {
                        label("metrics_path", "/metrics/cadvisor") + "," + label("namespace", p.ns) +
                        "," + label("pod", p.name) + "," + label("container", p.container) + "," +
                        label("node", n.name);
-  double cores = std::max(0.01, p.request.cpu * p.cpuUtil);
+  const ModelledUsage usage = modelledUsage(p.request, p.cpuUtil);
   w_.sample("container_cpu_usage_seconds_total", labels,
-            std::round((t - p.started) * cores * 1000) / 1000, ts);
-  w_.sample(st.slots[kMemory], "container_memory_working_set_bytes", labels,
-            std::floor(std::max(16.0 * 1048576, p.request.memory * 0.6)), ts);
+            std::round((t - p.started) * usage.cores * 1000) / 1000, ts);
+  w_.sample(st.slots[kMemory], "container_memory_working_set_bytes", labels, usage.workingSetBytes,
+            ts);
   // The network counters are the pod's, not a container's: cAdvisor reports them on the pod
   // sandbox, with an empty container label under containerd. Every scrape, as the CPU counter:
   // the daemon averages the counter over the pod's samples (when the bytes arrived).

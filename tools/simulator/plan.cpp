@@ -75,6 +75,15 @@ json kwokNode(const Node& n) {
   return node;
 }
 
+// kwok's kubelet emulation reports a pod's use from these annotations (the ClusterResourceUsage
+// that testbed/build.sh takes from kwok's module), as the simulator's cAdvisor series would.
+void annotateUsage(json& podMetadata, const Resources& request, double cpuUtil) {
+  const ModelledUsage usage = modelledUsage(request, cpuUtil);
+  json& annotations = podMetadata["annotations"];
+  annotations["kwok.x-k8s.io/usage-cpu"] = std::to_string(std::llround(usage.cores * 1000)) + "m";
+  annotations["kwok.x-k8s.io/usage-memory"] = std::to_string(std::llround(usage.workingSetBytes));
+}
+
 // A workload's pod template is read as the simulation reads it, so a malformed patched one
 // fails here as it fails there.
 void checkTemplate(const json& workload, const std::vector<PriorityClassSpec>& classes) {
@@ -92,6 +101,7 @@ json runPlan(const Scenario& s, const Run& run, double scale, AdviceApplier& adv
     TaskPod made = engineTaskPod(s, run, static_cast<int>(i), run.arrival, advice);
     readPodObject(made.object, classes, made.pod);  // fails as the simulation would
     made.object["metadata"].erase("uid");           // the API server gives it one
+    annotateUsage(made.object["metadata"], made.pod.request, made.pod.cpuUtil);
     tasks.push_back(json{{"id", t.id},
                          {"parents", t.parents},
                          {"run_seconds", run.baseRuntime[i] * scale},
@@ -128,10 +138,14 @@ json buildPlan(const Scenario& s, const Advice& advice, double scale) {
   for (std::size_t i = 0; i < s.daemonSets.size(); ++i) {
     objects.push_back(daemonSetObject(s, i, applier));
     checkTemplate(objects.back(), classes);
+    annotateUsage(objects.back()["spec"]["template"]["metadata"], s.daemonSets[i].request,
+                  s.daemonSets[i].cpuUtil);
   }
   for (std::size_t i = 0; i < s.deployments.size(); ++i) {
     objects.push_back(deploymentObject(s, i, applier));
     checkTemplate(objects.back(), classes);
+    annotateUsage(objects.back()["spec"]["template"]["metadata"], s.deployments[i].request,
+                  s.deployments[i].cpuUtil);
   }
 
   std::vector<Run> runs = arrivingRuns(s);

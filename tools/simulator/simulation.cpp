@@ -398,6 +398,14 @@ double receivedBytes(const std::vector<Fetch>& fetches, double elapsed) {
   return bytes;
 }
 
+ModelledUsage modelledUsage(const Resources& request, double cpuUtil) {
+  constexpr double kMinCores = 0.01;
+  constexpr double kMinWorkingSet = 16.0 * 1048576;
+  constexpr double kWorkingSetShare = 0.6;
+  return ModelledUsage{std::max(kMinCores, request.cpu * cpuUtil),
+                       std::floor(std::max(kMinWorkingSet, request.memory * kWorkingSetShare))};
+}
+
 History simulate(const Scenario& scenario, Policy policy) {
   if (policy == Policy::kBaseline) {
     return Simulation(scenario, policy, Advice{"baseline", {}, {}}).run("baseline");

@@ -45,6 +45,16 @@ struct Fetch {
 /// constant rate, as the pod's network receive counter shows them.
 double receivedBytes(const std::vector<Fetch>& fetches, double elapsed);
 
+/// What a pod uses while it runs, as cAdvisor (or kwok's emulation of the kubelet) reports it.
+struct ModelledUsage {
+  double cores = 0;
+  double workingSetBytes = 0;
+};
+
+/// The CPU request times its utilisation (at least 10 millicores) and 60 % of the memory
+/// request (at least 16 MiB): the simulator's exposition and the real cluster's plan agree.
+ModelledUsage modelledUsage(const Resources& request, double cpuUtil);
+
 /// A pod and everything that happened to it. Times are seconds after the scenario start;
 /// kNever marks an event that has not happened.
 struct Pod {

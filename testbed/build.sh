@@ -30,17 +30,22 @@ ldflags=(
 mkdir -p "$BIN"
 go build -trimpath -ldflags "${ldflags[*]}" -o "$BIN/" tool ./cmd/...
 
-# kwok's stock stages (nodes start and beat; pods run once bound; Job pods complete; deletion),
-# then the project's own end of a task pod (testbed/kwok/pod-complete.yaml).
+# kwok's configuration: its stock stages (nodes start and beat; pods run once bound; Job pods
+# complete; deletion), the project's own end of a task pod (testbed/kwok/pod-complete.yaml), and
+# kwok's stock kubelet resource metrics (container_cpu_usage_seconds_total and
+# container_memory_working_set_bytes per container, served per node) with the use each pod's
+# kwok.x-k8s.io/usage-cpu and usage-memory annotations give.
 kwok_dir=$(go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)
 {
-  for stage in node/fast/node-initialize node/heartbeat/node-heartbeat pod/fast/pod-ready \
-    pod/fast/pod-complete pod/fast/pod-delete; do
-    cat "$kwok_dir/kustomize/stage/$stage.yaml"
+  for part in stage/node/fast/node-initialize stage/node/heartbeat/node-heartbeat \
+    stage/pod/fast/pod-ready stage/pod/fast/pod-complete stage/pod/fast/pod-delete \
+    metrics/usage/usage-from-annotation metrics/resource/metrics-resource; do
+    cat "$kwok_dir/kustomize/$part.yaml"
     echo "---"
   done
   cat kwok/pod-complete.yaml
-} >"$BIN/kwok-stages.yaml"
+} >"$BIN/kwok.yaml"
+rm -f "$BIN/kwok-stages.yaml"
 
 # The workflow engines' CRDs, from their own modules at pinned releases (checked against the Go
 # checksum database like any module): the player creates Argo Workflows and WorkflowTemplates and

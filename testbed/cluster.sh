@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # A real Kubernetes control plane on loopback, built from Go modules (testbed/build.sh): etcd,
 # kube-apiserver (TLS, RBAC, service-account tokens), kube-controller-manager, kube-scheduler
-# (default profile), kwok (the kubelets of fake nodes: pods run for their annotated time),
-# the Argo and Tekton CRDs (from their modules),
+# (default profile), kwok (the kubelets of fake nodes: pods run for their annotated time and
+# use what their annotations say), the Argo and Tekton CRDs (from their modules),
 # kube-state-metrics with exactly config/kube-state-metrics/flags.txt, and Debian's Prometheus
-# scraping kube-state-metrics and the scheduler. Tests, benchmarks and people use this one script.
+# scraping kube-state-metrics, the scheduler and the kubelets' resource metrics. Tests, benchmarks and people use this one script.
 #
 #   testbed/cluster.sh start DIR   start everything, wait until all are ready, write DIR/env
 #   testbed/cluster.sh stop DIR    stop everything started in DIR
@@ -114,6 +114,10 @@ scrape_configs:
     static_configs: [{targets: ['127.0.0.1:$SCHEDULER_PORT']}]
   - job_name: kwok
     static_configs: [{targets: ['127.0.0.1:$KWOK_PORT']}]
+  # The kubelets' resource metrics, one target per node as on a real cluster, all served by kwok
+  # (node-targets keeps the list).
+  - job_name: kubelet
+    file_sd_configs: [{files: ["$DIR/kubelet-targets.json"], refresh_interval: 5s}]
 EOF
 }
 
@@ -182,10 +186,12 @@ start() {
     --authorization-always-allow-paths /healthz,/readyz,/livez,/metrics
   wait_ok kube-scheduler 60 "https://127.0.0.1:$SCHEDULER_PORT/readyz" --cacert "$PKI/ca.crt"
 
-  launch kwok "$BIN/kwok" --kubeconfig "$DIR/admin.kubeconfig" --config "$BIN/kwok-stages.yaml" \
+  launch kwok "$BIN/kwok" --kubeconfig "$DIR/admin.kubeconfig" --config "$BIN/kwok.yaml" \
     --manage-all-nodes=false --manage-nodes-with-annotation-selector kwok.x-k8s.io/node=fake \
     --server-address "127.0.0.1:$KWOK_PORT"
   wait_ok kwok 60 "http://127.0.0.1:$KWOK_PORT/healthz"
+  launch node-targets "$BIN/node-targets" --kubeconfig "$DIR/admin.kubeconfig" \
+    --out "$DIR/kubelet-targets.json" --address "127.0.0.1:$KWOK_PORT"
 
   local flags
   mapfile -t flags < <(ksm_flags)

@@ -32,23 +32,27 @@ start_cluster() {
   ok "control plane up: $(kubectl version -o json | jq -r .serverVersion.gitVersion)"
 }
 
-# Plays SCENARIO at SCALE (every time multiplied by it) in the background; the plan is in
-# $WORK_DIR/plan.json and what happened goes to $WORK_DIR/summary.json when the player stops.
-play_scenario() {  # play_scenario SCENARIO_FILE SCALE
-  "$DAGADVISOR_SIM" plan --scenario "$1" --time-scale "$2" --out "$WORK_DIR/plan.json" \
+# Plays SCENARIO at SCALE (every time multiplied by it) in the background, its plan first passed
+# through the jq FILTER if one is given; the plan is in $WORK_DIR/plan.json and what happened goes
+# to $WORK_DIR/summary.json when the player stops.
+play_scenario() {  # play_scenario SCENARIO_FILE SCALE [FILTER]
+  "$DAGADVISOR_SIM" plan --scenario "$1" --time-scale "$2" --out "$WORK_DIR/plan-full.json" \
     || fail "dagadvisor-sim plan failed"
+  jq "${3:-.}" "$WORK_DIR/plan-full.json" >"$WORK_DIR/plan.json"
   "$TESTBED_BIN/play" --plan "$WORK_DIR/plan.json" --summary "$WORK_DIR/summary.json" \
     >"$WORK_DIR/play.log" 2>&1 &
   PIDS+=($!)
 }
 
-# Polls until COMMAND succeeds, for at most LIMIT seconds.
+# Polls until COMMAND succeeds, for at most LIMIT seconds; a failure shows what the last attempt
+# printed.
 wait_until() {  # wait_until LIMIT DESCRIPTION COMMAND...
   local limit=$1 what=$2 deadline
   shift 2
   deadline=$((SECONDS + limit))
-  until "$@" >/dev/null 2>&1; do
-    [ "$SECONDS" -lt "$deadline" ] || fail "not within ${limit}s: $what"
+  until "$@" >"$WORK_DIR/attempt.out" 2>&1; do
+    [ "$SECONDS" -lt "$deadline" ] ||
+      fail "not within ${limit}s: $what; last attempt: $(tail -c 2000 "$WORK_DIR/attempt.out")"
     sleep 1
   done
   ok "$what"
@@ -80,8 +84,8 @@ YAML
 }
 
 # Starts `dagadvisor serve` on the cluster's Prometheus with the Kubernetes source on, reading
-# with the ServiceAccount's kubeconfig; extra YAML (the detectors' thresholds for a scenario
-# played in minutes) is appended to its configuration. Sets DAGADVISOR_URL.
+# with the ServiceAccount's kubeconfig; EXTRA_YAML (the thresholds for a scenario played in
+# minutes) is merged into its configuration, key by key. Sets DAGADVISOR_URL.
 serve_dagadvisor() {  # serve_dagadvisor [EXTRA_YAML]
   local port
   port=$(free_port)
@@ -99,8 +103,19 @@ server:
   listen: "127.0.0.1:$port"
 analysis:
   interval: 5s
-${1:-}
 YAML
+  python3 - "$WORK_DIR/dagadvisor.yaml" "${1:-}" <<'PY'
+import sys, yaml
+def merge(base, extra):
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(base.get(key), dict):
+            merge(base[key], value)
+        else:
+            base[key] = value
+config = yaml.safe_load(open(sys.argv[1]))
+merge(config, yaml.safe_load(sys.argv[2]) or {})
+yaml.safe_dump(config, open(sys.argv[1], "w"), sort_keys=False)
+PY
   "$DAGADVISOR" check-config --config "$WORK_DIR/dagadvisor.yaml" >/dev/null \
     || fail "the test's configuration is refused"
   "$DAGADVISOR" serve --config "$WORK_DIR/dagadvisor.yaml" >"$WORK_DIR/dagadvisor.log" 2>&1 &

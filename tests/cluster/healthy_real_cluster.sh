@@ -42,6 +42,15 @@ CHAIN='[["clean","features",false],["extract","clean",false],["features","train"
   { jq . "$WORK_DIR/run.json" >&2; fail "daily_features' edges are $EDGES, not the chain its pods declare"; }
 ok "the run is rebuilt with the edges its pods declare, none inferred"
 
+# The Argo run is rebuilt from its Workflow (LISTed with the shipped RBAC), not from timing.
+BACKUP_ID=$(jq -r '[.dags[] | select(.dag == "nightly-backup")][0].id // empty' "$DAGS")
+[ -n "$BACKUP_ID" ] || { jq . "$DAGS" >&2; fail "the nightly-backup Workflow is not rebuilt"; }
+curl -fsS "$DAGADVISOR_URL/api/v1/dags/$BACKUP_ID" >"$WORK_DIR/backup.json"
+EDGES=$(jq -c '[.dag.edges_detail[] | [.parent, .child, .inferred]]' "$WORK_DIR/backup.json")
+[ "$EDGES" = '[["snapshot","verify",false]]' ] ||
+  { jq . "$WORK_DIR/backup.json" >&2; fail "nightly-backup's edges are $EDGES, not its Workflow's"; }
+ok "the Argo run is rebuilt with its Workflow's edge"
+
 curl -fsS "$DAGADVISOR_URL/api/v1/recommendations" >"$WORK_DIR/recommendations.json"
 WARNINGS=$(jq -r '.recommendations[] | select(.severity == "warning" or .severity == "critical") | .id' \
   "$WORK_DIR/recommendations.json")

@@ -26,7 +26,8 @@ type Engine interface {
 }
 
 func engines(clients Clients) map[string]Engine {
-	return map[string]Engine{"": podsOnly{}, "argo": argo{clients}}
+	return map[string]Engine{"": podsOnly{}, "argo": argo{clients},
+		"tekton": &tekton{clients: clients, written: map[*taskState]string{}}}
 }
 
 // podsOnly is an engine whose runs are known from their pods alone (the seed convention,

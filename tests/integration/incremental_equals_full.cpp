@@ -12,7 +12,9 @@
 // only the first read is full), and --analyze runs the daemon's whole analysis cycle on each
 // read (its CPU and memory: the daemon's steady cycle, without predictions, which are off at the
 // reference size; the heap kept as the daemon keeps it, or given back after every cycle with
-// --trim-every-cycle) instead of comparing.
+// --trim-every-cycle) instead of comparing. A time still to come is waited for, so the reads of a
+// live Prometheus (scripts/bench-live.sh) see the scrapes up to each time, as the daemon's cycle
+// at that moment would.
 // Usage: incremental_equals_full [--costs] [--no-compare] [--prometheus-pid PID] [--max-series N]
 //          [--resync S] [--usage-from-rules] [--staleness-markers] [--no-gzip] [--analyze]
 //          [--trim-every-cycle] URL
@@ -28,6 +30,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "app/analysis_cycle.h"
@@ -300,6 +303,10 @@ int analyzeEach(ingestion::ClusterReader& reader, const config::Config& config,
   app::useOneHeapArena();  // as the daemon runs (serve.cpp)
   for (const std::string& time : times) {
     const UnixSeconds at = std::stod(time);
+    const double wait = at - clock.now();
+    if (wait > 0) {
+      std::this_thread::sleep_for(std::chrono::duration<double>(wait));
+    }
     // The peak counted from here: this cycle's own.
     std::ofstream("/proc/self/clear_refs") << "5";
     const ProcessCost before = processCost(prometheus_pid);
@@ -318,12 +325,18 @@ int analyzeEach(ingestion::ClusterReader& reader, const config::Config& config,
     app::releaseHeapAfter(trim_every_cycle ? nullptr : report->get());
     const report::AnalysisReport& r = **report;
     const bool window = !r.query_costs.empty() && r.query_costs.front().read == "window";
+    std::size_t series = 0;
+    for (const report::QueryCostRow& cost : r.query_costs) {
+      series += cost.series;
+    }
     std::printf(
         "cycle t=%s read=%s pods=%zu runs=%zu recommendations=%zu wall_s=%.3f cpu_s=%.3f "
-        "rss_kb=%ld peak_rss_kb=%ld prometheus_cpu_s=%.3f\n",
+        "rss_kb=%ld peak_rss_kb=%ld bytes=%zu series=%zu prometheus_cpu_s=%.3f "
+        "prometheus_rss_growth_kb=%ld prometheus_rss_kb=%ld\n",
         time.c_str(), window ? "window" : "full", r.summary.pods, r.runs.size(),
         r.recommendations.size(), wall, own_after.cpu_seconds - own_before.cpu_seconds,
-        own_after.rss_kb, own_after.peak_rss_kb, after.cpu_seconds - before.cpu_seconds);
+        own_after.rss_kb, own_after.peak_rss_kb, r.bytes_received, series,
+        after.cpu_seconds - before.cpu_seconds, after.rss_kb - before.rss_kb, after.rss_kb);
   }
   return 0;
 }

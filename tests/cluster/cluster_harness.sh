@@ -47,15 +47,14 @@ play_scenario() {  # play_scenario SCENARIO_FILE SCALE [FILTER]
 # Polls until COMMAND succeeds, for at most LIMIT seconds; a failure shows what the last attempt
 # printed.
 wait_until() {  # wait_until LIMIT DESCRIPTION COMMAND...
-  local limit=$1 what=$2 deadline
+  local limit=$1 what=$2 start=$SECONDS
   shift 2
-  deadline=$((SECONDS + limit))
   until "$@" >"$WORK_DIR/attempt.out" 2>&1; do
-    [ "$SECONDS" -lt "$deadline" ] ||
+    [ $((SECONDS - start)) -lt "$limit" ] ||
       fail "not within ${limit}s: $what; last attempt: $(tail -c 2000 "$WORK_DIR/attempt.out")"
     sleep 1
   done
-  ok "$what"
+  ok "$what (after $((SECONDS - start)) s)"
 }
 
 # dagadvisor's ServiceAccount and ClusterRole from the kustomize base, and a kubeconfig that
@@ -121,6 +120,20 @@ PY
   "$DAGADVISOR" serve --config "$WORK_DIR/dagadvisor.yaml" >"$WORK_DIR/dagadvisor.log" 2>&1 &
   PIDS+=($!)
   wait_until 60 "dagadvisor serves" curl -fsS -o /dev/null "$DAGADVISOR_URL/healthz"
+}
+
+# Waits for COUNT successful analyses after now (by the daemon's own cycle counter), so that it
+# has read what the cluster holds now.
+wait_for_analyses() {  # wait_for_analyses COUNT LIMIT
+  local start
+  start=$(successful_cycles)
+  analysed() { [ $(($(successful_cycles) - start)) -ge "$1" ]; }
+  wait_until "$2" "$1 analyses after this moment" analysed "$1"
+}
+
+successful_cycles() {
+  curl -fsS "$DAGADVISOR_URL/metrics" |
+    awk '/^dagadvisor_cycles_total\{.*result="success"/ {s += $NF} END {print s + 0}'
 }
 
 # The pods that ask for a GPU and are not bound to a node, as namespace/name, sorted.

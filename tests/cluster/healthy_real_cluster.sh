@@ -23,13 +23,7 @@ wait_until 420 "the first daily_features run ends" first_run_done
 [ -z "$(pending_gpu_pods)" ] || fail "GPU pods pend on the healthy cluster: $(pending_gpu_pods)"
 
 # Two successful analyses after that moment, so the daemon has read it.
-cycles() {
-  curl -fsS "$DAGADVISOR_URL/metrics" |
-    awk '/^dagadvisor_cycles_total\{.*result="success"/ {s += $NF} END {print s + 0}'
-}
-START=$(cycles)
-analysed_twice() { [ $(($(cycles) - START)) -ge 2 ]; }
-wait_until 60 "two analyses of it" analysed_twice
+wait_for_analyses 2 60
 
 DAGS=$WORK_DIR/dags.json
 curl -fsS "$DAGADVISOR_URL/api/v1/dags" >"$DAGS"

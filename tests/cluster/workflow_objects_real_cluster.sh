@@ -26,13 +26,7 @@ TASKRUNS=$(kubectl get taskruns -n science -o json | jq '[.items[]
 [ "$TASKRUNS" -eq 16 ] || fail "$TASKRUNS TaskRuns owned by a PipelineRun, not 16"
 ok "16 TaskRuns, each owned by its PipelineRun"
 
-cycles() {
-  curl -fsS "$DAGADVISOR_URL/metrics" |
-    awk '/^dagadvisor_cycles_total\{.*result="success"/ {s += $NF} END {print s + 0}'
-}
-START=$(cycles)
-analysed_twice() { [ $(($(cycles) - START)) -ge 2 ]; }
-wait_until 60 "two analyses after both runs ended" analysed_twice
+wait_for_analyses 2 60
 
 # Each run's edges are exactly those of the pipeline, from the objects: none inferred.
 DECLARED=$(jq -c '[.runs[0].tasks[] | .id as $child | .parents[] | [., $child, false]] | sort' \

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/util/retry"
 )
 
@@ -89,14 +90,7 @@ func (a argo) PreparePod(ctx context.Context, s *runState, t *taskState, pod *co
 
 func (a argo) Update(ctx context.Context, s *runState) error {
 	client := a.clients.Dynamic.Resource(workflowResource).Namespace(s.spec.Namespace)
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		wf, err := client.Get(ctx, s.spec.Name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	return rewrite(ctx, client, s.spec.Name, false, func(wf *unstructured.Unstructured) {
 		phase := argoPhase(s.outcome(), true)
 		completed := "false"
 		if s.finished {
@@ -107,7 +101,28 @@ func (a argo) Update(ctx context.Context, s *runState) error {
 		labels["workflows.argoproj.io/completed"] = completed
 		wf.SetLabels(labels)
 		wf.Object["status"] = argoStatus(s, phase)
-		_, err = client.Update(ctx, wf, metav1.UpdateOptions{})
+	})
+}
+
+// rewrite reads an object, changes it and writes it back, again after a conflict; an object gone
+// meanwhile is not an error. viaStatus writes through the status subresource (where the CRD has
+// one, only that path changes the status).
+func rewrite(ctx context.Context, client dynamic.ResourceInterface, name string, viaStatus bool,
+	change func(*unstructured.Unstructured)) error {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		object, err := client.Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		change(object)
+		if viaStatus {
+			_, err = client.UpdateStatus(ctx, object, metav1.UpdateOptions{})
+		} else {
+			_, err = client.Update(ctx, object, metav1.UpdateOptions{})
+		}
 		return err
 	})
 }

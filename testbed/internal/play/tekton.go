@@ -6,13 +6,11 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/util/retry"
 )
 
 const tektonAPIVersion = "tekton.dev/v1"
@@ -120,17 +118,8 @@ func (k *tekton) updateTaskRun(ctx context.Context, s *runState, t *taskState) e
 
 // writeStatus replaces an object's status through its status subresource.
 func writeStatus(ctx context.Context, client dynamic.ResourceInterface, name string, status map[string]any) error {
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		object, err := client.Get(ctx, name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	return rewrite(ctx, client, name, true, func(object *unstructured.Unstructured) {
 		object.Object["status"] = status
-		_, err = client.UpdateStatus(ctx, object, metav1.UpdateOptions{})
-		return err
 	})
 }
 

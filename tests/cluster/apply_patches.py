@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
 """Applies a recommendation's patches to the live objects of a cluster the way dagadvisor tells a
 user to: in step order; a patch whose command is complete kubectl commands (kubectl taint, ...) by
-running them, the others with `kubectl patch` of each named object, trying the JSON-patch variants
-in order until one applies. Each object is read back from the API server before and after: a
-patch that the API server refuses, or that loses anything the object held, is a failure.
+running them, an object to create with `kubectl apply`, the others with `kubectl patch` of each
+named object, trying the JSON-patch variants in order until one applies. Each object is read back
+from the API server before and after: a patch that the API server refuses, or that loses anything
+the object held, is a failure. A patch meant for a manifest (`kubectl patch --local -f
+<manifest>`: a field the API server does not let change on a live object, or an object defined
+where the engine creates it) is applied the same way with `--local` to the live objects it names
+or selects, as the API server returns them: the nearest thing to their manifests a cluster has.
 
 Usage: apply_patches.py RECOMMENDATION_JSON REPORT_JSON
 Prints one line per object; exits 1 when a patch failed or lost something.
@@ -11,6 +15,7 @@ Prints one line per object; exits 1 when a patch failed or lost something.
 import json
 import subprocess
 import sys
+import tempfile
 
 # What the API server itself changes on every write.
 VOLATILE = {"resourceVersion", "generation", "managedFields", "uid", "creationTimestamp"}
@@ -34,13 +39,16 @@ def get(kind, name, ns):
 def lost(before, after, path=""):
     """The paths of what `before` held that `after` no longer holds: a key gone, or a list item
     gone (advice only adds; a value a controller updates since, such as a DaemonSet's
-    template generation, is not a loss)."""
+    template generation, is not a loss, nor a zero value the API server leaves out, such as a
+    PriorityClass's globalDefault: false)."""
     if isinstance(before, dict):
         if not isinstance(after, dict):
             return [path or "/"]
         out = []
         for key, value in before.items():
             if path == "/metadata" and key in VOLATILE:
+                continue
+            if key not in after and value in (False, 0, "", [], {}, None):
                 continue
             if key not in after:
                 out.append(f"{path}/{key}")
@@ -50,8 +58,23 @@ def lost(before, after, path=""):
     if isinstance(before, list):
         if not isinstance(after, list):
             return [path]
-        return [f"{path}[{i}]" for i, item in enumerate(before) if item not in after]
+        out = []
+        for i, item in enumerate(before):
+            named = named_item(item, after)
+            if named is not None:  # a container, say: its fields may change, not go
+                out += lost(item, named, f"{path}[{i}]")
+            elif item not in after:
+                out.append(f"{path}[{i}]")
+        return out
     return []
+
+
+def named_item(item, items):
+    """The item of `items` with the same name as `item` (lists keyed by name, as containers)."""
+    if not isinstance(item, dict) or "name" not in item:
+        return None
+    return next((other for other in items
+                 if isinstance(other, dict) and other.get("name") == item["name"]), None)
 
 
 def kept_spec(obj):
@@ -66,30 +89,86 @@ def runnable_commands(patch):
     return []
 
 
-def apply_variants(patch, name):
-    obj = patch["object"]
+def candidates(patch):
     if patch["type"] == "strategic-merge":
-        candidates = [("strategic", patch["document"])]
-    elif patch["type"] == "json":
-        candidates = [("json", variant) for variant in patch["variants"]]
-    else:
-        raise RuntimeError(f"patch type {patch['type']} is not applied to live objects")
+        return [("strategic", patch["document"])]
+    if patch["type"] == "json":
+        return [("json", variant) for variant in patch["variants"]]
+    raise RuntimeError(f"patch type {patch['type']} is not applied to live objects")
+
+
+def first_variant(patch, target):
+    """Runs `kubectl patch TARGET... --type=T -p VARIANT` for each variant in turn; returns the
+    index of the first that applies and its output."""
     errors = []
-    for index, (kind, body) in enumerate(candidates):
-        result = kubectl("patch", obj["kind"].lower(), name, *namespace_args(obj["namespace"]),
-                         f"--type={kind}", "-p", json.dumps(body))
+    for index, (kind, body) in enumerate(candidates(patch)):
+        result = kubectl("patch", *target, f"--type={kind}", "-p", json.dumps(body))
         if result.returncode == 0:
-            return f"variant {index + 1}"
+            return index, result.stdout
         errors.append(result.stderr.strip())
     raise RuntimeError("no variant applies: " + " | ".join(errors))
 
 
-def apply_patch(patch):
+def apply_variants(patch, name):
     obj = patch["object"]
-    kind, ns, names = obj["kind"], obj["namespace"], obj["names"]
+    index, _ = first_variant(patch, [obj["kind"].lower(), name, *namespace_args(obj["namespace"])])
+    return f"variant {index + 1}"
+
+
+def create(patch):
+    """An object the advice adds (a PriorityClass): applied, then read back whole."""
+    document, obj = patch["document"], patch["object"]
+    result = kubectl("apply", "-f", "-", stdin=json.dumps(document))
+    if result.returncode != 0:
+        raise RuntimeError(f"apply {obj['kind']}: {result.stderr.strip()}")
+    name = document["metadata"]["name"]
+    missing = lost(document, get(obj["kind"], name, obj["namespace"]))
+    return [{"step": patch["step"], "kind": obj["kind"], "namespace": obj["namespace"],
+             "name": name, "status": "lost " + ", ".join(missing) if missing else "applied",
+             "how": "kubectl apply"}]
+
+
+def stand_ins(patch):
+    """The live objects a manifest patch is tried on: those it names, else (pods) at most three of
+    those its selection matches."""
+    obj, pods = patch["object"], patch.get("pods") or {}
+    if obj["names"]:
+        return obj["names"]
+    if obj["kind"] != "Pod" or not pods.get("match_labels"):
+        return []
+    selector = ",".join(f"{key}={value}" for key, value in sorted(pods["match_labels"].items()))
+    result = kubectl("get", "pods", *namespace_args(pods["namespace"]), "-l", selector, "-o", "name")
+    return [line.split("/", 1)[1] for line in result.stdout.split()][:3]
+
+
+def apply_to_manifests(patch):
+    obj = patch["object"]
+    kind, ns = obj["kind"], obj["namespace"]
+    names = stand_ins(patch)
     if not names:
         return [{"step": patch["step"], "kind": kind, "status": "not applied",
-                 "reason": "defined outside the cluster (a manifest): " + patch["command"]}]
+                 "reason": "no live object stands in for the manifest: " + patch["command"]}]
+    out = []
+    for name in names:
+        live = get(kind, name, ns)
+        with tempfile.NamedTemporaryFile("w", suffix=".json") as manifest:
+            json.dump(live, manifest)
+            manifest.flush()
+            index, patched = first_variant(patch, ["--local", "-f", manifest.name, "-o", "json"])
+        missing = lost(kept_spec(live), kept_spec(json.loads(patched)))
+        out.append({"step": patch["step"], "kind": kind, "namespace": ns, "name": name,
+                    "status": "lost " + ", ".join(missing) if missing else "applied",
+                    "how": f"to its manifest (--local), variant {index + 1}"})
+    return out
+
+
+def apply_patch(patch):
+    if patch["type"] == "create":
+        return create(patch)
+    if "--local" in patch["command"]:
+        return apply_to_manifests(patch)
+    obj = patch["object"]
+    kind, ns, names = obj["kind"], obj["namespace"], obj["names"]
     before = {name: get(kind, name, ns) for name in names}
     commands = runnable_commands(patch)
     how = {}

@@ -19,8 +19,8 @@
 # TIME_SCALE: multiplies the scenario's times; 0.2 plays its ~5 h of arrivals in an hour, tasks
 #   then running 6 s to 6 min.
 # Needs the test bed's binaries (testbed/build.sh; TESTBED_BIN, default build/testbed/bin). The
-# full size needs several cores and ~16 GB: on the shared 2-core build machine run a trial, e.g.
-# SIZE=0.025 DURATION=600.
+# full size (over 1 h 15 min) has not been run on the shared 2-core build machine, where a
+# trial, SIZE=0.025 DURATION=600, takes ~17 min (docs/performance.md, "A live TSDB").
 set -euo pipefail
 WORK=${1:-/tmp/dagadvisor-bench-live}
 mkdir -p "$WORK"

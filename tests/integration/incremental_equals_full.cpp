@@ -337,6 +337,7 @@ int analyzeEach(ingestion::ClusterReader& reader, const config::Config& config,
         r.recommendations.size(), wall, own_after.cpu_seconds - own_before.cpu_seconds,
         own_after.rss_kb, own_after.peak_rss_kb, r.bytes_received, series,
         after.cpu_seconds - before.cpu_seconds, after.rss_kb - before.rss_kb, after.rss_kb);
+    std::fflush(stdout);  // each cycle as it ends: live reads are a minute apart
   }
   return 0;
 }

@@ -13,7 +13,9 @@
 # TESTBED_SCHEDULER_URL, TESTBED_KSM_URL and TESTBED_KWOK_URL; DIR/logs holds each part's log.
 # Settings (environment): TESTBED_BIN (the binaries, default build/testbed/bin),
 # TESTBED_SCRAPE_INTERVAL (Prometheus' scrape interval, default 5s),
-# TESTBED_SCHEDULER_CONFIG (a KubeSchedulerConfiguration to use instead of the default profile).
+# TESTBED_SCHEDULER_CONFIG (a KubeSchedulerConfiguration to use instead of the default profile),
+# TESTBED_KSM_REPLICAS (kube-state-metrics replicas, all scraped as one job as a Deployment's
+# endpoints are; default 1).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${TESTBED_BIN:-$ROOT/build/testbed/bin}
@@ -107,7 +109,7 @@ global: {scrape_interval: ${TESTBED_SCRAPE_INTERVAL:-5s}}
 scrape_configs:
   - job_name: kube-state-metrics
     honor_labels: true
-    static_configs: [{targets: ['127.0.0.1:$KSM_PORT']}]
+    static_configs: [{targets: [$(ksm_targets)]}]
   - job_name: kube-scheduler
     scheme: https
     tls_config: {ca_file: "$PKI/ca.crt"}
@@ -121,6 +123,12 @@ scrape_configs:
 EOF
 }
 
+ksm_targets() {
+  local port targets=()
+  for port in "${KSM_PORTS[@]}"; do targets+=("'127.0.0.1:$port'"); done
+  (IFS=,; echo "${targets[*]}")
+}
+
 # kube-state-metrics' flags from config/kube-state-metrics/flags.txt, one per line.
 ksm_flags() {
   grep -E '^--' "$ROOT/config/kube-state-metrics/flags.txt"
@@ -132,7 +140,7 @@ start() {
   : >"$DIR/pids"
   ETCD_PORT=$(free_port); ETCD_PEER_PORT=$(free_port); API_PORT=$(free_port)
   SCHEDULER_PORT=$(free_port); KCM_PORT=$(free_port); KWOK_PORT=$(free_port)
-  KSM_PORT=$(free_port); KSM_TELEMETRY_PORT=$(free_port); PROM_PORT=$(free_port)
+  PROM_PORT=$(free_port)
   make_pki
   local name
   for name in admin scheduler controller-manager; do kubeconfig "$name"; done
@@ -193,12 +201,19 @@ start() {
   launch node-targets "$BIN/node-targets" --kubeconfig "$DIR/admin.kubeconfig" \
     --out "$DIR/kubelet-targets.json" --address "127.0.0.1:$KWOK_PORT"
 
-  local flags
+  local flags replica port name
   mapfile -t flags < <(ksm_flags)
-  launch kube-state-metrics "$BIN/kube-state-metrics" --kubeconfig "$DIR/admin.kubeconfig" \
-    --host 127.0.0.1 --port "$KSM_PORT" \
-    --telemetry-host 127.0.0.1 --telemetry-port "$KSM_TELEMETRY_PORT" "${flags[@]}"
-  wait_ok kube-state-metrics 60 "http://127.0.0.1:$KSM_PORT/healthz"
+  KSM_PORTS=()
+  for replica in $(seq 1 "${TESTBED_KSM_REPLICAS:-1}"); do
+    port=$(free_port)
+    name=kube-state-metrics
+    [ "$replica" = 1 ] || name+="-$replica"
+    launch "$name" "$BIN/kube-state-metrics" --kubeconfig "$DIR/admin.kubeconfig" \
+      --host 127.0.0.1 --port "$port" \
+      --telemetry-host 127.0.0.1 --telemetry-port "$(free_port)" "${flags[@]}"
+    wait_ok "$name" 60 "http://127.0.0.1:$port/healthz"
+    KSM_PORTS+=("$port")
+  done
 
   prometheus_config >"$DIR/prometheus.yml"
   launch prometheus prometheus --config.file "$DIR/prometheus.yml" \
@@ -212,7 +227,7 @@ export TESTBED_DIR="$DIR"
 export TESTBED_API_URL="https://127.0.0.1:$API_PORT"
 export TESTBED_CA="$PKI/ca.crt"
 export TESTBED_SCHEDULER_URL="https://127.0.0.1:$SCHEDULER_PORT"
-export TESTBED_KSM_URL="http://127.0.0.1:$KSM_PORT"
+export TESTBED_KSM_URL="http://127.0.0.1:${KSM_PORTS[0]}"
 export TESTBED_KWOK_URL="http://127.0.0.1:$KWOK_PORT"
 export PROM_URL="http://127.0.0.1:$PROM_PORT"
 EOF
@@ -227,7 +242,7 @@ wait_targets_up() {
     up=$(curl -fsS --max-time 2 "http://127.0.0.1:$PROM_PORT/api/v1/query" \
       --data-urlencode 'query=sum(up{job=~"kube-state-metrics|kube-scheduler"})' 2>/dev/null |
       jq -r '.data.result[0].value[1] // "0"' 2>/dev/null || echo 0)
-    [ "$up" = "2" ] && return 0
+    [ "$up" = "$((${#KSM_PORTS[@]} + 1))" ] && return 0
     [ "$SECONDS" -lt "$deadline" ] || die "Prometheus has not scraped kube-state-metrics and the scheduler"
     sleep 0.5
   done

@@ -139,6 +139,12 @@ for k in $(seq 0 "$WINDOWS"); do times+=($((now + 60 * k))); done
   { cat "$WORK/cycles.txt" >&2; die "a cycle failed (log: $WORK/analyze.log)"; }
 read -r _ PROM_RSS < <(prometheus_cost)
 SERIES=$(head_series)
+# Whether the hour's data is whole: a kube-state-metrics scrape that outgrows Prometheus' 10 s
+# timeout at this size leaves a gap that every read after it inherits.
+KSM='{job="kube-state-metrics"}['$((DURATION + 60 * WINDOWS + 120))'s]'
+KSM_SCRAPES=$(prom_query "sum(count_over_time(up$KSM))")
+KSM_FAILED=$(prom_query "sum(count_over_time(up$KSM)) - sum(sum_over_time(up$KSM))")
+KSM_LONGEST=$(prom_query "max(max_over_time(scrape_duration_seconds$KSM))")
 
 kill "$PLAYER"
 wait "$PLAYER" || true
@@ -164,4 +170,5 @@ read -r _ PLAYED_CPU PLAYED_RSS PLAYED_SERIES < <(tail -n 1 "$WORK/samples.tsv")
 echo "Prometheus at the end of the play: $PLAYED_SERIES head series, RSS $((PLAYED_RSS / 1024)) MB," \
   "$PLAYED_CPU CPU s since it started, $IDLE_RATE CPU s a second without reads;" \
   "after the cycles: $SERIES head series, RSS $((PROM_RSS / 1024)) MB"
+echo "kube-state-metrics: $KSM_SCRAPES scrapes, $KSM_FAILED failed, the longest $KSM_LONGEST s"
 echo "(everything in $WORK: samples.tsv, cycles.txt, analyze.log with the cycles' stage times)"

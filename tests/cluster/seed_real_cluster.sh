@@ -48,6 +48,23 @@ wait_until 660 "every kind the scenario expects: $EXPECTED" seen_every_kind
 jq -e '.evidence.pending_gpu_pods | length > 0' "$WORK_DIR/latest/gpu-node-hoarding.json" >/dev/null ||
   fail "gpu-node-hoarding names no pending GPU pod"
 
+# over-request read what kwok's kubelets report of each pod: the working set its annotation gives,
+# and a CPU rate above zero and at most its annotation (a rate over 5 minutes of a counter younger
+# than that is below the pod's steady use).
+jq -r '.evidence.pods[] | .namespace as $ns | .pods[]
+  | "\($ns) \(.pod) \(.memory_used_bytes) \(.cpu_used_millis)"' \
+  "$WORK_DIR/latest/over-request.json" >"$WORK_DIR/usage-read.txt"
+[ -s "$WORK_DIR/usage-read.txt" ] || fail "over-request names no pod"
+while read -r ns pod memory cpu; do
+  annotations=$(kubectl get pod "$pod" -n "$ns" -o json | jq -c .metadata.annotations)
+  jq -e --argjson memory "$memory" --argjson cpu "$cpu" '
+    (.["kwok.x-k8s.io/usage-memory"] | tonumber) == $memory
+    and $cpu > 0 and $cpu <= (.["kwok.x-k8s.io/usage-cpu"] | rtrimstr("m") | tonumber) + 1' \
+    <<<"$annotations" >/dev/null ||
+    fail "over-request read $ns/$pod as $memory bytes and ${cpu}m, kwok reports $annotations"
+done <"$WORK_DIR/usage-read.txt"
+ok "over-request's usage is what kwok's kubelets report ($(wc -l <"$WORK_DIR/usage-read.txt") pod(s))"
+
 # Each kind's patches, in its stated order, on the live objects.
 for kind in $EXPECTED; do
   if jq -e '.patches | length == 0' "$WORK_DIR/latest/$kind.json" >/dev/null; then

@@ -170,5 +170,6 @@ read -r _ PLAYED_CPU PLAYED_RSS PLAYED_SERIES < <(tail -n 1 "$WORK/samples.tsv")
 echo "Prometheus at the end of the play: $PLAYED_SERIES head series, RSS $((PLAYED_RSS / 1024)) MB," \
   "$PLAYED_CPU CPU s since it started, $IDLE_RATE CPU s a second without reads;" \
   "after the cycles: $SERIES head series, RSS $((PROM_RSS / 1024)) MB"
-echo "kube-state-metrics: $KSM_SCRAPES scrapes, $KSM_FAILED failed, the longest $KSM_LONGEST s"
+printf "kube-state-metrics: %d scrapes, %d failed, the longest %.2f s\n" "$KSM_SCRAPES" "$KSM_FAILED" \
+  "$KSM_LONGEST"
 echo "(everything in $WORK: samples.tsv, cycles.txt, analyze.log with the cycles' stage times)"

@@ -5,6 +5,8 @@
 #include <mutex>
 #include <set>
 
+#include "common/base64.h"
+
 namespace dagadvisor {
 namespace {
 
@@ -113,14 +115,68 @@ void redactRegistered(std::string& text) {
   }
 }
 
+// RFC 3986 percent-encoding of everything but the unreserved characters, with upper- or
+// lower-case hex digits (both are valid, and encoders differ).
+std::string percentEncoded(std::string_view text, std::string_view hex_digits) {
+  std::string out;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) != 0 || std::string_view("-._~").find(c) != std::string_view::npos) {
+      out += c;
+    } else {
+      out += '%';
+      out += hex_digits[u >> 4];
+      out += hex_digits[u & 0xF];
+    }
+  }
+  return out;
+}
+
+void remember(std::string_view secret) {
+  std::lock_guard lock(g_mutex);
+  registry().emplace(secret);
+}
+
 }  // namespace
 
 void registerSecret(std::string_view secret) {
   if (secret.size() < kMinSecretChars) {
     return;
   }
-  std::lock_guard lock(g_mutex);
-  registry().emplace(secret);
+  remember(secret);
+  remember(percentEncoded(secret, "0123456789ABCDEF"));
+  remember(percentEncoded(secret, "0123456789abcdef"));
+}
+
+void registerBasicCredentials(std::string_view user, std::string_view password) {
+  registerSecret(password);
+  std::string encoded = encodeBase64(std::string(user) + ":" + std::string(password));
+  registerSecret(encoded);
+  while (!encoded.empty() && encoded.back() == '=') {
+    encoded.pop_back();
+  }
+  registerSecret(encoded);
+}
+
+bool isCredentialHeader(std::string_view name) {
+  std::string lowered;
+  for (const char c : name) {
+    lowered += lower(c);
+  }
+  for (const std::string_view word : {"auth", "token", "key", "secret", "cookie", "password"}) {
+    if (lowered.find(word) != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void registerCredentialHeaders(const std::map<std::string, std::string>& headers) {
+  for (const auto& [name, value] : headers) {
+    if (isCredentialHeader(name)) {
+      registerSecret(value);
+    }
+  }
 }
 
 std::string scrubSecrets(std::string_view text) {

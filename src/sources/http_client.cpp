@@ -191,19 +191,6 @@ HttpResponse describeResponse(CURL* curl, std::string body) {
   return response;
 }
 
-// A configured header that carries a credential (Authorization, X-Api-Key, Cookie, …) rather
-// than a tenant id or a content type.
-bool credentialHeader(std::string name) {
-  std::transform(name.begin(), name.end(), name.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  for (const std::string_view word : {"auth", "token", "key", "secret", "cookie", "password"}) {
-    if (name.find(word) != std::string::npos) {
-      return true;
-    }
-  }
-  return false;
-}
-
 // The budget is only the Prometheus source's (several queries in flight), hence its keys.
 std::string budgetMessage(const HttpClientOptions& options) {
   return "response bodies in flight together exceed the memory budget of " +
@@ -303,11 +290,7 @@ HttpClient::HttpClient(HttpClientOptions options)
       token_(options_.bearer_token_file, "bearer_token_file"),
       password_(options_.basic_auth_password_file, "basic_auth.password_file") {
   initHttpGlobal();
-  for (const auto& [name, value] : options_.headers) {
-    if (credentialHeader(name)) {
-      registerSecret(value);
-    }
-  }
+  registerCredentialHeaders(options_.headers);
   curl_ = curl_easy_init();
   multi_ = curl_multi_init();
 }
@@ -416,6 +399,8 @@ Result<void> HttpClient::setCredentials(void* handle_ptr, std::vector<std::strin
     if (!password) {
       return password.error();
     }
+    // curl sends base64(user:password): a proxy echoing the header must not show it either.
+    registerBasicCredentials(options_.basic_auth_user, *password);
     curl_easy_setopt(curl, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
     curl_easy_setopt(curl, CURLOPT_USERNAME, options_.basic_auth_user.c_str());
     curl_easy_setopt(curl, CURLOPT_PASSWORD, password->c_str());  // curl copies it

@@ -9,6 +9,7 @@
 
 #include "app/analysis_cycle.h"
 #include "app/app.h"
+#include "app/config_check.h"
 #include "app/heap.h"
 #include "app/setup.h"
 #include "app/signals.h"
@@ -163,6 +164,9 @@ Result<Running> prepare(const CliOptions& cli) {
   if (!config.ok()) {
     return config.error();
   }
+  if (auto problem = configFilesProblem(*config)) {  // what check-config refuses, a reload does
+    return *std::move(problem);
+  }
   auto web = loadWebAccess(*config);
   if (!web.ok()) {
     return web.error();
@@ -174,13 +178,14 @@ Result<Running> prepare(const CliOptions& cli) {
   return Running{std::move(config).value(), std::move(setup).value(), std::move(web).value()};
 }
 
-void reload(const CliOptions& cli, Running& running, exporter::SelfMetrics& self,
-            AuthHolder& auth) {
+void reload(const CliOptions& cli, Running& running, exporter::SelfMetrics& self, AuthHolder& auth,
+            server::SnapshotStore& store) {
   auto next = prepare(cli);
   if (!next.ok()) {
     kLog.error("reload rejected, keeping the running configuration",
                {{"error", next.error().describe()}});
     self.setConfigReloadSuccessful(false);
+    store.recordReload(next.error().describe());
     return;
   }
   if (next->config.server.listen != running.config.server.listen) {
@@ -193,6 +198,7 @@ void reload(const CliOptions& cli, Running& running, exporter::SelfMetrics& self
   auth.set(running.web.auth);
   configureLogging(running.config);
   self.setConfigReloadSuccessful(true);
+  store.recordReload("");
   kLog.info("configuration reloaded");
 }
 
@@ -269,6 +275,10 @@ int serve(const CliOptions& cli, config::Config initial) {
   useOneHeapArena();
   LoopControl control;
   SignalWatcher signals([&] { control.requestStop(); }, [&] { control.requestReload(); });
+  if (const auto problem = configFilesProblem(initial)) {  // as check-config would
+    kLog.error("invalid configuration", {{"error", problem->describe()}});
+    return kExitUsage;
+  }
   auto setup = openSource(initial, daemonReads(cli));
   if (!setup.ok()) {
     kLog.error("cannot open the data source", {{"error", setup.error().describe()}});
@@ -329,7 +339,7 @@ int serve(const CliOptions& cli, config::Config initial) {
   advice::RecommendationHistory history;
   do {
     if (control.takeReload()) {
-      reload(cli, running, self, auth);
+      reload(cli, running, self, auth, store);
       metrics.refresh();  // the reload's outcome shows before the (maybe long) cycle ends
     }
     runCycle(running, cli, store, self, history, control);

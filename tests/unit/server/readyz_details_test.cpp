@@ -53,5 +53,25 @@ TEST_CASE("without a details policy /readyz keeps the full reason for everyone",
         "no analysis yet: last cycle failed: prometheus http://10.1.2.3:9090: HTTP 502\n");
 }
 
+TEST_CASE("/readyz says a reload was rejected, with the reason for those allowed details",
+          "[health]") {
+  ManualClock clock{1795824000};
+  SnapshotStore store(clock, 300);
+  HttpServer server(HttpServerOptions{});
+  registerHealthRoutes(server, store, [](const HttpRequest& request) {
+    return request.header("authorization") == "Basic b3BlcmF0b3I6cGFzcw==";
+  });
+  store.recordReload(
+      "invalid configuration:\n  sources.prometheus.bearer_token_file: cannot read /x: no such "
+      "file");
+  const std::string line = "last reload rejected, running the previous configuration";
+  CHECK(server.dispatch(readyz()).body == "no analysis yet\n" + line + "\n");
+  const HttpResponse operator_view = server.dispatch(readyz("Basic b3BlcmF0b3I6cGFzcw=="));
+  CHECK_THAT(operator_view.body, Catch::StartsWith("no analysis yet\n" + line + ": invalid"));
+  CHECK_THAT(operator_view.body, Catch::Contains("sources.prometheus.bearer_token_file"));
+  store.recordReload("");  // a later reload was taken
+  CHECK(server.dispatch(readyz()).body == "no analysis yet\n");
+}
+
 }  // namespace
 }  // namespace dagadvisor::server

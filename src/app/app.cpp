@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <exception>
 #include <iostream>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -121,9 +123,7 @@ int checkConfig(const CliOptions& cli, const config::Config& config) {
   return kExitOk;
 }
 
-}  // namespace
-
-int run(int argc, char** argv) {
+int runCommand(int argc, char** argv) {
   auto cli = parseOptions(argc, argv);
   if (!cli.ok()) {
     return fail(kExitUsage, cli.error().describe());
@@ -164,6 +164,24 @@ int run(int argc, char** argv) {
     return recordSnapshot(*cli, *config);
   }
   return serve(*cli, std::move(config).value());
+}
+
+}  // namespace
+
+// The one boundary around every command: under a memory limit (ulimit -v, a container's) a
+// large answer ends in std::bad_alloc wherever it is decoded or modelled, which must be an
+// error and exit 1, never an abort (exit 134). The daemon's cycles have their own boundary and
+// go on.
+int run(int argc, char** argv) {
+  try {
+    return runCommand(argc, argv);
+  } catch (const std::bad_alloc&) {
+    return fail(kExitFailure,
+                "out of memory (std::bad_alloc): the data did not fit in the memory this process "
+                "may use; lower sources.prometheus.max_series_per_query or raise the limit");
+  } catch (const std::exception& e) {
+    return fail(kExitFailure, std::string("failed on an unexpected exception: ") + e.what());
+  }
 }
 
 }  // namespace dagadvisor::app

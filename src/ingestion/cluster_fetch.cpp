@@ -5,6 +5,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <thread>
 #include <utility>
@@ -131,7 +132,7 @@ class ParallelFetch {
   void work() {
     for (std::size_t i = next_++; i < plan_.size() && !stop_; i = next_++) {
       const PlannedQuery& planned = plan_[i];
-      auto body = source_.instantQuery(planned.query, at_);
+      auto body = queryOnThisThread(planned.query);
       if (!body.ok() && !planned.optional) {
         // Here, not when the caller takes it: the other worker must not send its next one.
         stopOtherQueries(source_, planned.query.name);
@@ -143,6 +144,16 @@ class ParallelFetch {
       std::lock_guard lock(mutex_);
       results_[i].emplace(std::move(body));
       arrived_.notify_all();
+    }
+  }
+
+  // An exception must not leave a worker thread (std::terminate): under a memory limit a
+  // query's allocations may throw std::bad_alloc, which fails that query like any error.
+  Result<sources::QueryBody> queryOnThisThread(const sources::Query& query) {
+    try {
+      return source_.instantQuery(query, at_);
+    } catch (const std::bad_alloc&) {
+      return makeError("query " + query.name + ": out of memory (std::bad_alloc)", query.name);
     }
   }
 

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <new>
 
 #include "common/secrets.h"
 
@@ -36,6 +37,7 @@ struct BodySink {
   Share* share;
   bool too_large = false;
   bool over_budget = false;
+  bool out_of_memory = false;  // the budget allowed it, the process could not allocate it
 };
 
 // The capacity the body needs for `needed` bytes plus padding: exactly the announced length
@@ -64,7 +66,15 @@ bool grow(BodySink& sink, std::size_t capacity) {
   // A fresh buffer, not reserve(): libstdc++ rounds a reserve below twice the old capacity up
   // to twice, past what the budget was given (a 100 MiB cap would hold 128 MiB).
   std::string bigger;
-  bigger.reserve(capacity);
+  try {
+    bigger.reserve(capacity);
+  } catch (const std::bad_alloc&) {  // under a memory limit; it must not unwind through curl
+    if (share.budget) {
+      share.budget->give(capacity);
+    }
+    sink.out_of_memory = true;
+    return false;
+  }
   bigger.append(*sink.body);
   sink.body->swap(bigger);
   if (share.budget) {
@@ -492,6 +502,10 @@ Result<HttpResponse> HttpClient::performOnce(const std::string& url, const std::
   }
   if (sink.over_budget) {
     return makeError(where + ": " + budgetMessage(options_));
+  }
+  if (sink.out_of_memory) {
+    return makeError(where + ": out of memory receiving the answer (" +
+                     std::to_string(body.size() >> 20) + " MiB received)");
   }
   if (sink.too_large || code == CURLE_FILESIZE_EXCEEDED) {
     return makeError(where + ": " + tooLargeMessage(options_));

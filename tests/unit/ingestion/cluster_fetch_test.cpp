@@ -4,6 +4,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <new>
 #include <set>
 
 namespace dagadvisor::ingestion {
@@ -113,6 +114,25 @@ TEST_CASE("a query answering more series than the cap fails the fetch, naming qu
              Catch::Contains("query pod_info: data.result: more than 3 series (the cap "
                              "sources.prometheus.max_series_per_query)"));
   CHECK(fetchClusterSnapshot(source, QueryCatalog({}), 1000, stats, 1, 4).ok());
+}
+
+TEST_CASE("a query that runs out of memory on a fetch thread fails the fetch, not the process",
+          "[ingestion]") {
+  struct Exhausted final : sources::MetricsSource {
+    Result<sources::QueryBody> instantQuery(const sources::Query& query, UnixSeconds) override {
+      if (query.name == "pod_info") {
+        throw std::bad_alloc();  // what a body's allocation does under a memory limit
+      }
+      return answerFor(query);
+    }
+    std::string describe() const override { return "exhausted"; }
+    bool concurrent() const override { return true; }
+  } source;
+  FetchStats stats;
+  auto cluster = fetchClusterSnapshot(source, QueryCatalog({}), 1000, stats, 4);
+  REQUIRE_FALSE(cluster.ok());
+  CHECK(cluster.error().field == "pod_info");
+  CHECK_THAT(cluster.error().message, Catch::Contains("out of memory (std::bad_alloc)"));
 }
 
 TEST_CASE("a source that is not thread-safe is asked one query at a time", "[ingestion]") {

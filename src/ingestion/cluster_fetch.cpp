@@ -12,6 +12,7 @@
 
 #include "common/log.h"
 #include "ingestion/cluster_builder.h"
+#include "ingestion/series_once.h"
 #include "sources/prometheus/response_parser.h"
 
 namespace dagadvisor::ingestion {
@@ -62,7 +63,9 @@ Result<void> decodeInto(const PlannedQuery& planned, const Result<sources::Query
   stats.bytes += body->json.size();
   const auto started = std::chrono::steady_clock::now();
   const sources::DecodeLimits limits{max_series, "sources.prometheus.max_series_per_query"};
-  auto decoded = sources::decodeInstantVector(*body, planned.sink, limits);
+  SeriesOnce once(planned.sink);
+  auto decoded = sources::decodeInstantVector(
+      *body, [&once](const sources::SampleView& sample) { once(sample); }, limits);
   const std::size_t series = decoded.ok() ? decoded->samples : 0;
   const QueryCost cost{query.name, 1, body->json.size(), series,
                        sources::parseQueryStats(body->json)};
@@ -76,6 +79,12 @@ Result<void> decodeInto(const PlannedQuery& planned, const Result<sources::Query
   }
   if (!decoded.ok()) {
     return makeError("query " + query.name + ": " + decoded.error().describe(), query.name);
+  }
+  if (once.repeated()) {
+    return makeError("query " + query.name + ": the answer repeats the series " + *once.repeated() +
+                         " (a proxy or a backend not following the Prometheus API); its "
+                         "samples are not summed",
+                     query.name);
   }
   for (const std::string& warning : decoded->warnings) {
     stats.warnings.push_back("query " + query.name + ": " + warning);

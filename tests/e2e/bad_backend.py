@@ -23,6 +23,9 @@ Writes the port it listens on to PORT_FILE, then appends one line per request to
              upstream's 200 answer with them as warnings), "status-401" (a text 401),
              "html-200" (a 200 HTML page), "content-type" (a 200 whose Content-Type carries
              them), "api-error" (a Prometheus error body, 422)
+  duplicate-series  a proxy in front of the real Prometheus at $BAD_BACKEND_UPSTREAM that sends
+             every series of a vector twice with the same label set (the copy's labels in
+             reverse order); with BAD_BACKEND_CONFLICT=1 the copy's value is different
 """
 import base64
 import json
@@ -129,6 +132,21 @@ def echo_credentials(conn, path, headers, body):
         answer(conn, "422 Unprocessable Entity", "application/json", json.dumps(error).encode())
 
 
+def duplicate_series(conn, path, headers, body):
+    proxied = json.loads(forward(path, headers, body))
+    data = proxied.get("data", {})
+    if data.get("resultType") == "vector":
+        copies = []
+        for series in data["result"]:
+            copy = {"metric": dict(reversed(list(series["metric"].items()))),
+                    "value": list(series["value"])}
+            if os.environ.get("BAD_BACKEND_CONFLICT") == "1":
+                copy["value"][1] = str(float(copy["value"][1]) * 7 + 1)
+            copies.append(copy)
+        data["result"] += copies
+    answer(conn, "200 OK", "application/json", json.dumps(proxied).encode())
+
+
 def serve(conn):
     try:
         request = read_request(conn)
@@ -161,6 +179,8 @@ def serve(conn):
             answer(conn, "200 OK", "application/json", MANY_SERIES)
         elif MODE == "echo-credentials":
             echo_credentials(conn, path, headers, body)
+        elif MODE == "duplicate-series":
+            duplicate_series(conn, path, headers, body)
         elif MODE == "empty":
             answer(conn, "200 OK", "application/json",
                    b'{"status":"success","data":{"resultType":"vector","result":[]}}')

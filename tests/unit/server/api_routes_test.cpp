@@ -102,6 +102,14 @@ TEST_CASE("recommendations as YAML when the Accept header asks for it") {
   CHECK(yaml.body.find("dag-stacking-aa11") == std::string::npos);  // filtered out (warning)
   CHECK(get(d.port, "/api/v1/recommendations", {"Accept: application/json"}).content_type ==
         "application/json");
+  // A refusal, or a preference for JSON, keeps JSON.
+  for (const char* accept : {"Accept: application/yaml;q=0", "Accept: application/yaml; q=0.0",
+                             "Accept: application/yaml;q=0.5, application/json"}) {
+    INFO(accept);
+    CHECK(get(d.port, "/api/v1/recommendations", {accept}).content_type == "application/json");
+  }
+  CHECK(get(d.port, "/api/v1/recommendations", {"Accept: application/json;q=0.5, application/yaml"})
+            .content_type == "application/yaml");
 }
 
 TEST_CASE("every route refuses a request body, and other methods get 405") {

@@ -4,7 +4,8 @@
 #   field named);
 # - a reload (SIGHUP, POST /-/reload) to such a config is rejected: the running config is kept
 #   (cycles go on and publish), and the log, /readyz and
-#   dagadvisor_config_last_reload_successful (0) say so; a later good reload clears it.
+#   dagadvisor_config_last_reload_successful (0) say so; a later good reload clears it, and when
+#   it renames analysis.cluster no self-metric keeps the start-up label.
 # Args: DAGADVISOR_BINARY SCENARIO_DIR
 DAGADVISOR=$1
 SCENARIO=$2
@@ -14,8 +15,9 @@ DAEMON=""
 trap '[ -z "$DAEMON" ] || kill "$DAEMON" 2>/dev/null || true; cleanup' EXIT
 
 CONFIG="$WORK_DIR/dagadvisor.yaml"
-token_config() {  # token_config TOKEN_FILE
-  printf 'sources:\n  prometheus:\n    bearer_token_file: %s\nanalysis:\n  interval: 1s\n' "$1" >"$CONFIG"
+token_config() {  # token_config TOKEN_FILE [CLUSTER]
+  printf 'sources:\n  prometheus:\n    bearer_token_file: %s\nanalysis:\n  interval: 1s\n  cluster: %s\n' \
+    "$1" "${2:-default}" >"$CONFIG"
 }
 printf 'tok-reload-e2e-81c3\n' >"$WORK_DIR/token"
 : >"$WORK_DIR/empty-token"
@@ -69,10 +71,16 @@ for _ in $(seq 100); do [ "$(published)" -gt "$before" ] && break; sleep 0.1; do
 [ "$(published)" -gt "$before" ] || fail "no cycle published after the rejected reload"
 echo "ok: SIGHUP to an empty token file is rejected: metric 0, log and /readyz say why, cycles go on"
 
-token_config "$WORK_DIR/token"
+token_config "$WORK_DIR/token" renamed
 [ "$(curl -s -o /dev/null -w '%{http_code}' -X POST "$BASE/-/reload")" = 202 ] || fail "POST /-/reload"
-wait_reload 1
+for _ in $(seq 100); do curl -s "$BASE/metrics" | grep -q 'reload_successful{cluster="renamed"} 1' && break; sleep 0.1; done
+curl -s "$BASE/metrics" >"$WORK_DIR/metrics.txt"
+grep -q '^dagadvisor_config_last_reload_successful{cluster="renamed"} 1' "$WORK_DIR/metrics.txt" \
+  || fail "no reload success under the new cluster label: $(grep reload_successful "$WORK_DIR/metrics.txt")"
+if grep -E '^dagadvisor_(build_info|cycles_total|config_last_reload_successful)\{cluster="default"' "$WORK_DIR/metrics.txt"; then
+  fail "self-metrics keep the start-up cluster label after the reload renamed it"
+fi
 [ "$(curl -s "$BASE/readyz")" = ok ] || fail "/readyz after a good reload: $(curl -s "$BASE/readyz")"
-echo "ok: a good reload clears it (metric 1, /readyz ok)"
+echo "ok: a good reload clears it (metric 1, /readyz ok), and the self-metrics take its cluster label"
 expect_clean_sigterm "$DAEMON" "$WORK_DIR/daemon.log"
 DAEMON=""

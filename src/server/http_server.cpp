@@ -253,10 +253,11 @@ Result<void> HttpServer::start() {
     }
   }
   auto impl = std::make_unique<Impl>(*this);
-  deadlines_ = std::make_unique<ReadDeadlines>(
-      std::chrono::milliseconds(std::max(1, options_.request_timeout_ms)));
   const int threads = std::max(1, options_.threads);
   const int workers = std::max(threads, options_.max_connections);
+  deadlines_ = std::make_unique<ReadDeadlines>(
+      std::chrono::milliseconds(std::max(1, options_.request_timeout_ms)),
+      static_cast<std::size_t>(workers));
   handler_slots_ = std::make_unique<std::counting_semaphore<>>(threads);
   const std::vector<std::string> civet_options = {
       "listening_ports", options_.listen + (options_.tls ? "s" : ""), "num_threads",
@@ -296,15 +297,18 @@ void HttpServer::stop() {
     return;
   }
   // civetweb's accept loop polls with a 2 s timeout and only then sees the stop flag; a
-  // connection to our own port wakes it at once, so stopping takes milliseconds, not 2 s.
+  // connection to our own port wakes it at once, so stopping takes milliseconds, not 2 s. With
+  // more clients than workers, connections still in the listen queue are accepted while
+  // civetweb stops, and a worker reading a slow one would only see the stop flag after its
+  // 2-s poll: every round shuts down what was accepted since.
   std::atomic<bool> stopped{false};
-  std::thread waker([port = port(), &stopped] {
+  std::thread waker([this, port = port(), &stopped] {
     for (int i = 0; i < 200 && !stopped.load(); ++i) {
       pokeLoopback(port);
+      deadlines_->shutdownAll();
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
   });
-  deadlines_->shutdownAll();
   impl_->civet->close();
   stopped = true;
   waker.join();

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/base64.h"
+#include "common/percent_encoding.h"
 
 namespace dagadvisor {
 namespace {
@@ -115,23 +116,6 @@ void redactRegistered(std::string& text) {
   }
 }
 
-// RFC 3986 percent-encoding of everything but the unreserved characters, with upper- or
-// lower-case hex digits (both are valid, and encoders differ).
-std::string percentEncoded(std::string_view text, std::string_view hex_digits) {
-  std::string out;
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (std::isalnum(u) != 0 || std::string_view("-._~").find(c) != std::string_view::npos) {
-      out += c;
-    } else {
-      out += '%';
-      out += hex_digits[u >> 4];
-      out += hex_digits[u & 0xF];
-    }
-  }
-  return out;
-}
-
 void remember(std::string_view secret) {
   std::lock_guard lock(g_mutex);
   registry().emplace(secret);
@@ -144,8 +128,8 @@ void registerSecret(std::string_view secret) {
     return;
   }
   remember(secret);
-  remember(percentEncoded(secret, "0123456789ABCDEF"));
-  remember(percentEncoded(secret, "0123456789abcdef"));
+  remember(percentEncode(secret));  // upper- and lower-case hex: encoders differ
+  remember(percentEncode(secret, "-._~", true));
 }
 
 void registerBasicCredentials(std::string_view user, std::string_view password) {

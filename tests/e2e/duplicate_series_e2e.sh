@@ -9,16 +9,15 @@ BACKEND=$2
 FIXTURE=$3
 source "$(dirname "$0")/../integration/prometheus_harness.sh"
 source "$(dirname "$0")/bad_backend.sh"
-trap 'stop_backend; cleanup' EXIT
+trap stop_all EXIT
 
-AT=2026-11-29T00:15:00Z  # the fixture's last sample (as integration.analyze_real_prometheus)
-start_prometheus_with_openmetrics "$FIXTURE"
+AT=$UPSTREAM_AT
+start_upstream "$FIXTURE"
 "$DAGADVISOR" analyze --prometheus "$PROM_URL" --at "$AT" --output json >"$WORK_DIR/direct.json" \
   || fail "analyze on the real Prometheus exited $?"
 [ "$(jq '.summary.gpus_allocatable' "$WORK_DIR/direct.json")" = 4 ] \
   || fail "the fixture's cluster has 4 GPUs, analyze says $(jq -c .summary "$WORK_DIR/direct.json")"
 
-export BAD_BACKEND_UPSTREAM=$PROM_URL
 for conflict in 0 1; do
   export BAD_BACKEND_CONFLICT=$conflict
   start_backend duplicate-series

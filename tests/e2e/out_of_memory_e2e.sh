@@ -12,7 +12,7 @@ DAGADVISOR=$1
 BACKEND=$2
 source "$(dirname "$0")/../integration/prometheus_harness.sh"
 source "$(dirname "$0")/bad_backend.sh"
-trap 'stop_backend; cleanup' EXIT
+trap stop_all EXIT
 
 export BAD_BACKEND_SERIES=600000
 start_backend many-series

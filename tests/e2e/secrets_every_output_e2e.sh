@@ -13,24 +13,16 @@ BACKEND=$2
 FIXTURE=$3
 source "$(dirname "$0")/../integration/prometheus_harness.sh"
 source "$(dirname "$0")/bad_backend.sh"
-
-DAEMON=""
-stop_all() {
-  [ -z "$DAEMON" ] || kill "$DAEMON" 2>/dev/null || true
-  stop_backend
-  cleanup
-}
 trap stop_all EXIT
 
-AT=2026-11-29T00:15:00Z  # the fixture's last sample (as integration.analyze_real_prometheus)
+AT=$UPSTREAM_AT
 CHANNELS="warnings status-401 html-200 content-type api-error"
 # Characters that URL-encoding changes, so that the encoded forms differ from the raw ones.
 TOKEN='tok/e2e+9c1f=44d2ab'
 PASSWORD='pw/e2e+77aa=0b3c'
 API_KEY='key-e2e-5be1c0ffee'
 
-start_prometheus_with_openmetrics "$FIXTURE"
-export BAD_BACKEND_UPSTREAM=$PROM_URL
+start_upstream "$FIXTURE"
 export BAD_BACKEND_CHANNEL_FILE="$WORK_DIR/channel"
 echo warnings >"$BAD_BACKEND_CHANNEL_FILE"
 start_backend echo-credentials

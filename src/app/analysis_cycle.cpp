@@ -13,6 +13,7 @@
 #include "analysis/stranding.h"
 #include "common/cancellation.h"
 #include "common/log.h"
+#include "common/secrets.h"
 #include "graph/cluster_whatif.h"
 #include "graph/run_graph.h"
 #include "model/adapters/object_edges.h"
@@ -157,6 +158,18 @@ std::vector<report::NodeRow> summarizeNodes(const model::ClusterSnapshot& cluste
   return rows;
 }
 
+// Every warning joins the report here, and backends write what they like into theirs (a proxy
+// or gateway may echo the request's Authorization header): the report, the API envelope and
+// the CLI output all read them from here.
+std::vector<std::string> scrubbedWarnings(std::vector<std::string> fetch_warnings,
+                                          const std::vector<std::string>& object_warnings) {
+  fetch_warnings.insert(fetch_warnings.end(), object_warnings.begin(), object_warnings.end());
+  for (std::string& warning : fetch_warnings) {
+    warning = scrubSecrets(warning);
+  }
+  return fetch_warnings;
+}
+
 // A daemon asked to stop must exit within its grace period: a stage that would start after the
 // request is not run (under a sanitizer, the stages after the fetch take seconds).
 std::optional<Error> stopRequested() {
@@ -214,8 +227,7 @@ Result<std::shared_ptr<const report::AnalysisReport>> runAnalysisCycle(
   report->queries = stats.queries;
   report->bytes_received = stats.bytes;
   report->query_costs = queryCostRows(stats);
-  report->warnings = std::move(stats.warnings);
-  report->warnings.insert(report->warnings.end(), object_warnings.begin(), object_warnings.end());
+  report->warnings = scrubbedWarnings(std::move(stats.warnings), object_warnings);
   report->summary = summarize(*cluster);
   for (const graph::RunGraph& g : graphs) {
     report->runs.push_back(summarizeRun(g, *cluster));

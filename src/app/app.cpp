@@ -2,15 +2,15 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
+#include <exception>
 #include <iostream>
+#include <new>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "advice/kind_list.h"
 #include "app/analysis_cycle.h"
+#include "app/config_check.h"
 #include "app/one_analysis.h"
 #include "app/serve.h"
 #include "app/setup.h"
@@ -19,12 +19,10 @@
 #include "common/duration.h"
 #include "common/log.h"
 #include "common/secrets.h"
-#include "config/config_fields.h"
 #include "config/config_loader.h"
 #include "report/report_json.h"
 #include "report/report_text.h"
 #include "report/report_yaml.h"
-#include "server/web_config.h"
 #include "sources/http_client.h"
 #include "sources/prometheus/response_parser.h"
 #include "sources/snapshot/snapshot_writer.h"
@@ -45,10 +43,12 @@ bool hasRecommendation(const report::AnalysisReport& report, const std::string& 
 }
 
 int printReport(const report::AnalysisReport& report, const CliOptions& cli, const Clock& clock) {
+  // The last boundary: whatever a backend wrote into the data (labels, warnings) may echo a
+  // credential, and the report leaves the process here.
   if (cli.output == "json") {
-    std::cout << report::reportJson(report, clock.now(), false).dump(2) << "\n";
+    std::cout << scrubSecrets(report::reportJson(report, clock.now(), false).dump(2)) << "\n";
   } else if (cli.output == "yaml") {
-    std::cout << report::renderYaml(report, clock.now(), false);
+    std::cout << scrubSecrets(report::renderYaml(report, clock.now(), false));
   } else {
     if (!cli.recommendation_id.empty() && !hasRecommendation(report, cli.recommendation_id)) {
       return fail(kExitUsage, "--recommendation: no recommendation has the id '" +
@@ -57,7 +57,7 @@ int printReport(const report::AnalysisReport& report, const CliOptions& cli, con
     report::TextOptions options;
     options.details = cli.details;
     options.recommendation_id = cli.recommendation_id;
-    std::cout << report::renderText(report, options);
+    std::cout << scrubSecrets(report::renderText(report, options));
   }
   return kExitOk;
 }
@@ -108,61 +108,22 @@ int recordSnapshot(const CliOptions& cli, config::Config config) {
   return kExitOk;
 }
 
-// A file a setting names must be a readable regular file; "" when it is.
-std::string fileProblem(const std::string& path) {
-  std::error_code error;
-  const auto status = std::filesystem::status(path, error);
-  if (error || !std::filesystem::exists(status)) {
-    return "cannot read " + path + ": no such file";
-  }
-  if (!std::filesystem::is_regular_file(status)) {
-    return "cannot read " + path + ": not a regular file";
-  }
-  return std::ifstream(path).good() ? "" : "cannot read " + path + ": permission denied";
-}
-
-// What loading alone cannot know: every file a setting names exists and is readable, and the
-// web config parses. `serve` would fail on them later (exit 2, or a stale cycle per query).
-std::vector<Error> checkFiles(config::Config config) {
-  std::vector<Error> problems;
-  for (const config::Field& field : config::configFields(config)) {
-    const auto* path = std::get_if<std::string*>(&field.ref);
-    if (!field.path.ends_with("_file") || path == nullptr || (*path)->empty()) {
-      continue;
-    }
-    if (std::string problem = fileProblem(**path); !problem.empty()) {
-      problems.push_back(makeError(std::move(problem), std::string(field.path)));
-    }
-  }
-  const std::string& web = config.server.web_config_file;
-  if (!web.empty() && fileProblem(web).empty()) {
-    if (auto loaded = server::loadWebConfig(web); !loaded.ok()) {
-      problems.push_back(makeError(loaded.error().message, "server.web_config_file"));
-    }
-  }
-  return problems;
-}
-
 int checkConfig(const CliOptions& cli, const config::Config& config) {
-  if (const std::vector<Error> problems = checkFiles(config); !problems.empty()) {
-    std::string message = "invalid configuration:";
-    for (const Error& problem : problems) {
-      message += "\n  " + problem.describe();
-    }
-    return fail(kExitUsage, message);
+  if (const auto problem = configFilesProblem(config)) {
+    return fail(kExitUsage, problem->message);
   }
   if (!cli.print_default_config) {
     std::cerr << (cli.config_path.empty() ? std::string("defaults") : cli.config_path)
               << ": configuration is valid\n";
   }
-  std::cout << config::renderConfigYaml(cli.print_default_config ? advice::defaultConfig()
-                                                                 : config);
+  // Credential headers (X-Api-Key…) are configured in clear; their values were registered by
+  // checkConfigFiles.
+  std::cout << scrubSecrets(
+      config::renderConfigYaml(cli.print_default_config ? advice::defaultConfig() : config));
   return kExitOk;
 }
 
-}  // namespace
-
-int run(int argc, char** argv) {
+int runCommand(int argc, char** argv) {
   auto cli = parseOptions(argc, argv);
   if (!cli.ok()) {
     return fail(kExitUsage, cli.error().describe());
@@ -203,6 +164,24 @@ int run(int argc, char** argv) {
     return recordSnapshot(*cli, *config);
   }
   return serve(*cli, std::move(config).value());
+}
+
+}  // namespace
+
+// The one boundary around every command: under a memory limit (ulimit -v, a container's) a
+// large answer ends in std::bad_alloc wherever it is decoded or modelled, which must be an
+// error and exit 1, never an abort (exit 134). The daemon's cycles have their own boundary and
+// go on.
+int run(int argc, char** argv) {
+  try {
+    return runCommand(argc, argv);
+  } catch (const std::bad_alloc&) {
+    return fail(kExitFailure,
+                "out of memory (std::bad_alloc): the data did not fit in the memory this process "
+                "may use; lower sources.prometheus.max_series_per_query or raise the limit");
+  } catch (const std::exception& e) {
+    return fail(kExitFailure, std::string("failed on an unexpected exception: ") + e.what());
+  }
 }
 
 }  // namespace dagadvisor::app

@@ -1,7 +1,5 @@
 #include "app/serve.h"
 
-#include <prometheus/registry.h>
-
 #include <condition_variable>
 #include <exception>
 #include <mutex>
@@ -9,11 +7,13 @@
 
 #include "app/analysis_cycle.h"
 #include "app/app.h"
+#include "app/config_check.h"
 #include "app/heap.h"
 #include "app/setup.h"
 #include "app/signals.h"
 #include "common/cancellation.h"
 #include "common/log.h"
+#include "exporter/cluster_self_metrics.h"
 #include "exporter/metrics_handler.h"
 #include "exporter/report_collector.h"
 #include "exporter/self_metrics.h"
@@ -163,6 +163,9 @@ Result<Running> prepare(const CliOptions& cli) {
   if (!config.ok()) {
     return config.error();
   }
+  if (auto problem = configFilesProblem(*config)) {  // what check-config refuses, a reload does
+    return *std::move(problem);
+  }
   auto web = loadWebAccess(*config);
   if (!web.ok()) {
     return web.error();
@@ -174,13 +177,14 @@ Result<Running> prepare(const CliOptions& cli) {
   return Running{std::move(config).value(), std::move(setup).value(), std::move(web).value()};
 }
 
-void reload(const CliOptions& cli, Running& running, exporter::SelfMetrics& self,
-            AuthHolder& auth) {
+void reload(const CliOptions& cli, Running& running, exporter::ClusterSelfMetrics& self,
+            AuthHolder& auth, server::SnapshotStore& store) {
   auto next = prepare(cli);
   if (!next.ok()) {
     kLog.error("reload rejected, keeping the running configuration",
                {{"error", next.error().describe()}});
-    self.setConfigReloadSuccessful(false);
+    self.current().setConfigReloadSuccessful(false);
+    store.recordReload(next.error().describe());
     return;
   }
   if (next->config.server.listen != running.config.server.listen) {
@@ -192,7 +196,9 @@ void reload(const CliOptions& cli, Running& running, exporter::SelfMetrics& self
   running = std::move(next).value();
   auth.set(running.web.auth);
   configureLogging(running.config);
-  self.setConfigReloadSuccessful(true);
+  self.setCluster(running.config.analysis.cluster);  // no self-metric keeps the old label
+  self.current().setConfigReloadSuccessful(true);
+  store.recordReload("");
   kLog.info("configuration reloaded");
 }
 
@@ -269,6 +275,10 @@ int serve(const CliOptions& cli, config::Config initial) {
   useOneHeapArena();
   LoopControl control;
   SignalWatcher signals([&] { control.requestStop(); }, [&] { control.requestReload(); });
+  if (const auto problem = configFilesProblem(initial)) {  // as check-config would
+    kLog.error("invalid configuration", {{"error", problem->describe()}});
+    return kExitUsage;
+  }
   auto setup = openSource(initial, daemonReads(cli));
   if (!setup.ok()) {
     kLog.error("cannot open the data source", {{"error", setup.error().describe()}});
@@ -285,10 +295,10 @@ int serve(const CliOptions& cli, config::Config initial) {
 
   SystemClock clock;
   server::SnapshotStore store(clock, running.config.server.stale_after.count());
-  auto registry = std::make_shared<prometheus::Registry>();
-  exporter::SelfMetrics self(registry, running.config.analysis.cluster, DAGADVISOR_VERSION);
+  auto self = std::make_shared<exporter::ClusterSelfMetrics>(running.config.analysis.cluster,
+                                                             DAGADVISOR_VERSION);
   exporter::MetricsHandler metrics;
-  metrics.add(registry);
+  metrics.add(self);
   metrics.add(std::make_shared<exporter::ReportCollector>(
       [&store] {
         std::vector<std::shared_ptr<const report::AnalysisReport>> reports;
@@ -329,10 +339,10 @@ int serve(const CliOptions& cli, config::Config initial) {
   advice::RecommendationHistory history;
   do {
     if (control.takeReload()) {
-      reload(cli, running, self, auth);
+      reload(cli, running, *self, auth, store);
       metrics.refresh();  // the reload's outcome shows before the (maybe long) cycle ends
     }
-    runCycle(running, cli, store, self, history, control);
+    runCycle(running, cli, store, self->current(), history, control);
     metrics.refresh();
   } while (control.waitFor(running.config.analysis.interval.count()));
 

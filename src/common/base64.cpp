@@ -1,5 +1,7 @@
 #include "common/base64.h"
 
+#include <algorithm>
+
 namespace dagadvisor {
 namespace {
 
@@ -40,4 +42,23 @@ std::optional<std::string> decodeBase64(std::string_view text) {
   }
   return out;
 }
+
+std::string encodeBase64(std::string_view bytes) {
+  static constexpr std::string_view kAlphabet =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  for (std::size_t i = 0; i < bytes.size(); i += 3) {
+    const std::size_t n = std::min<std::size_t>(3, bytes.size() - i);
+    unsigned group = 0;
+    for (std::size_t j = 0; j < 3; ++j) {
+      group = (group << 8) | (j < n ? static_cast<unsigned char>(bytes[i + j]) : 0U);
+    }
+    for (std::size_t j = 0; j < 4; ++j) {
+      out += j <= n ? kAlphabet[(group >> (18 - 6 * j)) & 0x3F] : '=';
+    }
+  }
+  return out;
+}
+
 }  // namespace dagadvisor

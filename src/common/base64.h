@@ -10,4 +10,7 @@ namespace dagadvisor {
 /// Used for HTTP basic credentials and kubeconfig "*-data" fields.
 std::optional<std::string> decodeBase64(std::string_view text);
 
+/// Standard base64 with padding, as an HTTP basic Authorization header carries `user:password`.
+std::string encodeBase64(std::string_view bytes);
+
 }  // namespace dagadvisor

@@ -5,6 +5,9 @@
 #include <mutex>
 #include <set>
 
+#include "common/base64.h"
+#include "common/percent_encoding.h"
+
 namespace dagadvisor {
 namespace {
 
@@ -113,14 +116,51 @@ void redactRegistered(std::string& text) {
   }
 }
 
+void remember(std::string_view secret) {
+  std::lock_guard lock(g_mutex);
+  registry().emplace(secret);
+}
+
 }  // namespace
 
 void registerSecret(std::string_view secret) {
   if (secret.size() < kMinSecretChars) {
     return;
   }
-  std::lock_guard lock(g_mutex);
-  registry().emplace(secret);
+  remember(secret);
+  remember(percentEncode(secret));  // upper- and lower-case hex: encoders differ
+  remember(percentEncode(secret, "-._~", true));
+}
+
+void registerBasicCredentials(std::string_view user, std::string_view password) {
+  registerSecret(password);
+  std::string encoded = encodeBase64(std::string(user) + ":" + std::string(password));
+  registerSecret(encoded);
+  while (!encoded.empty() && encoded.back() == '=') {
+    encoded.pop_back();
+  }
+  registerSecret(encoded);
+}
+
+bool isCredentialHeader(std::string_view name) {
+  std::string lowered;
+  for (const char c : name) {
+    lowered += lower(c);
+  }
+  for (const std::string_view word : {"auth", "token", "key", "secret", "cookie", "password"}) {
+    if (lowered.find(word) != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void registerCredentialHeaders(const std::map<std::string, std::string>& headers) {
+  for (const auto& [name, value] : headers) {
+    if (isCredentialHeader(name)) {
+      registerSecret(value);
+    }
+  }
 }
 
 std::string scrubSecrets(std::string_view text) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -13,11 +14,24 @@ inline constexpr std::string_view kRedacted = "<redacted>";
 inline constexpr std::size_t kMinSecretChars = 4;
 
 /// Remembers `secret` (a token, password, key read from a file or the environment) for the
-/// life of the process, so that scrubSecrets() removes it from every message. The one place
-/// that reads a secret registers it. Thread-safe.
+/// life of the process, so that scrubSecrets() removes it from every message, raw and
+/// URL-encoded (a proxy may echo it in a query string or a Location). "Bearer <secret>" contains
+/// the raw form. The one place that reads a secret registers it. Thread-safe.
 void registerSecret(std::string_view secret);
 
-/// `text` with every registered secret and every credential-looking value replaced by
+/// Registers what HTTP basic auth sends: the password and base64("user:password") (padded and
+/// not), each also URL-encoded, so that an echo of the header in any of those forms is scrubbed.
+void registerBasicCredentials(std::string_view user, std::string_view password);
+
+/// Whether a header with this name carries a credential ("X-Api-Key", "Cookie",
+/// "X-Auth-Token"…): its value is a secret, registered when the configuration is read.
+bool isCredentialHeader(std::string_view name);
+
+/// Registers the value of every credential header in `headers`.
+void registerCredentialHeaders(const std::map<std::string, std::string>& headers);
+
+/// `text` with every registered secret (in every registered encoding) and every
+/// credential-looking value replaced by
 /// kRedacted: the value of an Authorization header (also when a proxy or backend echoes it in
 /// a body), "Bearer <token>", "Basic <base64>", and X-Amz-Security-Token values. Applied to
 /// every error a source returns, every log line and every failure /readyz shows.

@@ -3,6 +3,7 @@
 #include <iterator>
 #include <optional>
 
+#include "common/secrets.h"
 #include "config/config_fields.h"
 #include "config/config_loader.h"
 
@@ -90,6 +91,29 @@ bool isUrl(std::string_view url) {
   return false;
 }
 
+// What precedes a URL's last '@' may be a password, even one holding a '/' (which ends the
+// authority for a URL parser): messages show neither.
+std::string withoutUserinfo(std::string_view url) {
+  const std::size_t scheme_end = url.find("://");
+  const std::size_t at = url.rfind('@');
+  if (scheme_end == url.npos || at == url.npos || at < scheme_end) {
+    return std::string(url);
+  }
+  return std::string(url.substr(0, scheme_end + 3)) + std::string(kRedacted) +
+         std::string(url.substr(at));
+}
+
+// The message never repeats a password the URL carries: errors reach logs and terminals.
+Problem urlProblem(const std::string& value) {
+  const std::string shown = withoutUserinfo(value);
+  if (shown != value) {
+    return Problem("credentials in a URL are refused (" + inQuotes(shown) +
+                   "): use basic_auth.password_file or bearer_token_file");
+  }
+  return Problem("not a URL (" + inQuotes(value) +
+                 "): expected http:// or https:// followed by a host");
+}
+
 // Light PromQL syntax: name op 'quoted value', separated by commas; the regexes themselves are
 // left to Prometheus.
 bool isSelector(std::string_view text) {
@@ -158,10 +182,7 @@ Problem checkString(Rule rule, const std::string& value) {
     case Rule::kNonEmpty:
       return value.empty() ? Problem("must not be empty") : std::nullopt;
     case Rule::kUrl:
-      return value.empty() || isUrl(value)
-                 ? std::nullopt
-                 : Problem("not a URL (" + inQuotes(value) +
-                           "): expected http:// or https:// followed by a host");
+      return value.empty() || isUrl(value) ? std::nullopt : urlProblem(value);
     case Rule::kHostPort:
       return isHostPort(value, true) ? std::nullopt
                                      : Problem("expected host:port (got " + inQuotes(value) +
@@ -272,8 +293,8 @@ void checkScrape(const Sources& sources, ConfigErrors& result) {
   for (const std::string& target : sources.scrape.targets) {
     const bool url = target.starts_with("http://") || target.starts_with("https://");
     if (target.empty() || (url && !isUrl(target))) {
-      result.errors.push_back(
-          makeError("not a URL or a file (" + inQuotes(target) + ")", std::string(field)));
+      result.errors.push_back(makeError(
+          "not a URL or a file (" + inQuotes(withoutUserinfo(target)) + ")", std::string(field)));
     }
   }
   if (!sources.scrape.targets.empty() &&

@@ -5,12 +5,14 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <thread>
 #include <utility>
 
 #include "common/log.h"
 #include "ingestion/cluster_builder.h"
+#include "ingestion/series_once.h"
 #include "sources/prometheus/response_parser.h"
 
 namespace dagadvisor::ingestion {
@@ -61,7 +63,9 @@ Result<void> decodeInto(const PlannedQuery& planned, const Result<sources::Query
   stats.bytes += body->json.size();
   const auto started = std::chrono::steady_clock::now();
   const sources::DecodeLimits limits{max_series, "sources.prometheus.max_series_per_query"};
-  auto decoded = sources::decodeInstantVector(*body, planned.sink, limits);
+  SeriesOnce once(planned.sink);
+  auto decoded = sources::decodeInstantVector(
+      *body, [&once](const sources::SampleView& sample) { once(sample); }, limits);
   const std::size_t series = decoded.ok() ? decoded->samples : 0;
   const QueryCost cost{query.name, 1, body->json.size(), series,
                        sources::parseQueryStats(body->json)};
@@ -75,6 +79,12 @@ Result<void> decodeInto(const PlannedQuery& planned, const Result<sources::Query
   }
   if (!decoded.ok()) {
     return makeError("query " + query.name + ": " + decoded.error().describe(), query.name);
+  }
+  if (once.repeated()) {
+    return makeError("query " + query.name + ": the answer repeats the series " + *once.repeated() +
+                         " (a proxy or a backend not following the Prometheus API); its "
+                         "samples are not summed",
+                     query.name);
   }
   for (const std::string& warning : decoded->warnings) {
     stats.warnings.push_back("query " + query.name + ": " + warning);
@@ -131,7 +141,7 @@ class ParallelFetch {
   void work() {
     for (std::size_t i = next_++; i < plan_.size() && !stop_; i = next_++) {
       const PlannedQuery& planned = plan_[i];
-      auto body = source_.instantQuery(planned.query, at_);
+      auto body = queryOnThisThread(planned.query);
       if (!body.ok() && !planned.optional) {
         // Here, not when the caller takes it: the other worker must not send its next one.
         stopOtherQueries(source_, planned.query.name);
@@ -143,6 +153,16 @@ class ParallelFetch {
       std::lock_guard lock(mutex_);
       results_[i].emplace(std::move(body));
       arrived_.notify_all();
+    }
+  }
+
+  // An exception must not leave a worker thread (std::terminate): under a memory limit a
+  // query's allocations may throw std::bad_alloc, which fails that query like any error.
+  Result<sources::QueryBody> queryOnThisThread(const sources::Query& query) {
+    try {
+      return source_.instantQuery(query, at_);
+    } catch (const std::bad_alloc&) {
+      return makeError("query " + query.name + ": out of memory (std::bad_alloc)", query.name);
     }
   }
 

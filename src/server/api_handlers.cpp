@@ -1,16 +1,21 @@
 #include "server/api_handlers.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <mutex>
+#include <optional>
 #include <utility>
 #include <vector>
 
+#include "advice/kind_list.h"
 #include "report/gantt_svg.h"
 #include "report/graph_svg.h"
 #include "report/prediction_json.h"
 #include "report/report_dot.h"
 #include "report/report_json.h"
 #include "report/report_yaml.h"
+#include "server/accept.h"
 #include "server/shared_body.h"
 
 namespace dagadvisor::server {
@@ -22,10 +27,13 @@ constexpr std::string_view kDagsPrefix = "/api/v1/dags/";
 constexpr std::string_view kGanttSuffix = "/gantt.svg";
 constexpr const char* kSvg = "image/svg+xml";
 
+// YAML when the client names it with a quality above 0 and not below JSON's: a refusal
+// ("application/yaml;q=0") or a preference for JSON keeps JSON, the default.
 bool wantsYaml(const HttpRequest& request) {
   const std::string accept = request.header("accept");
-  return accept.find("application/yaml") != std::string::npos ||
-         accept.find("application/x-yaml") != std::string::npos;
+  const double yaml = std::max(acceptQuality(accept, "application/yaml"),
+                               acceptQuality(accept, "application/x-yaml"));
+  return yaml > 0 && yaml >= acceptQuality(accept, "application/json");
 }
 
 // The envelope's clock, in whole seconds: responses built within one second are identical, so
@@ -107,14 +115,38 @@ Handler cachedEnvelope(const SnapshotStore& store, std::vector<PayloadMember> me
   };
 }
 
+std::string lowered(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+// An unknown kind is refused like an unknown severity: an empty list would read as "no such
+// problem" where the client misspelt the kind. Both are matched without case.
+std::optional<Error> unknownKind(const std::string& kind) {
+  std::string known;
+  for (const advice::KindSpec& spec : advice::kindList()) {
+    if (spec.kind == kind) {
+      return std::nullopt;
+    }
+    known += (known.empty() ? "" : ", ") + std::string(spec.kind);
+  }
+  return makeError("must be one of " + known + ", not \"" + kind + "\"", "kind");
+}
+
 Result<report::RecommendationFilter> parseFilter(const HttpRequest& request) {
   report::RecommendationFilter filter;
-  filter.kind = request.param("kind");
+  filter.kind = lowered(request.param("kind"));
   filter.namespace_ = request.param("namespace");
   filter.dag = request.param("dag");
+  if (!filter.kind.empty()) {
+    if (auto unknown = unknownKind(filter.kind)) {
+      return *std::move(unknown);
+    }
+  }
   const std::string severity = request.param("severity");
   if (!severity.empty()) {
-    filter.min_severity = report::parseSeverity(severity);
+    filter.min_severity = report::parseSeverity(lowered(severity));
     if (!filter.min_severity) {
       return makeError("must be one of info, warning, critical, not \"" + severity + "\"",
                        "severity");

@@ -10,6 +10,18 @@ namespace {
 
 constexpr const char* kText = "text/plain; charset=utf-8";
 
+// The status line, then, after a rejected reload, that the daemon runs its previous
+// configuration: an operator who reloaded looks here for the outcome.
+std::string readinessText(const Freshness& freshness, bool details) {
+  std::string text = freshness.stale ? (details ? freshness.reason : freshness.short_reason) : "ok";
+  text += "\n";
+  if (!freshness.reload_problem.empty()) {
+    text += "last reload rejected, running the previous configuration";
+    text += details ? ": " + freshness.reload_problem + "\n" : "\n";
+  }
+  return text;
+}
+
 }  // namespace
 
 void registerHealthRoutes(HttpServer& server, const SnapshotStore& store,
@@ -17,18 +29,14 @@ void registerHealthRoutes(HttpServer& server, const SnapshotStore& store,
   server.route("GET", "/healthz", [](const HttpRequest&) {
     return HttpResponse{200, kText, "ok\n", {}};
   });
-  server.route(
-      "GET", "/readyz",
-      [&store, details_allowed = std::move(details_allowed)](const HttpRequest& request) {
-        const Freshness freshness = store.freshness();
-        if (freshness.stale) {
-          // A probe needs the status; the backend's URL and body are for operators only.
-          const bool details = !details_allowed || details_allowed(request);
-          return HttpResponse{
-              503, kText, (details ? freshness.reason : freshness.short_reason) + "\n", {}};
-        }
-        return HttpResponse{200, kText, "ok\n", {}};
-      });
+  server.route("GET", "/readyz",
+               [&store, details_allowed = std::move(details_allowed)](const HttpRequest& request) {
+                 const Freshness freshness = store.freshness();
+                 // A probe needs the status; the backend's URL and body are for operators only.
+                 const bool details = !details_allowed || details_allowed(request);
+                 return HttpResponse{
+                     freshness.stale ? 503 : 200, kText, readinessText(freshness, details), {}};
+               });
 }
 
 void registerReloadRoute(HttpServer& server, std::function<void()> request_reload) {

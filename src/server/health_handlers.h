@@ -14,7 +14,8 @@ using DetailsAllowed = std::function<bool(const HttpRequest&)>;
 
 /// Registers GET /healthz (200 "ok" while the process serves) and GET /readyz (200 "ok" when a
 /// good, fresh analysis is served; else 503 with the reason from SnapshotStore::freshness() as
-/// text: the full reason where `details_allowed` says so or is null, else its short form).
+/// text: the full reason where `details_allowed` says so or is null, else its short form). After
+/// a rejected reload a second line says so, with the reason where details are allowed.
 /// `store` must outlive the server.
 void registerHealthRoutes(HttpServer& server, const SnapshotStore& store,
                           DetailsAllowed details_allowed = nullptr);

@@ -15,6 +15,7 @@
 #include <ctime>
 #include <exception>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
 
 #include "report/report_json.h"
@@ -167,7 +168,8 @@ class HttpServer::Impl final : public CivetHandler {
     const mg_request_info* info = mg_get_request_info(conn);
     HttpRequest request;
     request.method = info->request_method ? info->request_method : "";
-    request.path = info->local_uri ? info->local_uri : "";
+    const std::optional<std::string> path = decodePath(info->local_uri ? info->local_uri : "");
+    request.path = path.value_or("");
     request.params = parseQuery(info->query_string ? info->query_string : "");
     for (int i = 0; i < info->num_headers && i < MG_MAX_HEADERS; ++i) {
       const auto& h = info->http_headers[i];
@@ -185,7 +187,9 @@ class HttpServer::Impl final : public CivetHandler {
       body_read =
           readBody(conn, info->content_length, owner_.options_.max_body_bytes, request.body);
       owner_.deadlines_->requestRead(peerOf(conn));  // read in time; what follows is ours
-      response = body_read ? dispatchInSlot(request) : jsonError(413, "request body too large");
+      response = !path       ? jsonError(400, "malformed path: a bad %-escape or an encoded NUL")
+                 : body_read ? dispatchInSlot(request)
+                             : jsonError(413, "request body too large");
     } catch (...) {
       response = HttpResponse{500, "text/plain", "internal error\n", {}};
     }
@@ -249,10 +253,11 @@ Result<void> HttpServer::start() {
     }
   }
   auto impl = std::make_unique<Impl>(*this);
-  deadlines_ = std::make_unique<ReadDeadlines>(
-      std::chrono::milliseconds(std::max(1, options_.request_timeout_ms)));
   const int threads = std::max(1, options_.threads);
   const int workers = std::max(threads, options_.max_connections);
+  deadlines_ = std::make_unique<ReadDeadlines>(
+      std::chrono::milliseconds(std::max(1, options_.request_timeout_ms)),
+      static_cast<std::size_t>(workers));
   handler_slots_ = std::make_unique<std::counting_semaphore<>>(threads);
   const std::vector<std::string> civet_options = {
       "listening_ports", options_.listen + (options_.tls ? "s" : ""), "num_threads",
@@ -267,7 +272,10 @@ Result<void> HttpServer::start() {
       "max_request_size", "16384", "enable_keep_alive", "yes", "keep_alive_timeout_ms", "1000",
       // A large body goes out in a second write after the headers; with Nagle it would wait
       // for the ACK of the headers, which the client delays (40 ms).
-      "tcp_nodelay", "1"};
+      "tcp_nodelay", "1",
+      // The path as sent: civetweb's in-place decoding turns %00 into the end of a C string
+      // ("/api/v1/dags/r1%00junk" served r1); handle() decodes it and refuses that.
+      "decode_url", "no"};
   tls_setup_error.clear();
   try {
     CivetCallbacks callbacks{};
@@ -289,15 +297,18 @@ void HttpServer::stop() {
     return;
   }
   // civetweb's accept loop polls with a 2 s timeout and only then sees the stop flag; a
-  // connection to our own port wakes it at once, so stopping takes milliseconds, not 2 s.
+  // connection to our own port wakes it at once, so stopping takes milliseconds, not 2 s. With
+  // more clients than workers, connections still in the listen queue are accepted while
+  // civetweb stops, and a worker reading a slow one would only see the stop flag after its
+  // 2-s poll: every round shuts down what was accepted since.
   std::atomic<bool> stopped{false};
-  std::thread waker([port = port(), &stopped] {
+  std::thread waker([this, port = port(), &stopped] {
     for (int i = 0; i < 200 && !stopped.load(); ++i) {
       pokeLoopback(port);
+      deadlines_->shutdownAll();
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
   });
-  deadlines_->shutdownAll();
   impl_->civet->close();
   stopped = true;
   waker.join();

@@ -14,6 +14,23 @@ std::string urlDecode(std::string_view text) {
   return out;
 }
 
+std::optional<std::string> decodePath(std::string_view raw) {
+  std::string out(raw.size() + 1, '\0');
+  const int n = mg_url_decode(raw.data(), static_cast<int>(raw.size()), out.data(),
+                              static_cast<int>(out.size()), /*is_form_url_encoded=*/0);
+  if (n < 0) {
+    return std::nullopt;
+  }
+  out.resize(static_cast<std::size_t>(n));
+  // Each well-formed escape turns 3 characters into 1; mg_url_decode copies a malformed one as
+  // it is, which leaves the decoded path longer.
+  const auto escapes = static_cast<std::size_t>(std::count(raw.begin(), raw.end(), '%'));
+  if (out.size() != raw.size() - 2 * escapes || out.find('\0') != std::string::npos) {
+    return std::nullopt;
+  }
+  return out;
+}
+
 std::map<std::string, std::string> parseQuery(std::string_view query) {
   std::map<std::string, std::string> params;
   while (!query.empty()) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -13,5 +14,10 @@ std::map<std::string, std::string> parseQuery(std::string_view query);
 
 /// `text` with %XX sequences and '+' (as a space) decoded; a malformed escape stays as it is.
 std::string urlDecode(std::string_view text);
+
+/// A request path (civetweb hands it over undecoded) with its %XX sequences decoded ('+' stays
+/// '+'); nullopt when an escape is malformed or decodes to NUL, which a C string would cut
+/// short ("/api/v1/dags/r1%00junk" must not serve r1).
+std::optional<std::string> decodePath(std::string_view raw);
 
 }  // namespace dagadvisor::server

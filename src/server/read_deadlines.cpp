@@ -5,7 +5,9 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <vector>
 
 namespace dagadvisor::server {
@@ -59,8 +61,8 @@ std::vector<OpenSocket> connectionsOn(int local_port) {
 
 }  // namespace
 
-ReadDeadlines::ReadDeadlines(std::chrono::milliseconds limit)
-    : limit_(limit), watchdog_([this] { watch(); }) {}
+ReadDeadlines::ReadDeadlines(std::chrono::milliseconds limit, std::size_t capacity)
+    : limit_(limit), capacity_(capacity), watchdog_([this] { watch(); }) {}
 
 ReadDeadlines::~ReadDeadlines() {
   {
@@ -122,27 +124,57 @@ void ReadDeadlines::sweep() {
     std::lock_guard lock(mutex_);
     port = local_port_;
   }
-  const std::vector<OpenSocket> open = connectionsOn(port);
+  const std::vector<OpenSocket> sockets = connectionsOn(port);
   const auto now = SteadyClock::now();
   std::vector<int> late;
   {
     std::lock_guard lock(mutex_);
-    std::map<Peer, Tracked> still_open;
-    for (const OpenSocket& socket : open) {
+    std::vector<Open> open;
+    for (const OpenSocket& socket : sockets) {
       auto it = tracked_.find(socket.peer);
-      Tracked tracked = it == tracked_.end() ? Tracked{now, true} : it->second;
-      if (tracked.waiting && now - tracked.since > limit_) {
-        late.push_back(socket.fd);
-        continue;  // forgotten: the socket closes now
-      }
-      still_open.emplace(socket.peer, tracked);
+      open.push_back(
+          {socket.fd, socket.peer, it == tracked_.end() ? Tracked{now, true} : it->second});
     }
-    tracked_ = std::move(still_open);
+    late = lateOnes(open, now);
+    tracked_.clear();  // the cut ones are forgotten: their sockets close now
+    for (const Open& connection : open) {
+      tracked_.emplace(connection.peer, connection.tracked);
+    }
     cut_off_ += late.size();
   }
   for (const int fd : late) {
     ::shutdown(fd, SHUT_RDWR);  // the descriptor stays civetweb's; it closes it on EOF
   }
+}
+
+std::vector<int> ReadDeadlines::lateOnes(std::vector<Open>& open, SteadyClock::time_point now) {
+  std::vector<int> late;
+  auto cut = [&](auto first, auto last) {
+    for (auto it = first; it != last; ++it) {
+      late.push_back(it->fd);
+    }
+    open.erase(first, last);
+  };
+  const auto waitedPast = [&](std::chrono::milliseconds limit) {
+    return [now, limit](const Open& c) {
+      return c.tracked.waiting && now - c.tracked.since > limit;
+    };
+  };
+  // Keeps the order of `open` for those that stay; the late ones go to the end.
+  cut(std::stable_partition(open.begin(), open.end(), std::not_fn(waitedPast(limit_))), open.end());
+  if (open.size() < capacity_) {
+    return late;
+  }
+  const std::size_t keep = capacity_ * 3 / 4;
+  auto waiting =
+      std::stable_partition(open.begin(), open.end(), std::not_fn(waitedPast(kPressureGrace)));
+  std::stable_sort(waiting, open.end(), [](const Open& a, const Open& b) {
+    return a.tracked.since < b.tracked.since;  // the oldest first
+  });
+  const std::size_t excess = open.size() - keep;
+  const auto available = static_cast<std::size_t>(open.end() - waiting);
+  cut(waiting, waiting + static_cast<std::ptrdiff_t>(std::min(excess, available)));
+  return late;
 }
 
 }  // namespace dagadvisor::server

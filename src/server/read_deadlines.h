@@ -3,11 +3,13 @@
 #include <chrono>
 #include <compare>
 #include <condition_variable>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace dagadvisor::server {
 
@@ -25,10 +27,20 @@ struct Peer {
 /// listening port every 100 ms; a connection whose request has not been read within the limit
 /// of its start (or of the end of its previous response) is shut down, so civetweb sees EOF
 /// and frees the worker. civetweb does not expose its sockets, so they are found by peer
-/// address. Thread-safe.
+/// address.
+///
+/// Under pressure the limit shrinks: when the connections open on the port reach `capacity`
+/// (the worker threads), every new connection, a probe's included, would queue behind slow
+/// clients until their full limit passed (more than server.max_connections dripping clients
+/// made 10 of 17 /healthz probes time out). Then the connections still waiting for their
+/// request after kPressureGrace are cut, the oldest first, until 3/4 of the capacity is left: a
+/// client that sends its request at once is never among them. Thread-safe.
 class ReadDeadlines {
  public:
-  explicit ReadDeadlines(std::chrono::milliseconds limit);
+  /// How long a connection may wait for its request while the server is full.
+  static constexpr std::chrono::milliseconds kPressureGrace{250};
+
+  ReadDeadlines(std::chrono::milliseconds limit, std::size_t capacity);
   ~ReadDeadlines();
   ReadDeadlines(const ReadDeadlines&) = delete;
   ReadDeadlines& operator=(const ReadDeadlines&) = delete;
@@ -55,10 +67,19 @@ class ReadDeadlines {
     std::chrono::steady_clock::time_point since;
     bool waiting = true;  // for a request's bytes, against the deadline
   };
+  struct Open {
+    int fd;
+    Peer peer;
+    Tracked tracked;
+  };
   void watch();
   void sweep();
+  /// The sockets of `open` to cut: those past the limit, then, when the port is full, the
+  /// oldest of those waiting past kPressureGrace. Erases them from `open`.
+  std::vector<int> lateOnes(std::vector<Open>& open, std::chrono::steady_clock::time_point now);
 
   const std::chrono::milliseconds limit_;
+  const std::size_t capacity_;
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::map<Peer, Tracked> tracked_;  // the open connections on the port

@@ -1,6 +1,7 @@
 #include "server/shared_body.h"
 
 #include "common/gzip.h"
+#include "server/accept.h"
 
 namespace dagadvisor::server {
 
@@ -10,10 +11,7 @@ const std::string& SharedBody::gzip() const {
 }
 
 bool acceptsGzip(const HttpRequest& request) {
-  // Enough for what clients send ("gzip", "gzip, deflate, br"); a "gzip;q=0" refusal is honoured.
-  const std::string accept = request.header("accept-encoding");
-  const std::size_t at = accept.find("gzip");
-  return at != std::string::npos && accept.compare(at, 8, "gzip;q=0") != 0;
+  return acceptQuality(request.header("accept-encoding"), "gzip") > 0;
 }
 
 HttpResponse sharedResponse(const HttpRequest& request, std::shared_ptr<const SharedBody> body,

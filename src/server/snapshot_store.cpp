@@ -66,6 +66,11 @@ void SnapshotStore::recordFailure(std::string error) {
   ++status_.consecutive_failures;
 }
 
+void SnapshotStore::recordReload(std::string problem) {
+  std::lock_guard lock(mutex_);
+  reload_problem_ = scrubSecrets(problem);
+}
+
 std::shared_ptr<const Published> SnapshotStore::current() const {
   std::lock_guard lock(mutex_);
   return current_;
@@ -79,12 +84,13 @@ CycleStatus SnapshotStore::status() const {
 Freshness SnapshotStore::freshness() const {
   std::shared_ptr<const Published> published;
   CycleStatus cycle;
+  Freshness out;
   {
     std::lock_guard lock(mutex_);  // one consistent view of report and cycle status
     published = current_;
     cycle = status_;
+    out.reload_problem = reload_problem_;
   }
-  Freshness out;
   if (!published) {
     // Before the first success the failure is the one thing worth saying.
     const bool failed = cycle.consecutive_failures > 0;

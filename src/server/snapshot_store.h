@@ -63,6 +63,9 @@ struct Freshness {
   /// now − data_time of the current report (0 when none): the age of the data itself, what the
   /// API's data_age_seconds and the dagadvisor_data_age_seconds metric both report.
   double data_age_seconds = 0;
+  /// Why the last reload was rejected ("" when it was taken, or none was asked for): the daemon
+  /// goes on with the configuration it runs, which /readyz says beside its status.
+  std::string reload_problem;
 };
 
 /// Holds the analysis the server shows. Publishing swaps a shared_ptr under a short mutex; readers
@@ -77,6 +80,10 @@ class SnapshotStore {
 
   /// Records a failed cycle; the last good analysis stays served, marked stale.
   void recordFailure(std::string error);
+
+  /// Records a reload's outcome: "" when the new configuration was taken, else why it was
+  /// rejected (scrubbed of secrets like every failure).
+  void recordReload(std::string problem);
 
   /// The current analysis, or null before the first publish.
   std::shared_ptr<const Published> current() const;
@@ -96,6 +103,7 @@ class SnapshotStore {
   mutable std::mutex mutex_;
   std::shared_ptr<const Published> current_;
   CycleStatus status_;
+  std::string reload_problem_;
 };
 
 }  // namespace dagadvisor::server

@@ -93,7 +93,9 @@ Result<WebConfig> parseWebConfig(std::string_view yaml) {
         continue;  // headers and http2 switches: nothing we need to act on
       }
       if (key != "basic_auth_users") {
-        return makeError("unknown key", key);
+        // An empty key ("": x, or a bare tag) still gets a field: every error names one.
+        return key.empty() ? makeError("unknown key \"\"", "web_config")
+                           : makeError("unknown key", key);
       }
       if (!entry.second.IsMap()) {
         return makeError("must map user names to bcrypt hashes", key);

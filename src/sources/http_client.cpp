@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <new>
 
 #include "common/secrets.h"
 
@@ -36,6 +37,7 @@ struct BodySink {
   Share* share;
   bool too_large = false;
   bool over_budget = false;
+  bool out_of_memory = false;  // the budget allowed it, the process could not allocate it
 };
 
 // The capacity the body needs for `needed` bytes plus padding: exactly the announced length
@@ -64,7 +66,15 @@ bool grow(BodySink& sink, std::size_t capacity) {
   // A fresh buffer, not reserve(): libstdc++ rounds a reserve below twice the old capacity up
   // to twice, past what the budget was given (a 100 MiB cap would hold 128 MiB).
   std::string bigger;
-  bigger.reserve(capacity);
+  try {
+    bigger.reserve(capacity);
+  } catch (const std::bad_alloc&) {  // under a memory limit; it must not unwind through curl
+    if (share.budget) {
+      share.budget->give(capacity);
+    }
+    sink.out_of_memory = true;
+    return false;
+  }
   bigger.append(*sink.body);
   sink.body->swap(bigger);
   if (share.budget) {
@@ -191,19 +201,6 @@ HttpResponse describeResponse(CURL* curl, std::string body) {
   return response;
 }
 
-// A configured header that carries a credential (Authorization, X-Api-Key, Cookie, …) rather
-// than a tenant id or a content type.
-bool credentialHeader(std::string name) {
-  std::transform(name.begin(), name.end(), name.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  for (const std::string_view word : {"auth", "token", "key", "secret", "cookie", "password"}) {
-    if (name.find(word) != std::string::npos) {
-      return true;
-    }
-  }
-  return false;
-}
-
 // The budget is only the Prometheus source's (several queries in flight), hence its keys.
 std::string budgetMessage(const HttpClientOptions& options) {
   return "response bodies in flight together exceed the memory budget of " +
@@ -303,11 +300,7 @@ HttpClient::HttpClient(HttpClientOptions options)
       token_(options_.bearer_token_file, "bearer_token_file"),
       password_(options_.basic_auth_password_file, "basic_auth.password_file") {
   initHttpGlobal();
-  for (const auto& [name, value] : options_.headers) {
-    if (credentialHeader(name)) {
-      registerSecret(value);
-    }
-  }
+  registerCredentialHeaders(options_.headers);
   curl_ = curl_easy_init();
   multi_ = curl_multi_init();
 }
@@ -416,6 +409,8 @@ Result<void> HttpClient::setCredentials(void* handle_ptr, std::vector<std::strin
     if (!password) {
       return password.error();
     }
+    // curl sends base64(user:password): a proxy echoing the header must not show it either.
+    registerBasicCredentials(options_.basic_auth_user, *password);
     curl_easy_setopt(curl, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
     curl_easy_setopt(curl, CURLOPT_USERNAME, options_.basic_auth_user.c_str());
     curl_easy_setopt(curl, CURLOPT_PASSWORD, password->c_str());  // curl copies it
@@ -507,6 +502,10 @@ Result<HttpResponse> HttpClient::performOnce(const std::string& url, const std::
   }
   if (sink.over_budget) {
     return makeError(where + ": " + budgetMessage(options_));
+  }
+  if (sink.out_of_memory) {
+    return makeError(where + ": out of memory receiving the answer (" +
+                     std::to_string(body.size() >> 20) + " MiB received)");
   }
   if (sink.too_large || code == CURLE_FILESIZE_EXCEEDED) {
     return makeError(where + ": " + tooLargeMessage(options_));

@@ -16,12 +16,27 @@ Writes the port it listens on to PORT_FILE, then appends one line per request to
              only a cap checked while streaming stops it
   many-series  answers every query with a valid vector of $BAD_BACKEND_SERIES series (default
              600000) labelled like kube-state-metrics pod series, about 100 bytes each
+  echo-credentials  a proxy in front of the real Prometheus at $BAD_BACKEND_UPSTREAM that echoes
+             the request's credentials in every form (the Authorization value, the bare token or
+             base64, the decoded user:password, each raw and URL-encoded) in the channel named
+             by the file $BAD_BACKEND_CHANNEL_FILE, read at each request: "warnings" (the
+             upstream's 200 answer with them as warnings), "status-401" (a text 401),
+             "html-200" (a 200 HTML page), "content-type" (a 200 whose Content-Type carries
+             them), "api-error" (a Prometheus error body, 422)
+  duplicate-series  a proxy in front of the real Prometheus at $BAD_BACKEND_UPSTREAM that sends
+             every series of a vector twice with the same label set (the copy's labels in
+             reverse order); with BAD_BACKEND_CONFLICT=1 the copy's value is different
 """
+import base64
+import json
 import os
 import socket
 import sys
 import threading
 import time
+import urllib.error
+import urllib.parse
+import urllib.request
 
 MODE, PORT_FILE, REQUEST_LOG = sys.argv[1], sys.argv[2], sys.argv[3]
 log_lock = threading.Lock()
@@ -46,7 +61,7 @@ def read_request(conn):
             break
         rest += chunk
     path = head.split(b"\r\n")[0].split(b" ")[1].decode(errors="replace")
-    return path, headers
+    return path, headers, rest[:length]
 
 
 def answer(conn, status, content_type, body):
@@ -76,12 +91,68 @@ def many_series_body():
 MANY_SERIES = many_series_body() if MODE == "many-series" else b""
 
 
+def credential_forms(authorization):
+    """Every form of the credential a misbehaving proxy might echo, with no keyword before it."""
+    scheme, _, credential = authorization.partition(" ")
+    forms = [authorization, credential]
+    if scheme.lower() == "basic":
+        forms.append(base64.b64decode(credential).decode(errors="replace"))
+    forms += [urllib.parse.quote(form, safe="") for form in list(forms)]
+    return " | ".join("seen " + form for form in forms)
+
+
+def forward(path, headers, body):
+    upstream = os.environ["BAD_BACKEND_UPSTREAM"] + path
+    request = urllib.request.Request(upstream, data=body, method="POST" if body else "GET")
+    if "content-type" in headers:
+        request.add_header("Content-Type", headers["content-type"])
+    try:
+        with urllib.request.urlopen(request, timeout=30) as upstream_answer:
+            return upstream_answer.read()
+    except urllib.error.HTTPError as error:  # a Prometheus error body, passed on as it is
+        return error.read()
+
+
+def echo_credentials(conn, path, headers, body):
+    with open(os.environ["BAD_BACKEND_CHANNEL_FILE"]) as f:
+        channel = f.read().strip()
+    echo = credential_forms(headers.get("authorization", ""))
+    if channel == "warnings":
+        proxied = json.loads(forward(path, headers, body))
+        proxied["warnings"] = [echo, "partial data; " + echo]
+        answer(conn, "200 OK", "application/json", json.dumps(proxied).encode())
+    elif channel == "status-401":
+        answer(conn, "401 Unauthorized", "text/plain", echo.encode())
+    elif channel == "html-200":
+        answer(conn, "200 OK", "text/html", f"<html><body>{echo}</body></html>".encode())
+    elif channel == "content-type":
+        answer(conn, "200 OK", "text/plain; " + echo, b"not json")
+    elif channel == "api-error":
+        error = {"status": "error", "errorType": "bad_data", "error": echo}
+        answer(conn, "422 Unprocessable Entity", "application/json", json.dumps(error).encode())
+
+
+def duplicate_series(conn, path, headers, body):
+    proxied = json.loads(forward(path, headers, body))
+    data = proxied.get("data", {})
+    if data.get("resultType") == "vector":
+        copies = []
+        for series in data["result"]:
+            copy = {"metric": dict(reversed(list(series["metric"].items()))),
+                    "value": list(series["value"])}
+            if os.environ.get("BAD_BACKEND_CONFLICT") == "1":
+                copy["value"][1] = str(float(copy["value"][1]) * 7 + 1)
+            copies.append(copy)
+        data["result"] += copies
+    answer(conn, "200 OK", "application/json", json.dumps(proxied).encode())
+
+
 def serve(conn):
     try:
         request = read_request(conn)
         if request is None:
             return
-        path, headers = request
+        path, headers, body = request
         with log_lock, open(REQUEST_LOG, "a") as log:
             log.write(f"{path} {headers.get('authorization', '-')}\n")
         if MODE == "hang":
@@ -106,6 +177,10 @@ def serve(conn):
             send_huge(conn, MODE == "huge")
         elif MODE == "many-series":
             answer(conn, "200 OK", "application/json", MANY_SERIES)
+        elif MODE == "echo-credentials":
+            echo_credentials(conn, path, headers, body)
+        elif MODE == "duplicate-series":
+            duplicate_series(conn, path, headers, body)
         elif MODE == "empty":
             answer(conn, "200 OK", "application/json",
                    b'{"status":"success","data":{"resultType":"vector","result":[]}}')

@@ -21,3 +21,21 @@ stop_backend() {
   [ -z "$BACKEND_PID" ] || { kill "$BACKEND_PID" 2>/dev/null || true; wait "$BACKEND_PID" 2>/dev/null || true; }
   BACKEND_PID=""
 }
+
+# For `trap stop_all EXIT`: stops the daemon the test started (its pid in DAEMON, if any), the
+# backend, and cleans up after the harness.
+DAEMON=""
+stop_all() {
+  [ -z "$DAEMON" ] || kill "$DAEMON" 2>/dev/null || true
+  stop_backend
+  cleanup
+}
+
+# The real Prometheus that the proxy modes (echo-credentials, duplicate-series) stand in front
+# of, backfilled with FIXTURE_OM (tests/fixtures/integration/gpu_hoarding.om); its last sample
+# is at UPSTREAM_AT, the time to analyse (as integration.analyze_real_prometheus does).
+UPSTREAM_AT=2026-11-29T00:15:00Z
+start_upstream() {  # start_upstream FIXTURE_OM → PROM_URL, BAD_BACKEND_UPSTREAM
+  start_prometheus_with_openmetrics "$1"
+  export BAD_BACKEND_UPSTREAM=$PROM_URL
+}

@@ -29,12 +29,6 @@ SERIES_CAP=100000
 # buffers for bodies up to 64 MiB, touched only where tokens start: 15 MiB here).
 AFTER_SLACK_MIB=32
 
-DAEMON=""
-stop_all() {
-  [ -z "$DAEMON" ] || kill "$DAEMON" 2>/dev/null || true
-  stop_backend
-  cleanup
-}
 trap stop_all EXIT
 
 status_kib() {  # status_kib FIELD: FIELD of the daemon's /proc status, in KiB

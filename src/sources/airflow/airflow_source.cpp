@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "common/log.h"
+#include "common/percent_encoding.h"
 #include "sources/airflow/airflow_run_ids.h"
 
 namespace dagadvisor::sources {
@@ -108,22 +109,7 @@ Result<json> parseObject(const Exchange& exchange, const char* array_key) {
 }  // namespace
 
 std::string encodePathSegment(std::string_view text) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    const bool plain = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                       c == '-' || c == '.' || c == '_';
-    if (plain) {
-      out += c;
-    } else {
-      out += '%';
-      out += kHex[u >> 4];
-      out += kHex[u & 0xF];
-    }
-  }
-  return out;
+  return percentEncode(text, "-._");
 }
 
 Result<AirflowTaskInstancePage> parseAirflowTaskInstances(std::string_view body) {

@@ -74,8 +74,10 @@ std::string_view builtinName();
 
 // Shared by every kernel and compiled once, for the baseline target (response_parser.cpp).
 
-/// "malformed JSON: <simdjson's message>" at "$"; `code` is a simdjson::error_code.
-Error malformed(int code);
+/// The Error at "$" for simdjson's `code` (a simdjson::error_code): "malformed JSON: <simdjson's
+/// message>", except an allocation failure, which is named as such: the answer may be valid, the
+/// process out of memory.
+Error jsonFault(int code);
 
 /// The Error to report for `fault`: malformed JSON anywhere in the body wins (validated by a
 /// full DOM parse, which only faults pay for).

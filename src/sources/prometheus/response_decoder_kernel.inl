@@ -42,8 +42,8 @@ struct Fault {
   std::string_view message;
 };
 
-Error malformed(simdjson::error_code err) {
-  return decoder::malformed(static_cast<int>(err));
+Error jsonFault(simdjson::error_code err) {
+  return decoder::jsonFault(static_cast<int>(err));
 }
 
 std::string indexed(std::string_view base, std::size_t i, std::string_view suffix = {}) {
@@ -136,14 +136,14 @@ template <class OnField>
 std::optional<Error> forEachField(od::object& object, OnField&& on) {
   for (auto item : object) {
     if (auto err = item.error()) {
-      return malformed(err);
+      return jsonFault(err);
     }
     // Moved out, never default-constructed: a field is a std::pair, whose default constructor
     // is compiled for the baseline target and so may not inline a SIMD kernel's members.
     od::field field = std::move(item).value_unsafe();
     std::string_view key;
     if (auto err = readKey(field, key)) {
-      return malformed(err);
+      return jsonFault(err);
     }
     if (auto fault = on(key, field.value())) {
       return fault;
@@ -180,7 +180,7 @@ simdjson::error_code skipContainer(od::value& value, json_type type, int depth) 
   auto fault =
       forEachField(object, [&](std::string_view, od::value& field) -> std::optional<Error> {
         if (auto err = skipValidated(field, depth - 1)) {
-          return malformed(err);
+          return jsonFault(err);
         }
         return std::nullopt;
       });
@@ -220,7 +220,7 @@ simdjson::error_code skipValidated(od::value& value, int depth) {
 
 std::optional<Error> skipField(od::value& value) {
   if (auto err = skipValidated(value, kMaxDepth)) {
-    return malformed(err);
+    return jsonFault(err);
   }
   return std::nullopt;
 }
@@ -232,7 +232,7 @@ std::optional<Error> firstText(od::value& value, bool& seen, std::optional<std::
     seen = true;
     std::string_view text;
     if (auto err = readText(value, text)) {
-      return malformed(err);
+      return jsonFault(err);
     }
     out = text;
     return std::nullopt;
@@ -323,7 +323,7 @@ class Walk {
     }
     // The root is walked to its end: any token left is trailing content (3.0 has no at_end()).
     if (doc.current_location().error() != simdjson::OUT_OF_BOUNDS) {
-      return malformed(simdjson::TRAILING_CONTENT);
+      return jsonFault(simdjson::TRAILING_CONTENT);
     }
     if (auto fault = topFault()) {
       return fault;
@@ -386,7 +386,7 @@ class Walk {
   template <class Decode>
   static std::optional<Error> deferred(od::object& object, std::string_view name, Decode&& decode) {
     if (auto err = object.reset().error()) {
-      return malformed(err);
+      return jsonFault(err);
     }
     bool seen = false;
     std::optional<Error> fault;
@@ -492,7 +492,7 @@ class Walk {
       }
       od::value element;
       if (auto err = item.get(element)) {
-        return malformed(err);
+        return jsonFault(err);
       }
       if (auto fault = sample(element, i)) {
         return fault;
@@ -613,16 +613,19 @@ class Decoder {
     od::document doc;
     const char* json = padded ? body.data() : paddedCopy(body);
     std::optional<Error> fault;
+    bool out_of_memory = false;
     Walk walk(labels_, visit, limits);
     if (auto err =
             parser_.iterate(json, body.size(), body.size() + simdjson::SIMDJSON_PADDING).get(doc)) {
-      fault = malformed(err);
+      fault = jsonFault(err);
+      out_of_memory = err == simdjson::MEMALLOC;
     } else {
       fault = walk.document(doc);
     }
     // A capped body is not validated further: the DOM parse explain() pays would take several
-    // times the body's size, the very memory the cap is there to bound.
-    if (fault && walk.capped()) {
+    // times the body's size, the very memory the cap is there to bound (and the memory a parse
+    // that ran out of it did not get).
+    if (fault && (walk.capped() || out_of_memory)) {
       return std::move(*fault);
     }
     if (fault) {

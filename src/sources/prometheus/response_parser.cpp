@@ -83,10 +83,14 @@ Result<DecodeSummary> decode(std::string_view body, bool padded, const SampleVis
 
 namespace decoder {
 
-Error malformed(int code) {
-  return makeError(std::string("malformed JSON: ") +
-                       simdjson::error_message(static_cast<simdjson::error_code>(code)),
-                   "$");
+Error jsonFault(int code) {
+  const auto error = static_cast<simdjson::error_code>(code);
+  if (error == simdjson::MEMALLOC) {
+    return makeError(std::string("out of memory while decoding the answer (simdjson: ") +
+                         simdjson::error_message(error) + ")",
+                     "$");
+  }
+  return makeError(std::string("malformed JSON: ") + simdjson::error_message(error), "$");
 }
 
 /// On-Demand reports the first fault it meets and trusts what it skips, so a fault might hide
@@ -96,7 +100,7 @@ Error explain(std::string_view body, bool padded, Error fault) {
   simdjson::dom::parser validator;
   simdjson::dom::element root;
   if (auto err = validator.parse(body.data(), body.size(), !padded).get(root)) {
-    return malformed(err);
+    return jsonFault(err);
   }
   return fault;
 }

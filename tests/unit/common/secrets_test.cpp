@@ -31,5 +31,32 @@ TEST_CASE("prose about authorization is left readable") {
   CHECK(scrubSecrets("") == "");
 }
 
+TEST_CASE("a registered secret is scrubbed URL-encoded too, with either case of hex digits") {
+  registerSecret("tok/e2e+9c1f=44d2ab");
+  CHECK(scrubSecrets("seen tok%2Fe2e%2B9c1f%3D44d2ab") == "seen <redacted>");
+  CHECK(scrubSecrets("seen tok%2fe2e%2b9c1f%3d44d2ab") == "seen <redacted>");
+  CHECK(scrubSecrets("seen Bearer%20tok%2Fe2e%2B9c1f%3D44d2ab") == "seen Bearer%20<redacted>");
+}
+
+TEST_CASE("basic credentials are scrubbed in every form the header can be echoed in") {
+  registerBasicCredentials("bob", "pw/e2e+77aa=0b3c");
+  const std::string encoded = "Ym9iOnB3L2UyZSs3N2FhPTBiM2M=";  // base64("bob:pw/e2e+77aa=0b3c")
+  CHECK(scrubSecrets("seen " + encoded) == "seen <redacted>");
+  CHECK(scrubSecrets("seen " + encoded.substr(0, encoded.size() - 1)) == "seen <redacted>");
+  CHECK(scrubSecrets("seen Ym9iOnB3L2UyZSs3N2FhPTBiM2M%3D") == "seen <redacted>");
+  CHECK(scrubSecrets("seen bob:pw/e2e+77aa=0b3c") == "seen bob:<redacted>");
+  CHECK(scrubSecrets("seen pw%2Fe2e%2B77aa%3D0b3c") == "seen <redacted>");
+}
+
+TEST_CASE("credential headers are told by their names, whatever the case") {
+  CHECK(isCredentialHeader("X-Api-Key"));
+  CHECK(isCredentialHeader("x-auth-token"));
+  CHECK(isCredentialHeader("Cookie"));
+  CHECK_FALSE(isCredentialHeader("X-Scope-OrgID"));
+  registerCredentialHeaders({{"X-Api-Key", "key-unit-5be1c0ffee"}, {"X-Scope-OrgID", "tenant-a"}});
+  CHECK(scrubSecrets("X-Api-Key: key-unit-5be1c0ffee, X-Scope-OrgID: tenant-a") ==
+        "X-Api-Key: <redacted>, X-Scope-OrgID: tenant-a");
+}
+
 }  // namespace
 }  // namespace dagadvisor

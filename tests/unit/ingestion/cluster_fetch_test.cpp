@@ -4,6 +4,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <new>
 #include <set>
 
 namespace dagadvisor::ingestion {
@@ -113,6 +114,63 @@ TEST_CASE("a query answering more series than the cap fails the fetch, naming qu
              Catch::Contains("query pod_info: data.result: more than 3 series (the cap "
                              "sources.prometheus.max_series_per_query)"));
   CHECK(fetchClusterSnapshot(source, QueryCatalog({}), 1000, stats, 1, 4).ok());
+}
+
+TEST_CASE("a query that runs out of memory on a fetch thread fails the fetch, not the process",
+          "[ingestion]") {
+  struct Exhausted final : sources::MetricsSource {
+    Result<sources::QueryBody> instantQuery(const sources::Query& query, UnixSeconds) override {
+      if (query.name == "pod_info") {
+        throw std::bad_alloc();  // what a body's allocation does under a memory limit
+      }
+      return answerFor(query);
+    }
+    std::string describe() const override { return "exhausted"; }
+    bool concurrent() const override { return true; }
+  } source;
+  FetchStats stats;
+  auto cluster = fetchClusterSnapshot(source, QueryCatalog({}), 1000, stats, 4);
+  REQUIRE_FALSE(cluster.ok());
+  CHECK(cluster.error().field == "pod_info");
+  CHECK_THAT(cluster.error().message, Catch::Contains("out of memory (std::bad_alloc)"));
+}
+
+// Answers node_allocatable with `allocatable` (the JSON of its result array), the rest empty.
+struct AllocatableAnswer final : sources::MetricsSource {
+  explicit AllocatableAnswer(std::string allocatable) : result(std::move(allocatable)) {}
+  Result<sources::QueryBody> instantQuery(const sources::Query& query, UnixSeconds) override {
+    if (query.name != "node_allocatable") {
+      return answerFor(query);
+    }
+    return sources::QueryBody{R"({"status":"success","data":{"resultType":"vector","result":[)" +
+                              result + "]}}"};
+  }
+  std::string describe() const override { return "allocatable"; }
+  std::string result;
+};
+
+TEST_CASE("an answer repeating a label set fails the fetch, naming query and series, unsummed",
+          "[ingestion]") {
+  // The same series twice, its labels in another order the second time: a proxy's doing.
+  AllocatableAnswer repeated(
+      R"({"metric":{"node":"n1","resource":"nvidia_com_gpu"},"value":[1000,"8"]},)"
+      R"({"metric":{"node":"n1","resource":"cpu"},"value":[1000,"4"]},)"
+      R"({"metric":{"resource":"nvidia_com_gpu","node":"n1"},"value":[1000,"8"]})");
+  FetchStats stats;
+  auto cluster = fetchClusterSnapshot(repeated, QueryCatalog({}), 1000, stats, 1);
+  REQUIRE_FALSE(cluster.ok());
+  CHECK(cluster.error().field == "node_allocatable");
+  CHECK_THAT(cluster.error().message,
+             Catch::Contains("query node_allocatable: the answer repeats the series "
+                             "{resource=\"nvidia_com_gpu\", node=\"n1\"}"));
+  CHECK_THAT(cluster.error().message, Catch::Contains("not summed"));
+
+  AllocatableAnswer distinct(
+      R"({"metric":{"node":"n1","resource":"nvidia_com_gpu"},"value":[1000,"8"]},)"
+      R"({"metric":{"node":"n2","resource":"nvidia_com_gpu"},"value":[1000,"8"]})");
+  auto two_nodes = fetchClusterSnapshot(distinct, QueryCatalog({}), 1000, stats, 1);
+  REQUIRE(two_nodes.ok());
+  CHECK(two_nodes->nodes().size() == 2);
 }
 
 TEST_CASE("a source that is not thread-safe is asked one query at a time", "[ingestion]") {

@@ -89,6 +89,19 @@ TEST_CASE("bad run requests: unknown run 404, bad format 400, all as JSON errors
   CHECK(json::parse(format.body).at("error").get<std::string>().find("format") == 0);
 }
 
+TEST_CASE("an encoded NUL or a malformed escape in the path is a 400, never a shorter path") {
+  Published d;
+  for (const char* path : {"/api/v1/dags/r2%00junk", "/api/v1/dags/etl%2Fdaily%2Fr1%00",
+                           "/api/v1/dags/r2%zz", "/api/v1/dags/r2%"}) {
+    INFO(path);
+    const Reply reply = get(d.port, path);
+    CHECK(reply.status == 400);
+    CHECK_THAT(json::parse(reply.body).at("error").get<std::string>(),
+               Catch::Contains("malformed path"));
+  }
+  CHECK(get(d.port, "/api/v1/dags/r%32").status == 200);  // a well-formed escape decodes
+}
+
 TEST_CASE("recommendations as YAML when the Accept header asks for it") {
   Published d;
   const Reply yaml =
@@ -102,6 +115,14 @@ TEST_CASE("recommendations as YAML when the Accept header asks for it") {
   CHECK(yaml.body.find("dag-stacking-aa11") == std::string::npos);  // filtered out (warning)
   CHECK(get(d.port, "/api/v1/recommendations", {"Accept: application/json"}).content_type ==
         "application/json");
+  // A refusal, or a preference for JSON, keeps JSON.
+  for (const char* accept : {"Accept: application/yaml;q=0", "Accept: application/yaml; q=0.0",
+                             "Accept: application/yaml;q=0.5, application/json"}) {
+    INFO(accept);
+    CHECK(get(d.port, "/api/v1/recommendations", {accept}).content_type == "application/json");
+  }
+  CHECK(get(d.port, "/api/v1/recommendations", {"Accept: application/json;q=0.5, application/yaml"})
+            .content_type == "application/yaml");
 }
 
 TEST_CASE("every route refuses a request body, and other methods get 405") {

@@ -91,6 +91,20 @@ TEST_CASE("after publish: ready, and every API route serves the envelope and pay
   const Reply bad = get(d.port, "/api/v1/recommendations?severity=urgent");
   CHECK(bad.status == 400);
   CHECK(json::parse(bad.body).at("error").get<std::string>().find("severity") == 0);
+  // An unknown kind is refused as an unknown severity is, not answered with an empty list; both
+  // are matched without case.
+  const Reply unknown_kind = get(d.port, "/api/v1/recommendations?kind=gpu-hogging");
+  CHECK(unknown_kind.status == 400);
+  CHECK(
+      json::parse(unknown_kind.body).at("error").get<std::string>().find("kind: must be one of") ==
+      0);
+  CHECK(json::parse(get(d.port, "/api/v1/recommendations?severity=Warning").body)
+            .at("recommendations")
+            .size() == 2);
+  CHECK(
+      json::parse(get(d.port, "/api/v1/recommendations?namespace=etl&kind=Split-Dependencies").body)
+          .at("recommendations")
+          .size() == 1);
 
   CHECK(json::parse(get(d.port, "/api/v1/findings").body).at("findings").size() == 4);
   CHECK(json::parse(get(d.port, "/api/v1/dags").body).at("dags").size() == 3);

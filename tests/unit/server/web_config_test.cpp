@@ -37,6 +37,10 @@ TEST_CASE("web config: users with bcrypt hashes; unknown keys and bad hashes ref
   CHECK(parseWebConfig("basic_auth_users:\n  bob: plaintext\n").error().field ==
         "basic_auth_users.bob");
   CHECK_FALSE(parseWebConfig("basic_auth_users: [\n").ok());
+  // Found by the web_config fuzz target (seeds/web_config/empty-key.yml): an empty key's error
+  // named no field.
+  CHECK(parseWebConfig("\"\": x\n").error().field == "web_config");
+  CHECK(parseWebConfig("! : x\n").error().field == "web_config");
   CHECK_FALSE(dagadvisor::server::loadWebConfig("/nonexistent/web.yml").ok());
 }
 

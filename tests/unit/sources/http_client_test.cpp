@@ -209,6 +209,23 @@ TEST_CASE("a body without Content-Length is read to the end and padded", "[http]
   CHECK(response->body.capacity() >= body.size() + kBodyPadding);
 }
 
+TEST_CASE("a body the process cannot allocate is an Error, its budget share given back", "[http]") {
+  auto& server = LoopbackServer::instance();
+  server.route("/http/exabyte", [](const SeenRequest&, std::size_t) {
+    Reply reply = jsonReply("{}");
+    reply.send_length = false;  // the announced length below is a lie no allocator can hold
+    reply.headers.emplace_back("Content-Length", std::to_string(std::size_t{1} << 60));
+    return reply;
+  });
+  auto budget = std::make_shared<ByteBudget>(std::size_t{1} << 62);
+  HttpClient client(
+      HttpClientOptions{.max_response_bytes = std::size_t{1} << 62, .budget = budget});
+  auto response = client.get(server.url("/http/exabyte"), {});
+  REQUIRE_FALSE(response.ok());
+  CHECK_THAT(response.error().message, Catch::Contains("out of memory receiving the answer"));
+  CHECK(budget->used() == 0);
+}
+
 TEST_CASE("connection refused names the URL without credentials and is retryable", "[http]") {
   HttpClient client({});
   // Port 1 (tcpmux) needs root to listen on and is closed on test machines.

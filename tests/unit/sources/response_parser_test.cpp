@@ -1,5 +1,7 @@
 #include "sources/prometheus/response_parser.h"
 
+#include <simdjson.h>
+
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
@@ -9,6 +11,7 @@
 #include <vector>
 
 #include "sources/http_client.h"
+#include "sources/prometheus/response_decoder.h"
 #include "support/test_support.h"
 
 namespace dagadvisor::sources {
@@ -155,6 +158,13 @@ TEST_CASE("a matrix result is refused at data.resultType", "[parser]") {
   REQUIRE_FALSE(decoded.summary.ok());
   CHECK(decoded.summary.error().field == "data.resultType");
   CHECK_THAT(decoded.summary.error().message, Catch::Contains("matrix"));
+}
+
+TEST_CASE("simdjson's allocation failure is named as such, not as malformed JSON", "[parser]") {
+  const Error out_of_memory = decoder::jsonFault(simdjson::MEMALLOC);
+  CHECK_THAT(out_of_memory.message, Catch::StartsWith("out of memory while decoding the answer"));
+  CHECK_THAT(out_of_memory.message, !Catch::Contains("malformed"));
+  CHECK_THAT(decoder::jsonFault(simdjson::TAPE_ERROR).message, Catch::StartsWith("malformed JSON"));
 }
 
 TEST_CASE("wrong types are Errors naming the JSON path", "[parser]") {

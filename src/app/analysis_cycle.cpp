@@ -189,6 +189,7 @@ Result<std::shared_ptr<const report::AnalysisReport>> runAnalysisCycle(
   const auto started = std::chrono::steady_clock::now();
   StageTimer timer;
   ingestion::FetchStats stats;
+  stats.max_series = static_cast<std::size_t>(config.sources.prometheus.max_series_per_cycle);
   auto cluster = reader.read(at, stats);
   if (!cluster.ok()) {
     return cluster.error();

@@ -128,6 +128,9 @@ struct PrometheusSource : HttpAuth {
   int max_response_mib = 256;
   int response_budget_mib = 512;
   int max_series_per_query = 500000;
+  // Series one cycle's answers may hold in all: what the model pays for, bounded where
+  // label-heavy answers each under max_series_per_query would add up (1.25 GB of RSS once).
+  int max_series_per_cycle = 5000000;
   // Labels that only tell HA replicas (or shards) of one series apart; merged, never summed.
   std::vector<std::string> replica_labels = {"prometheus_replica", "replica"};
   IncrementalReads incremental;

@@ -55,6 +55,8 @@ std::vector<Field> configFields(Config& config) {
           {"sources.prometheus.response_budget_mib", &prom.response_budget_mib, Rule::kAtLeastOne},
           {"sources.prometheus.max_series_per_query", &prom.max_series_per_query,
            Rule::kAtLeastOne},
+          {"sources.prometheus.max_series_per_cycle", &prom.max_series_per_cycle,
+           Rule::kAtLeastOne},
           {"sources.prometheus.replica_labels", &prom.replica_labels, Rule::kLabelName},
           {"sources.prometheus.incremental.resync", &prom.incremental.resync, Rule::kNonNegative},
           {"sources.prometheus.incremental.margin", &prom.incremental.margin, Rule::kPositive},

@@ -62,10 +62,21 @@ Result<void> decodeInto(const PlannedQuery& planned, const Result<sources::Query
   const sources::Query& query = planned.query;
   stats.bytes += body->json.size();
   const auto started = std::chrono::steady_clock::now();
-  const sources::DecodeLimits limits{max_series, "sources.prometheus.max_series_per_query"};
+  // The cycle's bound binds when less of it is left than a query may hold.
+  const std::size_t cycle_left = stats.max_series - std::min(stats.max_series, stats.series);
+  const bool cycle_binds = cycle_left < max_series;
+  const sources::DecodeLimits limits{cycle_binds ? cycle_left : max_series,
+                                     "sources.prometheus.max_series_per_query"};
   SeriesOnce once(planned.sink);
+  std::size_t seen = 0;
   auto decoded = sources::decodeInstantVector(
-      *body, [&once](const sources::SampleView& sample) { once(sample); }, limits);
+      *body,
+      [&once, &seen](const sources::SampleView& sample) {
+        ++seen;
+        once(sample);
+      },
+      limits);
+  stats.series += seen;
   const std::size_t series = decoded.ok() ? decoded->samples : 0;
   const QueryCost cost{query.name, 1, body->json.size(), series,
                        sources::parseQueryStats(body->json)};
@@ -76,6 +87,12 @@ Result<void> decodeInto(const PlannedQuery& planned, const Result<sources::Query
     stats.costs.push_back(cost);
   } else {
     same->add(cost);
+  }
+  if (!decoded.ok() && cycle_binds && seen == cycle_left) {
+    return makeError("query " + query.name + ": the cycle's answers pass " +
+                         std::to_string(stats.max_series) +
+                         " series in all (the cap sources.prometheus.max_series_per_cycle)",
+                     query.name);
   }
   if (!decoded.ok()) {
     return makeError("query " + query.name + ": " + decoded.error().describe(), query.name);

@@ -36,6 +36,10 @@ struct FetchStats {
   std::vector<std::string> warnings;  // "query pod_info: <backend warning>"
   std::vector<QueryCost> costs;       // one per query name, in the order first asked
   bool window_read = false;           // an incremental read of what changed (IncrementalReader)
+  std::size_t series = 0;             // series the cycle's answers handed on so far
+  // What `series` may reach (sources.prometheus.max_series_per_cycle): the query whose answer
+  // would pass it fails as soon as its decoder reaches the series past it.
+  std::size_t max_series = std::numeric_limits<std::size_t>::max();
 };
 
 /// One query of a read: what to ask, whether its failure only adds a warning, and where its

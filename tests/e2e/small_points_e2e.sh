@@ -3,7 +3,8 @@
 # - check-config refuses a missing or invalid server.web_config_file and a missing token file,
 #   naming the field, exit 2;
 # - a 200 whose body is not JSON names URL, status, content type and the body's start;
-# - a scalar or empty answer to every query is a failed cycle, never a fresh empty analysis.
+# - a scalar or empty answer to every query is a failed cycle, never a fresh empty analysis;
+# - answers each under max_series_per_query that add up past max_series_per_cycle fail the cycle.
 # Args: DAGADVISOR_BINARY BAD_BACKEND_PY
 DAGADVISOR=$1
 BACKEND=$2
@@ -71,3 +72,14 @@ for mode in scalar empty; do
   DAEMON=""
   echo "ok: $mode answers to every query fail the cycle (503, nothing published)"
 done
+
+# Answers each under max_series_per_query add up past max_series_per_cycle: the query that passes
+# it fails, naming the setting, where they used to be modelled whatever their sum.
+export BAD_BACKEND_SERIES=3000
+start_backend many-series
+printf 'sources:\n  prometheus:\n    max_series_per_query: 5000\n    max_series_per_cycle: 10000\n' \
+  >"$WORK_DIR/cycle.yaml"
+expect_exit 1 "$WORK_DIR/cycle.out" "$DAGADVISOR" analyze --config "$WORK_DIR/cycle.yaml" --prometheus "$BACKEND_URL"
+grep -qE "query [a-z_]+: the cycle's answers pass 10000 series in all \(the cap sources.prometheus.max_series_per_cycle\)" \
+  "$WORK_DIR/cycle.out" || fail "the cycle's bound is not named: $(tail -2 "$WORK_DIR/cycle.out")"
+echo "ok: answers of 3,000 series each stop at max_series_per_cycle (10,000), named"

@@ -173,6 +173,26 @@ TEST_CASE("an answer repeating a label set fails the fetch, naming query and ser
   CHECK(two_nodes->nodes().size() == 2);
 }
 
+TEST_CASE("the answers of one cycle together may hold max_series_per_cycle series", "[ingestion]") {
+  AllocatableAnswer three(R"({"metric":{"node":"n1","resource":"cpu"},"value":[1000,"4"]},)"
+                          R"({"metric":{"node":"n2","resource":"cpu"},"value":[1000,"4"]},)"
+                          R"({"metric":{"node":"n3","resource":"cpu"},"value":[1000,"4"]})");
+  FetchStats stats;
+  stats.series = 1;  // what an earlier read of the cycle (the network figures) handed on
+  stats.max_series = 3;
+  auto capped = fetchClusterSnapshot(three, QueryCatalog({}), 1000, stats, 1);
+  REQUIRE_FALSE(capped.ok());
+  CHECK(capped.error().field == "node_allocatable");
+  CHECK_THAT(capped.error().message,
+             Catch::Contains("query node_allocatable: the cycle's answers pass 3 series in all "
+                             "(the cap sources.prometheus.max_series_per_cycle)"));
+
+  FetchStats room;
+  room.max_series = 3;
+  REQUIRE(fetchClusterSnapshot(three, QueryCatalog({}), 1000, room, 1).ok());
+  CHECK(room.series == 3);
+}
+
 TEST_CASE("a source that is not thread-safe is asked one query at a time", "[ingestion]") {
   struct Sequential final : sources::MetricsSource {
     int in_flight = 0;

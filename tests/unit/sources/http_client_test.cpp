@@ -209,6 +209,9 @@ TEST_CASE("a body without Content-Length is read to the end and padded", "[http]
   CHECK(response->body.capacity() >= body.size() + kBodyPadding);
 }
 
+// Not under ASan or TSan: their allocators abort on a request this large (past their 1-TiB
+// maximum) instead of failing it, which is what the test needs the process's allocator to do.
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 TEST_CASE("a body the process cannot allocate is an Error, its budget share given back", "[http]") {
   auto& server = LoopbackServer::instance();
   server.route("/http/exabyte", [](const SeenRequest&, std::size_t) {
@@ -225,6 +228,7 @@ TEST_CASE("a body the process cannot allocate is an Error, its budget share give
   CHECK_THAT(response.error().message, Catch::Contains("out of memory receiving the answer"));
   CHECK(budget->used() == 0);
 }
+#endif
 
 TEST_CASE("connection refused names the URL without credentials and is retryable", "[http]") {
   HttpClient client({});

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Memory exhaustion is an error in every command, never an abort (issue 55): under `ulimit -v`
-# a large valid answer (bad_backend.py many-series, 600,000 series, with the series and
-# response caps raised past it) runs out of memory wherever it happens to be received, decoded
-# or modelled: in curl's write callback on a fetch thread, in simdjson, in the model builder.
+# a large valid answer (bad_backend.py many-series, 600,000 series, with the series caps of a
+# query and of a cycle and the response caps raised past it) runs out of memory wherever it
+# happens to be received, decoded or modelled: in curl's write callback on a fetch thread, in
+# simdjson, in the model builder.
 # At every limit below, `analyze` and `snapshot record` must exit 1 with an error naming the
 # exhaustion ("out of memory"), never 134 (std::terminate) nor "malformed JSON". Before: 134
 # from 700 MB up, and simdjson's allocation failure reported as malformed JSON.
@@ -21,6 +22,7 @@ cat >"$CONFIG" <<YAML
 sources:
   prometheus:
     max_series_per_query: 5000000
+    max_series_per_cycle: 100000000
     max_response_mib: 1024
     response_budget_mib: 2048
     timeout: 120s

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <memory>
 #include <mutex>
 #include <set>
 
@@ -116,12 +117,37 @@ void redactRegistered(std::string& text) {
   }
 }
 
+std::shared_ptr<const SecretForms>& snapshot() {
+  static std::shared_ptr<const SecretForms> forms = std::make_shared<SecretForms>();
+  return forms;
+}
+
 void remember(std::string_view secret) {
   std::lock_guard lock(g_mutex);
-  registry().emplace(secret);
+  if (!registry().emplace(secret).second) {
+    return;
+  }
+  auto forms = std::make_shared<SecretForms>();
+  forms->forms.assign(registry().begin(), registry().end());
+  forms->shortest = forms->forms.back().size();
+  snapshot() = std::move(forms);
 }
 
 }  // namespace
+
+bool SecretForms::foundIn(std::string_view text) const {
+  if (text.size() < shortest) {
+    return false;
+  }
+  return std::any_of(forms.begin(), forms.end(), [text](const std::string& form) {
+    return text.find(form) != std::string_view::npos;
+  });
+}
+
+std::shared_ptr<const SecretForms> registeredSecretForms() {
+  std::lock_guard lock(g_mutex);
+  return snapshot();
+}
 
 void registerSecret(std::string_view secret) {
   if (secret.size() < kMinSecretChars) {

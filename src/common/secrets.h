@@ -1,8 +1,10 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace dagadvisor {
 
@@ -18,6 +20,19 @@ inline constexpr std::size_t kMinSecretChars = 4;
 /// URL-encoded (a proxy may echo it in a query string or a Location). "Bearer <secret>" contains
 /// the raw form. The one place that reads a secret registers it. Thread-safe.
 void registerSecret(std::string_view secret);
+
+/// The registered secrets in every registered form, as they stood when taken: for checking
+/// many strings (every label value of an answer) without taking a lock for each.
+struct SecretForms {
+  std::vector<std::string> forms;  // longest first
+  std::size_t shortest = 0;        // 0 when there is none
+
+  /// Whether `text` holds one of the forms.
+  bool foundIn(std::string_view text) const;
+};
+
+/// The current registry; empty until a secret is registered. Thread-safe.
+std::shared_ptr<const SecretForms> registeredSecretForms();
 
 /// Registers what HTTP basic auth sends: the password and base64("user:password") (padded and
 /// not), each also URL-encoded, so that an echo of the header in any of those forms is scrubbed.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/log.h"
+#include "common/secrets.h"
 #include "sources/http_client.h"
 #include "sources/prometheus/response_decoder.h"
 
@@ -74,9 +75,49 @@ const Kernel& activeKernel() {
   return chosen;
 }
 
+/// `sample` with every label value that holds a secret scrubbed; `values` and `labels` own the
+/// copy's strings until the next call.
+SampleView scrubbedCopy(const SampleView& sample, std::vector<std::string>& values,
+                        std::vector<LabelView>& labels) {
+  values.clear();
+  labels.clear();
+  values.reserve(sample.label_count);  // no reallocation: `labels` points into it
+  for (std::size_t i = 0; i < sample.label_count; ++i) {
+    values.push_back(scrubSecrets(sample.labels[i].second));
+    labels.emplace_back(sample.labels[i].first, values.back());
+  }
+  SampleView copy = sample;
+  copy.labels = labels.data();
+  return copy;
+}
+
+/// Decodes with `kernel`, scrubbing label values: they are where a backend's data (not its
+/// errors) enters the model, and a proxy that echoes the request's credentials into them must
+/// not carry them into findings, runs and series. Without a registered secret this costs
+/// nothing; with one, a length check per label value and a search in those long enough.
+Result<DecodeSummary> decodeScrubbed(const Kernel& kernel, std::string_view body, bool padded,
+                                     const SampleVisitor& visit, const DecodeLimits& limits) {
+  const std::shared_ptr<const SecretForms> secrets = registeredSecretForms();
+  if (secrets->forms.empty()) {
+    return kernel.decode(body, padded, visit, limits);
+  }
+  std::vector<std::string> values;
+  std::vector<LabelView> labels;
+  const SampleVisitor scrubbing = [&](const SampleView& sample) {
+    for (std::size_t i = 0; i < sample.label_count; ++i) {
+      if (secrets->foundIn(sample.labels[i].second)) {
+        visit(scrubbedCopy(sample, values, labels));
+        return;
+      }
+    }
+    visit(sample);
+  };
+  return kernel.decode(body, padded, scrubbing, limits);
+}
+
 Result<DecodeSummary> decode(std::string_view body, bool padded, const SampleVisitor& visit,
                              const DecodeLimits& limits = {}) {
-  return activeKernel().decode(body, padded, visit, limits);
+  return decodeScrubbed(activeKernel(), body, padded, visit, limits);
 }
 
 }  // namespace
@@ -132,7 +173,7 @@ Result<DecodeSummary> decodeWith(std::string_view kernel, std::string_view body,
   if (found == nullptr) {
     return makeError("no such decoder kernel on this CPU: " + std::string(kernel));
   }
-  return found->decode(body, padded, visit, limits);
+  return decodeScrubbed(*found, body, padded, visit, limits);
 }
 
 }  // namespace

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "common/percent_encoding.h"
+#include "common/secrets.h"
 #include "sources/http_client.h"
 #include "sources/prometheus/response_decoder.h"
 #include "support/test_support.h"
@@ -89,6 +91,34 @@ TEST_CASE("a source's body is parsed in place when padded, copied when not", "[p
       CHECK(decoded.samples[i].labels == reference.samples[i].labels);
       CHECK(decoded.samples[i].value == reference.samples[i].value);
     }
+  }
+}
+
+TEST_CASE("a label value echoing a registered secret reaches the visitor scrubbed", "[parser]") {
+  const std::string secret = "parser-test-f00d/4e1c=";  // its URL-encoded form differs
+  registerSecret(secret);
+  const std::string echoed = "default seen " + percentEncode(secret);
+  const std::string body = vectorOf(R"({"metric":{"namespace":")" + echoed + R"(","pod":"a"},)" +
+                                    R"("value":[1,"1"]},{"metric":{"namespace":"x )" + secret +
+                                    R"(","pod":"b"},"value":[1,"2"]},)" +
+                                    R"({"metric":{"namespace":"etl","pod":"c"},"value":[1,"3"]})");
+  for (const std::string_view kernel : detail::decoderKernels()) {
+    CAPTURE(kernel);
+    std::vector<Sample> samples;
+    const auto summary = detail::decodeInstantVectorWith(kernel, body, [&](const SampleView& v) {
+      Sample sample{{}, v.timestamp, v.value};
+      for (std::size_t i = 0; i < v.label_count; ++i) {
+        sample.labels.emplace(v.labels[i].first, v.labels[i].second);
+      }
+      samples.push_back(std::move(sample));
+    });
+    REQUIRE(summary.ok());
+    REQUIRE(samples.size() == 3);
+    CHECK(samples[0].labels.at("namespace") == "default seen <redacted>");
+    CHECK(samples[1].labels.at("namespace") == "x <redacted>");
+    CHECK(samples[1].labels.at("pod") == "b");  // the other labels of a scrubbed sample stay
+    CHECK(samples[1].value == 2.0);
+    CHECK(samples[2].labels.at("namespace") == "etl");
   }
 }
 

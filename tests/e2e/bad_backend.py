@@ -22,7 +22,8 @@ Writes the port it listens on to PORT_FILE, then appends one line per request to
              by the file $BAD_BACKEND_CHANNEL_FILE, read at each request: "warnings" (the
              upstream's 200 answer with them as warnings), "status-401" (a text 401),
              "html-200" (a 200 HTML page), "content-type" (a 200 whose Content-Type carries
-             them), "api-error" (a Prometheus error body, 422)
+             them), "api-error" (a Prometheus error body, 422), "labels" (the upstream's 200
+             answer with them appended to every series' namespace label)
   duplicate-series  a proxy in front of the real Prometheus at $BAD_BACKEND_UPSTREAM that sends
              every series of a vector twice with the same label set (the copy's labels in
              reverse order); with BAD_BACKEND_CONFLICT=1 the copy's value is different
@@ -120,6 +121,12 @@ def echo_credentials(conn, path, headers, body):
     if channel == "warnings":
         proxied = json.loads(forward(path, headers, body))
         proxied["warnings"] = [echo, "partial data; " + echo]
+        answer(conn, "200 OK", "application/json", json.dumps(proxied).encode())
+    elif channel == "labels":
+        proxied = json.loads(forward(path, headers, body))
+        for series in proxied.get("data", {}).get("result", []):
+            if isinstance(series, dict) and "namespace" in series.get("metric", {}):
+                series["metric"]["namespace"] += " " + echo
         answer(conn, "200 OK", "application/json", json.dumps(proxied).encode())
     elif channel == "status-401":
         answer(conn, "401 Unauthorized", "text/plain", echo.encode())

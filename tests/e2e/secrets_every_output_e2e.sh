@@ -4,9 +4,9 @@
 # echo-credentials) echoes the request's credentials in every form (the Authorization value, the
 # bare token or base64(user:password), the decoded user:password, each raw and URL-encoded) in
 # every channel: warnings of a good answer, a 401 body, an HTML 200, a Content-Type, a
-# Prometheus error. For a bearer token and for basic auth, every output is searched for every
-# form: analyze -o json (stdout and stderr), the daemon's log, /readyz, /api/v1/summary,
-# /metrics, check-config, and the error for a URL carrying user:password.
+# Prometheus error, the label values of a good answer. For a bearer token and for basic auth, every output is searched for every
+# form: analyze -o json (stdout and stderr), the daemon's log, /readyz, every API view, the
+# page, /metrics, check-config, and the error for a URL carrying user:password.
 # Args: DAGADVISOR_BINARY BAD_BACKEND_PY FIXTURE_OM
 DAGADVISOR=$1
 BACKEND=$2
@@ -16,7 +16,7 @@ source "$(dirname "$0")/bad_backend.sh"
 trap stop_all EXIT
 
 AT=$UPSTREAM_AT
-CHANNELS="warnings status-401 html-200 content-type api-error"
+CHANNELS="labels warnings status-401 html-200 content-type api-error"
 # Characters that URL-encoding changes, so that the encoded forms differ from the raw ones.
 TOKEN='tok/e2e+9c1f=44d2ab'
 PASSWORD='pw/e2e+77aa=0b3c'
@@ -80,9 +80,9 @@ for kind in bearer basic; do
     rc=$?
     set -e
     expect_clean "$kind" "$out" "analyze -o json, echo in $channel"
-    if [ "$channel" = warnings ]; then
-      [ "$rc" -eq 0 ] || { cat "$out" >&2; fail "analyze ($kind, warnings) exited $rc"; }
-      grep -qF 'seen <redacted>' "$out" || fail "analyze ($kind): the echoed warnings are not shown, redacted"
+    if [ "$channel" = warnings ] || [ "$channel" = labels ]; then
+      [ "$rc" -eq 0 ] || { cat "$out" >&2; fail "analyze ($kind, $channel) exited $rc"; }
+      grep -qF 'seen <redacted>' "$out" || fail "analyze ($kind): the echo in $channel is not shown, redacted"
     else
       [ "$rc" -eq 1 ] || { cat "$out" >&2; fail "analyze ($kind, $channel) exited $rc, expected 1"; }
     fi
@@ -100,17 +100,20 @@ for kind in bearer basic; do
   for channel in $CHANNELS; do
     echo "$channel" >"$BAD_BACKEND_CHANNEL_FILE"
     wait_cycles "$kind" 2  # the second one ran wholly on this channel
-    for path in readyz api/v1/summary metrics; do
+    for path in readyz api/v1/summary api/v1/findings api/v1/recommendations api/v1/dags \
+      api/v1/nodes metrics ""; do
       curl -s "http://127.0.0.1:$PORT/$path" >"$WORK_DIR/$kind-$channel-${path//\//-}.out"
       expect_clean "$kind" "$WORK_DIR/$kind-$channel-${path//\//-}.out" "/$path, echo in $channel"
     done
   done
   grep -qF 'seen <redacted>' "$WORK_DIR/$kind-api-error-api-v1-summary.out" \
     || fail "serve ($kind): the summary envelope lost the echoed warnings"
+  grep -qF 'seen <redacted>' "$WORK_DIR/$kind-labels-api-v1-dags.out" \
+    || fail "serve ($kind): the runs do not show the echoed namespaces, redacted"
   expect_clean_sigterm "$DAEMON" "$WORK_DIR/$kind.log"
   DAEMON=""
   expect_clean "$kind" "$WORK_DIR/$kind.log" "the daemon's log"
-  echo "ok: serve ($kind): no form of the credential in the log, /readyz, /api/v1/summary, /metrics"
+  echo "ok: serve ($kind): no form of the credential in the log, /readyz, the API, the page, /metrics"
 
   "$DAGADVISOR" check-config --config "$WORK_DIR/$kind.yaml" >"$WORK_DIR/check-$kind.out" 2>&1 \
     || { cat "$WORK_DIR/check-$kind.out" >&2; fail "check-config ($kind) refused the config"; }

@@ -34,6 +34,10 @@ wait_http_ok() {
 }
 
 # Sends SIGTERM to a daemon started in this shell; it must exit 0 within 2 s (LOG shown if not).
+# The limit guards against a stop that waits for in-flight queries (a 30 s timeout) or the
+# Kubernetes grace period (30 s); it is a third of that, so that a loaded machine (ASan's start-up
+# and exit take about 1 s at a load of 8) cannot decide the test. The measured time is printed.
+SIGTERM_LIMIT_MS=10000
 expect_clean_sigterm() {
   local pid=$1 log=$2 start rc elapsed_ms
   start=$(date +%s%N)
@@ -44,7 +48,8 @@ expect_clean_sigterm() {
   set -e
   elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
   [ "$rc" -eq 0 ] || { cat "$log" >&2; fail "SIGTERM: exit code $rc"; }
-  [ "$elapsed_ms" -lt 2000 ] || fail "SIGTERM: took ${elapsed_ms} ms (limit 2000)"
+  [ "$elapsed_ms" -lt "$SIGTERM_LIMIT_MS" ] ||
+    fail "SIGTERM: took ${elapsed_ms} ms (limit $SIGTERM_LIMIT_MS)"
   echo "ok: SIGTERM → exit 0 after ${elapsed_ms} ms"
 }
 

@@ -18,9 +18,9 @@
 # DURATION: seconds of play, counted once the DaemonSets and Deployments have settled.
 # TIME_SCALE: multiplies the scenario's times; 0.2 plays its ~5 h of arrivals in an hour, tasks
 #   then running 6 s to 6 min.
-# Needs the test bed's binaries (testbed/build.sh; TESTBED_BIN, default build/testbed/bin). The
-# full size (over 1 h 15 min) has not been run on the shared 2-core build machine, where a
-# trial, SIZE=0.025 DURATION=600, takes ~17 min (docs/performance.md, "A live TSDB").
+# Needs the test bed's binaries (testbed/build.sh; TESTBED_BIN, default build/testbed/bin) and,
+# at the full size, ~80 minutes and ~16 GB of memory (Prometheus alone reaches 10 GB); a trial,
+# SIZE=0.025 DURATION=600, takes ~17 min (docs/performance.md, "A live TSDB").
 set -euo pipefail
 WORK=${1:-/tmp/dagadvisor-bench-live}
 mkdir -p "$WORK"

@@ -5,8 +5,9 @@
 # bare token or base64(user:password), the decoded user:password, each raw and URL-encoded) in
 # every channel: warnings of a good answer, a 401 body, an HTML 200, a Content-Type, a
 # Prometheus error, the label values of a good answer. For a bearer token and for basic auth,
-# every output is searched for every form: analyze -o json (stdout and stderr), the daemon's log, /readyz, every API view, the
-# page, /metrics, check-config, and the error for a URL carrying user:password.
+# every output is searched for every form: analyze -o json (stdout and stderr), the daemon's
+# log, /readyz, every API view, the page, /metrics, check-config, and the error for a URL
+# carrying user:password.
 # Args: DAGADVISOR_BINARY BAD_BACKEND_PY FIXTURE_OM
 DAGADVISOR=$1
 BACKEND=$2

@@ -2,8 +2,8 @@
 # Cycle deadline and cancellation against a misbehaving Prometheus (tests/e2e/bad_backend.py):
 # `serve` exits 0 at once on SIGTERM (well within a third of the 30 s query timeout and of
 # Kubernetes' 30 s grace period) while Prometheus hangs, drips or refuses; SIGHUP aborts a hung
-# cycle and starts the next at once; a dripping answer fails `analyze` after one timeout, and no query is sent after
-# the required one failed.
+# cycle and starts the next at once; a dripping answer fails `analyze` after one timeout, and no
+# query is sent after the required one failed.
 # Args: DAGADVISOR_BINARY BAD_BACKEND_PY
 DAGADVISOR=$1
 BACKEND=$2

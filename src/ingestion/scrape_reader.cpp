@@ -3,12 +3,13 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <new>
 
 namespace dagadvisor::ingestion {
 namespace {
 
 // JSON string contents: label values are user data (annotations hold anything).
-void appendEscaped(std::string& out, std::string_view text) {
+void appendEscaped(sources::BodyBuffer& out, std::string_view text) {
   static constexpr char kHex[] = "0123456789abcdef";
   const bool plain = std::none_of(text.begin(), text.end(), [](char c) {
     return c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20;
@@ -32,7 +33,7 @@ void appendEscaped(std::string& out, std::string_view text) {
   }
 }
 
-void appendNumber(std::string& out, double value) {
+void appendNumber(sources::BodyBuffer& out, double value) {
   if (std::isnan(value)) {
     out += "NaN";
     return;
@@ -43,10 +44,10 @@ void appendNumber(std::string& out, double value) {
   }
   char text[32];
   const auto end = std::to_chars(text, text + sizeof text, value).ptr;
-  out.append(text, end);
+  out.append(std::string_view(text, static_cast<std::size_t>(end - text)));
 }
 
-void appendSample(std::string& out, const sources::SampleView& s) {
+void appendSample(sources::BodyBuffer& out, const sources::SampleView& s) {
   out += out.back() == '[' ? "{\"metric\":{" : ",{\"metric\":{";
   for (std::size_t i = 0; i < s.label_count; ++i) {
     out += i == 0 ? "\"" : ",\"";
@@ -79,15 +80,18 @@ Result<std::size_t> scrapeCycle(sources::scrape::Scraper& scraper, ScrapeEvaluat
   return targets;
 }
 
-std::string renderInstantVector(const ScrapeEvaluator& evaluator, QueryId id,
-                                std::size_t size_hint) {
-  std::string out;
-  // Growing a body of hundreds of MB by doubling copies it again and again; the padding lets
+sources::BodyBuffer renderInstantVector(const ScrapeEvaluator& evaluator, QueryId id,
+                                        std::size_t size_hint) {
+  sources::BodyBuffer out;
+  // A hint of the size spares the growth steps of a body of hundreds of MB; the padding lets
   // the JSON decoder read it in place.
-  out.reserve(size_hint + sources::kBodyPadding);
-  out = R"({"status":"success","data":{"resultType":"vector","result":[)";
+  (void)out.reserve(size_hint + sources::kBodyPadding);  // on failure, append() throws
+  out += R"({"status":"success","data":{"resultType":"vector","result":[)";
   evaluator.emit(id, [&](const sources::SampleView& s) { appendSample(out, s); });
   out += "]}}";
+  if (!out.reserve(out.size() + sources::kBodyPadding)) {
+    throw std::bad_alloc();
+  }
   return out;
 }
 
@@ -105,7 +109,7 @@ Result<sources::QueryBody> ScrapeAnswers::instantQuery(const sources::Query& que
     return makeError("a direct scrape answers the catalog's queries only, not " + query.name,
                      query.name);
   }
-  std::string body =
+  sources::BodyBuffer body =
       renderInstantVector(evaluator_, static_cast<QueryId>(index), body_sizes_[index] * 9 / 8);
   body_sizes_[index] = body.size();
   return sources::QueryBody{std::move(body)};

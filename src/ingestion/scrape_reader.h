@@ -75,7 +75,7 @@ class ScrapeClusterReader final : public ClusterReader {
 
 /// The samples of query `id` as the body of a Prometheus instant-vector response, with room
 /// reserved for `size_hint` bytes.
-std::string renderInstantVector(const ScrapeEvaluator& evaluator, QueryId id,
-                                std::size_t size_hint = 0);
+sources::BodyBuffer renderInstantVector(const ScrapeEvaluator& evaluator, QueryId id,
+                                        std::size_t size_hint = 0);
 
 }  // namespace dagadvisor::ingestion

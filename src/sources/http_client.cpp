@@ -8,7 +8,6 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
-#include <new>
 
 #include "common/secrets.h"
 
@@ -22,7 +21,7 @@ CURL* handle(void* p) {
 // What a body holds of its budget; destroyed with the last BudgetLease, it gives it back.
 struct Share {
   std::shared_ptr<ByteBudget> budget;  // may be null
-  std::size_t held = 0;                // bytes taken (the buffer's capacity)
+  std::size_t held = 0;                // bytes taken: the buffer's capacity
   ~Share() {
     if (budget) {
       budget->give(held);
@@ -31,56 +30,47 @@ struct Share {
 };
 
 struct BodySink {
-  std::string* body;
+  BodyBuffer* body;
   std::size_t max_bytes;
   CURL* curl;
   Share* share;
   bool too_large = false;
   bool over_budget = false;
-  bool out_of_memory = false;  // the budget allowed it, the process could not allocate it
+  bool out_of_memory = false;  // the budget allowed it, the process could not map it
 };
 
 // The capacity the body needs for `needed` bytes plus padding: exactly the announced length
-// when the server sent one (no doubling: a 300 MiB answer takes 300 MiB, not 512), else
-// doubling, never beyond the cap.
+// when the server sent one, else a sixteenth more than it has (growth in place costs no copy,
+// so small steps cost little and keep what a body holds near what it uses), never beyond the
+// cap.
 std::size_t nextCapacity(BodySink& sink, std::size_t needed) {
   curl_off_t announced = -1;
-  if (sink.body->size() == 0 &&
+  if (sink.body->empty() &&
       curl_easy_getinfo(sink.curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &announced) == CURLE_OK &&
       announced > 0 && static_cast<std::size_t>(announced) <= sink.max_bytes) {
     return std::max(needed, static_cast<std::size_t>(announced) + kBodyPadding);
   }
-  const std::size_t doubled = std::min(sink.body->capacity() * 2, sink.max_bytes + kBodyPadding);
-  return std::max(needed, doubled);
+  const std::size_t capacity = sink.body->capacity();
+  return std::max(needed, std::min(capacity + capacity / 16, sink.max_bytes + kBodyPadding));
 }
 
-// Grows the buffer to `capacity`, taking the whole new buffer from the budget first: while
-// reserve() copies, the old buffer and the new one are both allocated, and the budget is there
-// to bound that peak too (a body doubling from 128 to 256 MiB holds 384 MiB for a moment).
-bool grow(BodySink& sink, std::size_t capacity) {
+// Grows the buffer to `wanted`, taking the growth from the budget first. The buffer grows in
+// place, so the growth is all that a body adds to the process's memory.
+bool grow(BodySink& sink, std::size_t wanted) {
   Share& share = *sink.share;
-  if (share.budget && !share.budget->take(capacity)) {
+  const std::size_t growth = BodyBuffer::roundedCapacity(wanted) - sink.body->capacity();
+  if (share.budget && !share.budget->take(growth)) {
     sink.over_budget = true;
     return false;
   }
-  // A fresh buffer, not reserve(): libstdc++ rounds a reserve below twice the old capacity up
-  // to twice, past what the budget was given (a 100 MiB cap would hold 128 MiB).
-  std::string bigger;
-  try {
-    bigger.reserve(capacity);
-  } catch (const std::bad_alloc&) {  // under a memory limit; it must not unwind through curl
+  if (!sink.body->reserve(wanted)) {  // under a memory limit
     if (share.budget) {
-      share.budget->give(capacity);
+      share.budget->give(growth);
     }
     sink.out_of_memory = true;
     return false;
   }
-  bigger.append(*sink.body);
-  sink.body->swap(bigger);
-  if (share.budget) {
-    share.budget->give(share.held);
-  }
-  share.held = capacity;
+  share.held = sink.body->capacity();
   return true;
 }
 
@@ -88,7 +78,7 @@ bool grow(BodySink& sink, std::size_t capacity) {
 std::size_t writeBody(char* data, std::size_t size, std::size_t count, void* user) {
   auto* sink = static_cast<BodySink*>(user);
   const std::size_t n = size * count;
-  std::string& body = *sink->body;
+  BodyBuffer& body = *sink->body;
   if (body.size() + n > sink->max_bytes) {
     sink->too_large = true;
     return 0;  // makes curl abort the transfer with CURLE_WRITE_ERROR
@@ -97,7 +87,7 @@ std::size_t writeBody(char* data, std::size_t size, std::size_t count, void* use
   if (body.capacity() < needed && !grow(*sink, nextCapacity(*sink, needed))) {
     return 0;  // over the budget: abort, as for the cap
   }
-  body.append(data, n);
+  body.append(std::string_view(data, n));
   return n;
 }
 
@@ -184,7 +174,7 @@ void setTransferOptions(CURL* curl, const HttpClientOptions& options, long limit
   setBlob(curl, CURLOPT_SSLKEY_BLOB, options.client_key_pem);
 }
 
-HttpResponse describeResponse(CURL* curl, std::string body) {
+HttpResponse describeResponse(CURL* curl, BodyBuffer body) {
   HttpResponse response;
   long status = 0;
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
@@ -238,7 +228,7 @@ void initHttpGlobal() {
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
 
-std::string bodySnippet(const std::string& body) {
+std::string bodySnippet(std::string_view body) {
   constexpr std::size_t kSnippetChars = 200;
   std::string out;
   for (const char c : body) {
@@ -473,7 +463,7 @@ Result<HttpResponse> HttpClient::performOnce(const std::string& url, const std::
     header_lines.emplace_back("Content-Type: application/json");
   }
   const Slist headers = headerList(options_, header_lines);
-  std::string body;
+  BodyBuffer body;
   // Whatever happens next, the budget gets its bytes back with the body.
   auto share = std::make_shared<Share>();
   share->budget = options_.budget;

@@ -14,13 +14,10 @@
 
 #include "common/cancellation.h"
 #include "common/result.h"
+#include "sources/body_buffer.h"
 #include "sources/secret_file.h"
 
 namespace dagadvisor::sources {
-
-/// Spare capacity kept after every response body, so that a JSON parser needing padding
-/// (simdjson wants SIMDJSON_PADDING = 64 bytes) can read the body in place.
-inline constexpr std::size_t kBodyPadding = 64;
 
 /// How often a transfer in progress looks at its cancellation: a stop request or a passed
 /// deadline ends it within this time, whatever the server does (hangs, drips, never answers).
@@ -28,14 +25,14 @@ inline constexpr long kCancelPollMs = 50;
 
 /// The bytes that response bodies may hold together, shared by the clients of one source, so
 /// that N concurrent queries cannot hold N times the per-response cap. A body takes its share
-/// while it streams in (its buffer's capacity) and gives it back when it is destroyed (the
-/// HttpResponse's, then the QueryBody's, `lease`). Thread-safe.
+/// while it streams in (its buffer's capacity, which grows in place: see BodyBuffer) and gives it
+/// back when it is destroyed (the HttpResponse's, then the QueryBody's, `lease`). Thread-safe.
 class ByteBudget {
  public:
   explicit ByteBudget(std::size_t limit) : limit_(limit) {}
   std::size_t limit() const { return limit_; }
   std::size_t used() const { return used_.load(); }
-  /// The most ever held at once: what the limit has to cover, growth copies included.
+  /// The most ever held at once: what the limit has to cover.
   std::size_t peak() const { return peak_.load(); }
 
   /// Takes `n` bytes; false (taking nothing) when that would exceed the limit.
@@ -88,7 +85,7 @@ HttpClientOptions withTimeout(HttpClientOptions http, std::chrono::milliseconds 
 /// One completed HTTP exchange (any status code).
 struct HttpResponse {
   int status = 0;
-  std::string body;          // capacity() >= size() + kBodyPadding
+  BodyBuffer body;           // capacity() >= size() + kBodyPadding
   std::string content_type;  // "" when the server sent none
   std::string retry_after;   // raw Retry-After header value, "" when absent
   BudgetLease lease{};       // the body's share of HttpClientOptions::budget; keep it with the body
@@ -106,7 +103,7 @@ std::string redactUrl(std::string_view url);
 
 /// The start of a body that is not the JSON a source expected (an HTML page from a proxy, a
 /// text 503), control characters dropped and whitespace folded, so that it fits one message.
-std::string bodySnippet(const std::string& body);
+std::string bodySnippet(std::string_view body);
 
 /// The project's only libcurl user: a blocking HTTP client over one reused easy handle
 /// (keep-alive). Not thread-safe: use one client per thread.

@@ -8,6 +8,7 @@
 #include "common/cancellation.h"
 #include "common/clock.h"
 #include "common/result.h"
+#include "sources/body_buffer.h"
 
 namespace dagadvisor::sources {
 
@@ -21,7 +22,7 @@ struct Query {
 /// The undecoded body of a successful instant query. Bodies are kept as bytes so that a
 /// snapshot can record them verbatim and the decoder can parse them in place (no JSON copies).
 struct QueryBody {
-  std::string json;
+  BodyBuffer json;
   // The body's share of its source's memory budget (see sources::ByteBudget), given back when
   // the body is destroyed; null when the source has none.
   std::shared_ptr<const void> lease{};

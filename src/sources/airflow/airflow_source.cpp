@@ -212,7 +212,7 @@ Result<detail::AirflowExchange> AirflowSource::withRetries(
       out.bytes += response->body.size();
       if (!again || !retryableStatus(response->status)) {
         return Exchange{where, response->status, std::move(response->content_type),
-                        std::move(response->body)};
+                        response->body.str()};
       }
     }
     std::this_thread::sleep_for(options_.retry_backoff * (1 << std::min(attempt, 10)));

@@ -12,7 +12,7 @@ struct PageFacts {
   std::size_t items = 0;
 };
 
-Result<PageFacts> readPage(const std::string& body) {
+Result<PageFacts> readPage(std::string_view body) {
   simdjson::dom::parser parser;
   simdjson::dom::element root;
   if (auto err = parser.parse(body.data(), body.size()).get(root)) {
@@ -74,7 +74,7 @@ Result<KubeList> KubernetesSource::list(const std::string& path,
       return makeError(where + ": " + facts.error().message);
     }
     out.items += facts->items;
-    out.pages.push_back(std::move(response->body));
+    out.pages.push_back(response->body.str());
     if (facts->next.empty()) {
       return out;
     }

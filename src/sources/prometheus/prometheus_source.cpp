@@ -17,10 +17,11 @@ using std::chrono::milliseconds;
 const log::Logger kLog("sources");
 
 /// errorType and error of a Prometheus API error body; nullopt when the body is not one.
-std::optional<std::string> apiErrorText(const std::string& body) {
+std::optional<std::string> apiErrorText(const BodyBuffer& body) {
   simdjson::dom::parser parser;
   simdjson::dom::object top;
-  if (parser.parse(body).get(top) != simdjson::SUCCESS) {
+  const bool padded = body.capacity() >= body.size() + simdjson::SIMDJSON_PADDING;
+  if (parser.parse(body.data(), body.size(), !padded).get(top) != simdjson::SUCCESS) {
     return std::nullopt;
   }
   std::string_view type;
@@ -33,9 +34,9 @@ std::optional<std::string> apiErrorText(const std::string& body) {
 }
 
 /// Whether `body` starts like the JSON object every API answer is (after whitespace).
-bool looksLikeJsonObject(const std::string& body) {
+bool looksLikeJsonObject(std::string_view body) {
   const auto first = body.find_first_not_of(" \t\r\n");
-  return first != std::string::npos && body[first] == '{';
+  return first != std::string_view::npos && body[first] == '{';
 }
 
 /// Retry-After in seconds; HTTP-date values are not honoured (nullopt → normal backoff).

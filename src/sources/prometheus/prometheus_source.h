@@ -27,7 +27,9 @@ struct PrometheusOptions {
   std::chrono::milliseconds retry_backoff{250};      // first wait; doubles, with ±50% jitter
   std::chrono::milliseconds max_retry_after{10000};  // cap on an honoured Retry-After
   // What the bodies of all queries in flight (and not yet decoded) may hold together, unless
-  // http.budget is set: two at the per-response cap. A query that would exceed it fails.
+  // http.budget is set: two just under the per-response cap (a body holds its bytes, a padding
+  // page, and at most a sixteenth more while its length is unknown). A query that would exceed
+  // it fails.
   std::size_t response_budget_bytes = std::size_t{512} << 20;
 };
 

@@ -186,7 +186,7 @@ Result<DecodeSummary> decodeInstantVectorWith(std::string_view kernel, std::stri
 Result<DecodeSummary> decodeInstantVectorWith(std::string_view kernel, const QueryBody& body,
                                               const SampleVisitor& visit,
                                               const DecodeLimits& limits) {
-  const std::string& json = body.json;
+  const BodyBuffer& json = body.json;
   return decodeWith(kernel, json, json.capacity() >= json.size() + simdjson::SIMDJSON_PADDING,
                     visit, limits);
 }
@@ -199,7 +199,7 @@ Result<DecodeSummary> decodeInstantVector(std::string_view body, const SampleVis
 
 Result<DecodeSummary> decodeInstantVector(const QueryBody& body, const SampleVisitor& visit,
                                           const DecodeLimits& limits) {
-  const std::string& json = body.json;
+  const BodyBuffer& json = body.json;
   return decode(json, json.capacity() >= json.size() + simdjson::SIMDJSON_PADDING, visit, limits);
 }
 

@@ -257,7 +257,7 @@ Error ioError(const char* what, const std::string& path) {
 
 }  // namespace
 
-Result<std::string> readWholeFile(const std::string& path, std::size_t max_bytes) {
+Result<BodyBuffer> readWholeFile(const std::string& path, std::size_t max_bytes) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer; reads of a regular file ignore it.
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
@@ -281,12 +281,15 @@ Result<std::string> readWholeFile(const std::string& path, std::size_t max_bytes
     return makeError("cannot read " + path + ": " + std::to_string(size) +
                      " bytes, more than the limit of " + std::to_string(max_bytes));
   }
-  std::string data;
-  data.reserve(size + kBodyPadding);
-  data.resize(size);
-  if (std::fread(data.data(), 1, data.size(), file.get()) != data.size()) {
+  BodyBuffer data;
+  if (!data.reserve(size + kBodyPadding)) {
+    return makeError("cannot read " + path + ": out of memory for " + std::to_string(size) +
+                     " bytes");
+  }
+  if (std::fread(data.writable(), 1, size, file.get()) != size) {
     return ioError("read", path);
   }
+  data.setSize(size);
   return data;
 }
 

@@ -7,6 +7,7 @@
 
 #include "common/clock.h"
 #include "common/result.h"
+#include "sources/body_buffer.h"
 
 namespace dagadvisor::sources {
 
@@ -62,8 +63,8 @@ inline constexpr std::size_t kMaxSnapshotFileBytes = std::size_t{256} << 20;
 /// A whole file, with kBodyPadding spare capacity so the decoder can parse it in place. Only a
 /// regular file of at most `max_bytes` is read: a directory, FIFO, socket or device in its
 /// place (which would throw, block forever or never end) is an Error naming the path.
-Result<std::string> readWholeFile(const std::string& path,
-                                  std::size_t max_bytes = kMaxSnapshotFileBytes);
+Result<BodyBuffer> readWholeFile(const std::string& path,
+                                 std::size_t max_bytes = kMaxSnapshotFileBytes);
 
 /// Writes `data` to `path` (created or truncated) and flushes it to disk.
 Result<void> writeWholeFile(const std::string& path, std::string_view data);

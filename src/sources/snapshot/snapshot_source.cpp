@@ -28,7 +28,7 @@ class SnapshotKubeLists final : public KubeListSource {
       if (!page) {
         return makeError(prefix + page.error().message);
       }
-      out.pages.push_back(std::move(*page));
+      out.pages.push_back(page->str());
     }
     return out;
   }

@@ -78,10 +78,10 @@ Result<QueryBody> SnapshotWriter::instantQuery(const Query& query, UnixSeconds a
   };
   if (auto it = std::find_if(recorded_.begin(), recorded_.end(), same); it != recorded_.end()) {
     it->query.at = at;
-    it->body = body->json;
+    it->body = body->json.str();
   } else {
     recorded_.push_back(
-        {ManifestQuery{query.name, query.promql, at, unusedFileFor(query.name)}, body->json});
+        {ManifestQuery{query.name, query.promql, at, unusedFileFor(query.name)}, body->json.str()});
   }
   return body;
 }

@@ -77,11 +77,14 @@ TEST_CASE("a source's body is parsed in place when padded, copied when not", "[p
   const Decoded reference = decode(std::string_view(text));
   REQUIRE(reference.summary.ok());
 
-  QueryBody padded{text + std::string(kBodyPadding, '"')};  // junk after the end must not count
-  padded.json.resize(text.size());
+  // Junk after the end must not count.
+  QueryBody padded{BodyBuffer(text + std::string(kBodyPadding, '"'))};
+  padded.json.setSize(text.size());
   REQUIRE(padded.json.capacity() >= text.size() + kBodyPadding);
-  QueryBody tight{text};
-  tight.json.shrink_to_fit();  // no spare bytes: the sanitizer build catches a read past the end
+  // No spare bytes: the text filled with blanks up to the end of its buffer's last page.
+  QueryBody tight{BodyBuffer(text)};
+  tight.json.append(std::string(tight.json.capacity() - tight.json.size(), ' '));
+  REQUIRE(tight.json.size() == tight.json.capacity());
 
   for (const QueryBody* body : {&padded, &tight}) {
     const Decoded decoded = decode(*body);
@@ -288,7 +291,8 @@ TEST_CASE("all label views of a sample stay valid during the visitor call", "[pa
 TEST_CASE("a vector past the series cap stops at the cap, naming it and its setting", "[parser]") {
   const std::string one = R"({"metric":{"pod":"p"},"value":[1,"1"]})";
   // A wrongly typed sample past the cap: the walk stops before it is reached.
-  const QueryBody body{vectorOf(one + "," + one + "," + one + R"(,{"metric":[],"value":1})")};
+  const QueryBody body{
+      BodyBuffer(vectorOf(one + "," + one + "," + one + R"(,{"metric":[],"value":1})"))};
   const DecodeLimits limits{2, "sources.prometheus.max_series_per_query"};
   for (std::string_view kernel : detail::decoderKernels()) {
     INFO(kernel);
@@ -302,7 +306,7 @@ TEST_CASE("a vector past the series cap stops at the cap, naming it and its sett
           "more than 2 series (the cap sources.prometheus.max_series_per_query)");
   }
   std::size_t visited = 0;
-  const QueryBody fits{vectorOf(one + "," + one)};
+  const QueryBody fits{BodyBuffer(vectorOf(one + "," + one))};
   auto summary = decodeInstantVector(
       fits, [&](const SampleView&) { ++visited; }, limits);
   REQUIRE(summary.ok());
@@ -310,7 +314,7 @@ TEST_CASE("a vector past the series cap stops at the cap, naming it and its sett
 }
 
 TEST_CASE("labels without escapes are views into a padded body, not copies", "[parser]") {
-  QueryBody body{prometheusFixture("vector_labels.json")};
+  QueryBody body{BodyBuffer(prometheusFixture("vector_labels.json"))};
   body.json.reserve(body.json.size() + kBodyPadding);
   const char* begin = body.json.data();
   const char* end = begin + body.json.size();

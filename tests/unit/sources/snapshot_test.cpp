@@ -16,7 +16,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::string_literals;
 
-constexpr UnixSeconds kAt = 1795856400;
+constexpr UnixSeconds kQueryTime = 1795856400;
 constexpr UnixSeconds kRecordedAt = 1795857000.25;
 
 /// A MetricsSource answering from a fixed table, by the query's text when the table has it, else
@@ -34,7 +34,7 @@ class TableSource final : public MetricsSource {
     if (it == bodies_.end()) {
       return makeError("table: no " + query.name);
     }
-    return QueryBody{it->second};
+    return QueryBody{BodyBuffer(it->second)};
   }
   std::string describe() const override { return "table source"; }
   int calls = 0;
@@ -70,18 +70,18 @@ TEST_CASE("a recorded snapshot replays every body byte for byte", "[snapshot]") 
   SnapshotWriter writer(live, dir, &clock);
   CHECK(writer.describe() == "table source");
 
-  REQUIRE(writer.instantQuery({"pod_info", "kube_pod_info"}, kAt).ok());
-  REQUIRE(writer.instantQuery({"node_info", "kube_node_info{a=\"ü\"}"}, kAt + 1).ok());
-  REQUIRE_FALSE(writer.instantQuery({"missing", "absent_metric"}, kAt).ok());
+  REQUIRE(writer.instantQuery({"pod_info", "kube_pod_info"}, kQueryTime).ok());
+  REQUIRE(writer.instantQuery({"node_info", "kube_node_info{a=\"ü\"}"}, kQueryTime + 1).ok());
+  REQUIRE_FALSE(writer.instantQuery({"missing", "absent_metric"}, kQueryTime).ok());
   CHECK(writer.recordedCount() == 2);
-  REQUIRE(writer.finish(kAt).ok());
+  REQUIRE(writer.finish(kQueryTime).ok());
 
   auto replay = openOk(dir);
   CHECK(replay->recordedAt() == kRecordedAt);
-  CHECK(replay->analysisTime() == kAt);
+  CHECK(replay->analysisTime() == kQueryTime);
   CHECK(replay->manifest().source == "table source");
   REQUIRE(replay->manifest().queries.size() == 2);
-  CHECK(replay->manifest().queries[1].at == kAt + 1);
+  CHECK(replay->manifest().queries[1].at == kQueryTime + 1);
   CHECK(replay->describe() == "snapshot " + dir + " (recorded from table source)");
 
   auto pods = replay->instantQuery({"pod_info", "kube_pod_info"}, 0);
@@ -102,9 +102,10 @@ TEST_CASE("a query whose PromQL changed since recording must be re-recorded", "[
   testing::TempDir tmp;
   TableSource live({{"pod_info", "{}"}});
   SnapshotWriter writer(live, tmp / "snap");
-  REQUIRE(writer.instantQuery({"pod_info", "kube_pod_info"}, kAt).ok());
-  REQUIRE(writer.finish(kAt).ok());
-  auto result = openOk(tmp / "snap")->instantQuery({"pod_info", "kube_pod_info{x=\"1\"}"}, kAt);
+  REQUIRE(writer.instantQuery({"pod_info", "kube_pod_info"}, kQueryTime).ok());
+  REQUIRE(writer.finish(kQueryTime).ok());
+  auto result =
+      openOk(tmp / "snap")->instantQuery({"pod_info", "kube_pod_info{x=\"1\"}"}, kQueryTime);
   REQUIRE_FALSE(result.ok());
   CHECK_THAT(result.error().message, Catch::Contains("recorded with another query text"));
   CHECK_THAT(result.error().message, Catch::Contains("re-record"));
@@ -114,12 +115,12 @@ TEST_CASE("a name asked with several texts is recorded and replayed once per tex
   testing::TempDir tmp;
   TableSource live({{R"(up{pod="a"})", "A"}, {R"(up{pod="b"})", "B"}, {"pods_2", "C"}});
   SnapshotWriter writer(live, tmp / "snap");
-  REQUIRE(writer.instantQuery({"pods", R"(up{pod="a"})"}, kAt).ok());
-  REQUIRE(writer.instantQuery({"pods", R"(up{pod="b"})"}, kAt).ok());
-  REQUIRE(writer.instantQuery({"pods_2", "up"}, kAt).ok());  // its natural file is taken
-  REQUIRE(writer.instantQuery({"pods", R"(up{pod="a"})"}, kAt + 60).ok());  // replaces
+  REQUIRE(writer.instantQuery({"pods", R"(up{pod="a"})"}, kQueryTime).ok());
+  REQUIRE(writer.instantQuery({"pods", R"(up{pod="b"})"}, kQueryTime).ok());
+  REQUIRE(writer.instantQuery({"pods_2", "up"}, kQueryTime).ok());  // its natural file is taken
+  REQUIRE(writer.instantQuery({"pods", R"(up{pod="a"})"}, kQueryTime + 60).ok());  // replaces
   CHECK(writer.recordedCount() == 3);
-  REQUIRE(writer.finish(kAt).ok());
+  REQUIRE(writer.finish(kQueryTime).ok());
 
   auto replay = openOk(tmp / "snap");
   std::set<std::string> files;
@@ -128,8 +129,8 @@ TEST_CASE("a name asked with several texts is recorded and replayed once per tex
   }
   CHECK(files.size() == 3);
   const auto body = [&](const char* name, const char* promql) {
-    auto answer = replay->instantQuery({name, promql}, kAt);
-    return answer.ok() ? answer->json : "error: " + answer.error().message;
+    auto answer = replay->instantQuery({name, promql}, kQueryTime);
+    return answer.ok() ? answer->json.str() : "error: " + answer.error().message;
   };
   CHECK(body("pods", R"(up{pod="a"})") == "A");
   CHECK(body("pods", R"(up{pod="b"})") == "B");
@@ -143,7 +144,7 @@ TEST_CASE("the writer refuses unsafe query names without forwarding them", "[sna
   SnapshotWriter writer(live, tmp / "snap");
   for (const char* name : {"Pod-Info", "../x", "", "a.json"}) {
     INFO(name);
-    auto result = writer.instantQuery({name, "up"}, kAt);
+    auto result = writer.instantQuery({name, "up"}, kQueryTime);
     REQUIRE_FALSE(result.ok());
     CHECK_THAT(result.error().message, Catch::Contains("[a-z0-9_]+"));
   }
@@ -155,17 +156,17 @@ TEST_CASE("finish replaces an earlier snapshot and leaves no temporary files", "
   const std::string dir = tmp / "snap";
   TableSource first({{"q", "first"}});
   SnapshotWriter first_writer(first, dir);
-  REQUIRE(first_writer.instantQuery({"q", "up"}, kAt).ok());
-  REQUIRE(first_writer.finish(kAt).ok());
+  REQUIRE(first_writer.instantQuery({"q", "up"}, kQueryTime).ok());
+  REQUIRE(first_writer.finish(kQueryTime).ok());
 
   TableSource second({{"q", "second"}, {"r", "other"}});
   SnapshotWriter second_writer(second, dir + "/");
-  REQUIRE(second_writer.instantQuery({"q", "up"}, kAt).ok());
-  REQUIRE(second_writer.instantQuery({"q", "up"}, kAt).ok());  // repeated: recorded once
-  REQUIRE(second_writer.finish(kAt + 60).ok());
+  REQUIRE(second_writer.instantQuery({"q", "up"}, kQueryTime).ok());
+  REQUIRE(second_writer.instantQuery({"q", "up"}, kQueryTime).ok());  // repeated: recorded once
+  REQUIRE(second_writer.finish(kQueryTime + 60).ok());
 
   auto replay = openOk(dir);
-  CHECK(replay->analysisTime() == kAt + 60);
+  CHECK(replay->analysisTime() == kQueryTime + 60);
   CHECK(replay->manifest().queries.size() == 1);
   CHECK(replay->instantQuery({"q", "up"}, 0)->json == "second");
   std::size_t entries = 0;
@@ -182,8 +183,8 @@ TEST_CASE("finish never replaces a directory that is not a snapshot", "[snapshot
   writeFile(dir + "/keep.txt", "mine");
   TableSource live({{"q", "{}"}});
   SnapshotWriter writer(live, dir);
-  REQUIRE(writer.instantQuery({"q", "up"}, kAt).ok());
-  auto finished = writer.finish(kAt);
+  REQUIRE(writer.instantQuery({"q", "up"}, kQueryTime).ok());
+  auto finished = writer.finish(kQueryTime);
   REQUIRE_FALSE(finished.ok());
   CHECK_THAT(finished.error().message, Catch::Contains("not a snapshot directory"));
   CHECK(fs::exists(dir + "/keep.txt"));

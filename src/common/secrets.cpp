@@ -135,6 +135,14 @@ void remember(std::string_view secret) {
 
 }  // namespace
 
+std::string redactRegisteredSecrets(std::string_view text) {
+  std::string out(text);
+  if (registeredSecretForms()->foundIn(text)) {
+    redactRegistered(out);
+  }
+  return out;
+}
+
 bool SecretForms::foundIn(std::string_view text) const {
   if (text.size() < shortest) {
     return false;
@@ -183,8 +191,12 @@ bool isCredentialHeader(std::string_view name) {
 
 void registerCredentialHeaders(const std::map<std::string, std::string>& headers) {
   for (const auto& [name, value] : headers) {
-    if (isCredentialHeader(name)) {
-      registerSecret(value);
+    if (!isCredentialHeader(name)) {
+      continue;
+    }
+    registerSecret(value);
+    if (const auto space = value.find(' '); space != std::string::npos) {
+      registerSecret(std::string_view(value).substr(space + 1));  // "Bearer <token>"'s token
     }
   }
 }

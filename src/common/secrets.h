@@ -38,11 +38,18 @@ std::shared_ptr<const SecretForms> registeredSecretForms();
 /// not), each also URL-encoded, so that an echo of the header in any of those forms is scrubbed.
 void registerBasicCredentials(std::string_view user, std::string_view password);
 
+/// `text` with every registered secret replaced by kRedacted and nothing else changed: for the
+/// data an API answers (Kubernetes objects, Airflow's task lists), where scrubSecrets' rules for
+/// credential-looking text could change values that are none. A proxy echoing the request's
+/// credentials into an answer then carries them into no object, run or task.
+std::string redactRegisteredSecrets(std::string_view text);
+
 /// Whether a header with this name carries a credential ("X-Api-Key", "Cookie",
 /// "X-Auth-Token"…): its value is a secret, registered when the configuration is read.
 bool isCredentialHeader(std::string_view name);
 
-/// Registers the value of every credential header in `headers`.
+/// Registers the value of every credential header in `headers`, and the credential of a value
+/// with a scheme ("Bearer <token>": the token too, which a proxy may echo alone).
 void registerCredentialHeaders(const std::map<std::string, std::string>& headers);
 
 /// `text` with every registered secret (in every registered encoding) and every

@@ -8,6 +8,7 @@
 
 #include "common/log.h"
 #include "common/percent_encoding.h"
+#include "common/secrets.h"
 #include "sources/airflow/airflow_run_ids.h"
 
 namespace dagadvisor::sources {
@@ -212,7 +213,7 @@ Result<detail::AirflowExchange> AirflowSource::withRetries(
       out.bytes += response->body.size();
       if (!again || !retryableStatus(response->status)) {
         return Exchange{where, response->status, std::move(response->content_type),
-                        response->body.str()};
+                        redactRegisteredSecrets(response->body)};
       }
     }
     std::this_thread::sleep_for(options_.retry_backoff * (1 << std::min(attempt, 10)));

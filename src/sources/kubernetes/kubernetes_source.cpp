@@ -4,6 +4,8 @@
 
 #include <utility>
 
+#include "common/secrets.h"
+
 namespace dagadvisor::sources {
 namespace {
 
@@ -74,7 +76,7 @@ Result<KubeList> KubernetesSource::list(const std::string& path,
       return makeError(where + ": " + facts.error().message);
     }
     out.items += facts->items;
-    out.pages.push_back(response->body.str());
+    out.pages.push_back(redactRegisteredSecrets(response->body));
     if (facts->next.empty()) {
       return out;
     }

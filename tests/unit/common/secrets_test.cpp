@@ -58,5 +58,21 @@ TEST_CASE("credential headers are told by their names, whatever the case") {
         "X-Api-Key: <redacted>, X-Scope-OrgID: tenant-a");
 }
 
+TEST_CASE("a credential header with a scheme registers its credential alone too", "[secrets]") {
+  registerCredentialHeaders({{"Authorization", "Bearer kubeconfig-token-91ab"}});
+  CHECK(scrubSecrets("echo: kubeconfig-token-91ab") == "echo: <redacted>");
+}
+
+TEST_CASE("redactRegisteredSecrets replaces registered secrets and changes nothing else",
+          "[secrets]") {
+  registerSecret("data-secret-77");
+  // A "token" key and a Bearer scheme: scrubSecrets' rules would take these values too.
+  const std::string json =
+      R"({"name":"wf-data-secret-77","token":"not-a-secret","note":"Bearer plain-word"})";
+  CHECK(redactRegisteredSecrets(json) ==
+        R"({"name":"wf-<redacted>","token":"not-a-secret","note":"Bearer plain-word"})");
+  CHECK(redactRegisteredSecrets("nothing here") == "nothing here");
+}
+
 }  // namespace
 }  // namespace dagadvisor

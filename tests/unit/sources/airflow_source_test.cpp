@@ -216,6 +216,41 @@ TEST_CASE("airflow v2: /api/v2 paths, nulls of unstarted tasks read as empty", "
   CHECK(fetched->requests == 2);  // total_entries 4 < the page size: one page
 }
 
+// A proxy echoing the JWT the login issued into the task list and the task instances: the
+// task ids and hostnames the daemon reads must not carry it.
+TEST_CASE("airflow 3: an echo of the JWT in the API's answers is redacted", "[airflow]") {
+  auto& server = LoopbackServer::instance();
+  server.route("/af-echo/auth/token", [](const SeenRequest&, std::size_t) {
+    return Reply{201, "application/json", R"({"access_token":"jwt-echoed-4711"})", {}};
+  });
+  const auto echoing = [](const std::string& name) {
+    return [body = fixture(name)](const SeenRequest& request, std::size_t) {
+      std::string echoed = body;
+      const std::string token = request.header("Authorization").substr(7);
+      for (auto at = echoed.find("\"train\""); at != std::string::npos;
+           at = echoed.find("\"train\"", at + token.size())) {
+        echoed.replace(at + 1, 5, token);  // the task "train" renamed to the token
+      }
+      return Reply{200, "application/json", echoed, {}};
+    };
+  };
+  serveFile("/af-echo/api/v2/version", "v2/version.json");
+  server.route("/af-echo/api/v2/dags/ml_train/tasks", echoing("v2/ml_train_tasks.json"));
+  server.route("/af-echo/api/v2/dags/ml_train/dagRuns/" + kV2Run + "/taskInstances",
+               echoing("v2/ml_train_task_instances.json"));
+  testing::TempDir dir;
+  std::ofstream(dir / "password") << "airflow-password";
+  auto source = sourceFor(passwordOptions("/af-echo", "v2", dir / "password"));
+  auto fetched = source->fetch({{"ml_train", kV2Run}});
+  REQUIRE(fetched.ok());
+  REQUIRE(fetched->dags.size() == 1);
+  CHECK_THAT(fetched->dags[0].tasks_body, !Catch::Contains("jwt-echoed-4711"));
+  CHECK_THAT(fetched->dags[0].tasks_body, Catch::Contains("<redacted>"));
+  REQUIRE(fetched->runs.size() == 1);
+  CHECK(taskIds(fetched->runs[0]) ==
+        std::vector<std::string>{"evaluate", "features", "prepare", "<redacted>"});
+}
+
 TEST_CASE("airflow auto: v2 when /api/v2 answers, else v1, probed once", "[airflow]") {
   auto& server = LoopbackServer::instance();
   SECTION("Airflow 3") {

@@ -69,6 +69,33 @@ TEST_CASE("a LIST follows continue tokens with limit and label selector", "[kube
   CHECK(seen[0].header("Authorization") == "Bearer sa-token-1");
 }
 
+// A proxy in front of the API server may echo the request's credentials into what it returns;
+// here into an object's name and a label, as the token alone (no "Bearer").
+TEST_CASE("an echo of the kubeconfig's token in a LIST's objects is redacted", "[kubernetes]") {
+  auto& server = LoopbackServer::instance();
+  server.route("/k8s-echo/apis/argoproj.io/v1alpha1/workflows", [](const SeenRequest& request,
+                                                                   std::size_t) {
+    const std::string token = request.header("Authorization").substr(7);
+    nlohmann::json item = {{"metadata", {{"name", "wf-" + token}, {"labels", {{"echo", token}}}}}};
+    nlohmann::json page = {{"kind", "WorkflowList"},
+                           {"metadata", nlohmann::json::object()},
+                           {"items", nlohmann::json::array({item})}};
+    return Reply{200, "application/json", page.dump(), {}};
+  });
+  testing::TempDir dir;
+  auto access = kubeAccessFromKubeconfig(
+      writeKubeconfig(dir, server.url("/k8s-echo"), "    token: echoed-sa-token-7\n"));
+  REQUIRE(access.ok());
+  KubernetesSource source(*access, 10);
+  auto workflows = source.list("/apis/argoproj.io/v1alpha1/workflows", "");
+  REQUIRE(workflows.ok());
+  REQUIRE(workflows->pages.size() == 1);
+  CHECK_THAT(workflows->pages[0], !Catch::Contains("echoed-sa-token-7"));
+  const auto item = nlohmann::json::parse(workflows->pages[0])["items"][0];
+  CHECK(item["metadata"]["name"] == "wf-<redacted>");
+  CHECK(item["metadata"]["labels"]["echo"] == "<redacted>");
+}
+
 TEST_CASE("a missing resource is a 404 list; a non-list body is an error naming the resource",
           "[kubernetes]") {
   auto& server = LoopbackServer::instance();

@@ -70,7 +70,6 @@ ScrapeEvaluator::ScrapeEvaluator(const config::MetricNames& m, config::Seconds l
 void ScrapeEvaluator::beginCycle(UnixSeconds now) {
   now_ = now;
   ++cycle_;
-  samples_ = 0;
   nodes_.clear();
   next_counters_.clear();
   latency_.assign(metric_names_.size(), {});
@@ -94,7 +93,6 @@ Result<void> ScrapeEvaluator::addBody(const sources::scrape::ScrapedBody& body) 
     return makeError("scrape " + std::string(body.target) + ": " + parsed.error().describe(),
                      std::string(body.target));
   }
-  samples_ += parsed->samples;
   settle(state);
   return {};
 }

@@ -53,8 +53,6 @@ class ScrapeEvaluator {
   void emit(QueryId id, const sources::SampleVisitor& visit) const;
 
   std::size_t podCount() const { return pods_.size(); }
-  std::size_t nodeCount() const { return nodes_.size(); }
-  std::size_t samplesSeen() const { return samples_; }
 
   using Histogram = std::map<double, double>;  // upper bound `le` → cumulative count
 
@@ -95,7 +93,6 @@ class ScrapeEvaluator {
   double lookback_;
   UnixSeconds now_ = 0;
   std::uint64_t cycle_ = 0;
-  std::size_t samples_ = 0;
   std::string key_;  // reused buffer: one string per sample would dominate the cost
 
   std::unordered_map<std::string, PodFacts> pods_;  // key: namespace/pod/uid

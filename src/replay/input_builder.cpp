@@ -378,20 +378,6 @@ class Builder {
 
 }  // namespace
 
-std::string_view runTimeBasisName(RunTimeBasis basis) {
-  switch (basis) {
-    case RunTimeBasis::kObserved:
-      return "observed";
-    case RunTimeBasis::kEstimated:
-      return "estimated";
-    case RunTimeBasis::kElapsed:
-      return "elapsed";
-    case RunTimeBasis::kUnknown:
-      return "unknown";
-  }
-  return "unknown";
-}
-
 Result<ReplayInput> buildReplayInput(const model::ClusterSnapshot& cluster,
                                      const std::vector<graph::RunGraph>& runs,
                                      const InputOptions& options) {

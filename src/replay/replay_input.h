@@ -41,9 +41,6 @@ enum class RunTimeBasis {
   kUnknown,
 };
 
-/// "observed", "estimated", "elapsed" or "unknown".
-std::string_view runTimeBasisName(RunTimeBasis basis);
-
 /// A node as the replay's scheduler sees it.
 struct ReplayNode {
   std::string name;

@@ -99,11 +99,6 @@ void ReadDeadlines::shutdownAll() {
   }
 }
 
-std::uint64_t ReadDeadlines::cutOff() const {
-  std::lock_guard lock(mutex_);
-  return cut_off_;
-}
-
 void ReadDeadlines::watch() {
   std::unique_lock lock(mutex_);
   while (!stop_) {
@@ -140,7 +135,6 @@ void ReadDeadlines::sweep() {
     for (const Open& connection : open) {
       tracked_.emplace(connection.peer, connection.tracked);
     }
-    cut_off_ += late.size();
   }
   for (const int fd : late) {
     ::shutdown(fd, SHUT_RDWR);  // the descriptor stays civetweb's; it closes it on EOF

@@ -4,7 +4,6 @@
 #include <compare>
 #include <condition_variable>
 #include <cstddef>
-#include <cstdint>
 #include <map>
 #include <mutex>
 #include <string>
@@ -59,9 +58,6 @@ class ReadDeadlines {
   /// where civetweb would wait for each slow client's worker to notice.
   void shutdownAll();
 
-  /// How many connections were cut off so far.
-  std::uint64_t cutOff() const;
-
  private:
   struct Tracked {
     std::chrono::steady_clock::time_point since;
@@ -85,7 +81,6 @@ class ReadDeadlines {
   std::map<Peer, Tracked> tracked_;  // the open connections on the port
   int local_port_ = 0;
   bool stop_ = false;
-  std::uint64_t cut_off_ = 0;
   std::thread watchdog_;
 };
 

@@ -15,6 +15,7 @@ export GOFLAGS=-mod=readonly
 # Both projects release binaries built without cgo; VictoriaMetrics then uses its pure-Go zstd.
 export CGO_ENABLED=0
 
+go mod download github.com/prometheus/prometheus  # its VERSION file, on a cold module cache too
 prometheus_dir=$(go list -m -f '{{.Dir}}' github.com/prometheus/prometheus)
 prometheus_module=$(go list -m -f '{{.Version}}' github.com/prometheus/prometheus)
 prometheus_version=$(cat "$prometheus_dir/VERSION")  # v0.316.0 is Prometheus 3.16.0

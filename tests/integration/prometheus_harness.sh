@@ -137,7 +137,7 @@ start_prometheus_on_data() {
     # A retention that keeps backfilled samples of any age (the default, a month, would drop
     # them as the calendar moves on). -search.disableCache: VictoriaMetrics caches the results of
     # range queries over past times, which a backfill after a query (the recorded rules) would
-    # not invalidate; its documentation advises the flag where historical data is ingested.
+    # not invalidate; the flag's own help names ingesting historical data as its use.
     "$VICTORIA_METRICS" -storageDataPath="$WORK_DIR/data" -retentionPeriod=100y \
       -httpListenAddr="127.0.0.1:$port" -search.disableCache -loggerLevel=WARN \
       >"$WORK_DIR/victoria-metrics.log" 2>&1 &
@@ -174,9 +174,12 @@ import_into_victoriametrics() {  # import_into_victoriametrics FILE
     || { cat "$WORK_DIR/import.log" "$WORK_DIR/victoria-metrics.log" >&2; fail "VictoriaMetrics refused the import of $1"; }
   curl -fsS --max-time 60 -o /dev/null "$PROM_URL/internal/force_flush" \
     || fail "VictoriaMetrics did not flush"
-  stored=$(curl -fsS --max-time 60 "$PROM_URL/api/v1/query" \
+  curl -fsS --max-time 60 "$PROM_URL/api/v1/query" \
     --data-urlencode "query=sum(count_over_time({__name__!=\"\"}[$((VM_MAX_T - VM_MIN_T + 1))s]))" \
-    --data-urlencode "time=$VM_MAX_T" | jq -r '.data.result[0].value[1] // 0')
-  [ "$stored" = "$VM_SAMPLES" ] || { tail -20 "$WORK_DIR/victoria-metrics.log" >&2
-    fail "VictoriaMetrics answers with $stored of the $VM_SAMPLES samples imported (the last: $1)"; }
+    --data-urlencode "time=$VM_MAX_T" >"$WORK_DIR/import-count.json" \
+    || fail "VictoriaMetrics did not count its samples"
+  stored=$(jq -r '.data.result[0].value[1] // "0" | tonumber' "$WORK_DIR/import-count.json")
+  [ "$(jq -n --argjson a "$stored" --argjson b "$VM_SAMPLES" '$a == $b')" = true ] \
+    || { tail -20 "$WORK_DIR/victoria-metrics.log" >&2
+      fail "VictoriaMetrics answers with $stored of the $VM_SAMPLES samples imported (the last: $1)"; }
 }

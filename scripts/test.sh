@@ -28,8 +28,10 @@ run_suite() {  # run_suite BUILD_DIR CTEST_ARGS CMAKE_ARGS...
   (cd "$dir" && timed "test $dir" ctest -j"$JOBS" --output-on-failure --timeout 300 $ctest_args)
 }
 
-# The real control plane of the cluster tests, from its Go modules (testbed/go.mod): minutes cold,
-# seconds once Go's build cache holds it.
+# The real control plane of the cluster tests, from its Go modules (testbed/go.mod), and the
+# other metrics backends, Prometheus 3 and VictoriaMetrics (testbed/backends/go.mod), before the
+# configuration, which registers their tests where they were built: minutes cold, seconds once
+# Go's build cache holds them.
 timed "build testbed" env TESTBED_BIN="$ROOT/build/testbed/bin" "$ROOT/testbed/build.sh"
 # Little debug info in either pass: on a 2-core machine the assembler and linker spend a third of the
 # build on it; sanitizer reports still name functions and lines through -g1.

@@ -3,6 +3,8 @@
 # etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl, kwok,
 # kube-state-metrics and the workload driver, into build/testbed/bin (or $TESTBED_BIN), each
 # reporting its real version; and kwok's stages (its stock ones from its module, then ours).
+# Then the metrics backends of their own module (testbed/backends/build.sh): Prometheus 3 and
+# VictoriaMetrics.
 # Go's build cache makes a second run take seconds.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -61,3 +63,7 @@ cp "$argo/manifests/base/crds/minimal/argoproj.io_workflows.yaml" \
   "$tekton/config/300-crds/300-pipelinerun.yaml" "$tekton/config/300-crds/300-taskrun.yaml" \
   "$BIN/crds/"
 chmod u+w "$BIN"/crds/*.yaml
+
+# Prometheus 3 and VictoriaMetrics, from their own module (their k8s.io requirements are of
+# another release than this module's).
+TESTBED_BIN=$BIN "$ROOT/testbed/backends/build.sh"

@@ -3,6 +3,8 @@
 # SLI histogram (spike and calm), the first existing latency metric wins, a cluster without any
 # scheduler metric still analyses (kube-state-metrics only), and cAdvisor usage per pod — each
 # compared with what the simulator wrote, not with what dagadvisor computes elsewhere.
+# On any backend of prometheus_harness.sh (DAGADVISOR_TEST_BACKEND); on VictoriaMetrics the
+# scheduler latency is the known difference below.
 # Args: DAGADVISOR_BINARY SIMULATOR_BINARY FIXTURE_OM LATENCY_SCENARIO_YAML
 DAGADVISOR=$1
 SIM=$2
@@ -54,21 +56,50 @@ record() {  # record NAME AT [CONFIG]
 record spike $((spike_end - 60))
 record calm $((spike_start - 600))
 latency='[.data.result[] | select(.metric.stat == "p95") | .value[1] | tonumber]'
-check "p95 during the spike is above the planted extra delay's lower bucket" \
-  "$WORK_DIR/spike/scheduling_latency.json" "($latency | length) == 1 and $latency[0] >= ($extra / 2)"
-check "p95 before the spike is far below it" \
-  "$WORK_DIR/calm/scheduling_latency.json" "($latency | length) == 1 and $latency[0] < ($extra / 8)"
-check "the SLI histogram was the one used" "$WORK_DIR/spike/scheduling_latency.json" \
-  'all(.data.result[]; .metric.metric == "scheduler_pod_scheduling_sli_duration_seconds")'
-check "attempts and queues read" "$WORK_DIR/spike/scheduler_signals.json" \
-  'any(.data.result[]; .metric.signal == "attempts" and .metric.result == "scheduled") and any(.data.result[]; .metric.signal == "pending")'
+if [ "$TEST_BACKEND" = victoriametrics ]; then
+  # Known difference: the scheduling_latency query asks native histograms too, through
+  # histogram_count, a function MetricsQL does not have; VictoriaMetrics refuses the whole query
+  # (HTTP 400, unsupported function "histogram_count"), so the daemon reads no scheduler latency
+  # there, and says so among its warnings. The classic half, asked alone, answers as on
+  # Prometheus. When the daemon leaves the native half out on VictoriaMetrics this fails: then
+  # run the checks of the other backends here too.
+  [ ! -e "$WORK_DIR/spike/scheduling_latency.json" ] \
+    || fail "known difference gone: VictoriaMetrics answered scheduling_latency (update this test and docs/testing.md)"
+  "$DAGADVISOR" analyze --prometheus "$PROM_URL" --at $((spike_end - 60)) --output json \
+    >"$WORK_DIR/spike-analyze.json" 2>/dev/null || fail "analyze (spike) failed"
+  check "known difference (victoriametrics): scheduling_latency refused for histogram_count, and said" \
+    "$WORK_DIR/spike-analyze.json" \
+    'any(.warnings[]; contains("query scheduling_latency") and contains("unsupported function \"histogram_count\""))'
+  classic_p95() {  # classic_p95 AT: the classic-bucket p95 of the SLI histogram, as the daemon asks it
+    curl -fsS --max-time 30 "$PROM_URL/api/v1/query" --data-urlencode "time=$1" --data-urlencode \
+      'query=histogram_quantile(0.95, sum by (profile, le) (max without (prometheus_replica, replica) (rate(scheduler_pod_scheduling_sli_duration_seconds_bucket{}[5m]))))' \
+      | jq '{data: {result: [.data.result[] | .metric.stat = "p95"]}}'
+  }
+  classic_p95 $((spike_end - 60)) >"$WORK_DIR/spike-classic.json"
+  classic_p95 $((spike_start - 600)) >"$WORK_DIR/calm-classic.json"
+  check "the classic buckets alone: p95 during the spike above the planted delay's lower bucket" \
+    "$WORK_DIR/spike-classic.json" "($latency | length) == 1 and $latency[0] >= ($extra / 2)"
+  check "the classic buckets alone: p95 before the spike far below it" \
+    "$WORK_DIR/calm-classic.json" "($latency | length) == 1 and $latency[0] < ($extra / 8)"
+  check "attempts and queues read" "$WORK_DIR/spike/scheduler_signals.json" \
+    'any(.data.result[]; .metric.signal == "attempts" and .metric.result == "scheduled") and any(.data.result[]; .metric.signal == "pending")'
+else
+  check "p95 during the spike is above the planted extra delay's lower bucket" \
+    "$WORK_DIR/spike/scheduling_latency.json" "($latency | length) == 1 and $latency[0] >= ($extra / 2)"
+  check "p95 before the spike is far below it" \
+    "$WORK_DIR/calm/scheduling_latency.json" "($latency | length) == 1 and $latency[0] < ($extra / 8)"
+  check "the SLI histogram was the one used" "$WORK_DIR/spike/scheduling_latency.json" \
+    'all(.data.result[]; .metric.metric == "scheduler_pod_scheduling_sli_duration_seconds")'
+  check "attempts and queues read" "$WORK_DIR/spike/scheduler_signals.json" \
+    'any(.data.result[]; .metric.signal == "attempts" and .metric.result == "scheduled") and any(.data.result[]; .metric.signal == "pending")'
 
-# The first configured histogram that exists wins; a missing one is skipped.
-printf 'sources:\n  prometheus:\n    metrics:\n      scheduling_latency: [no_such_histogram_seconds, scheduler_pod_scheduling_sli_duration_seconds]\n' \
-  >"$WORK_DIR/fallback.yaml"
-record fallback $((spike_end - 60)) "$WORK_DIR/fallback.yaml"
-check "falls back to the next configured histogram" "$WORK_DIR/fallback/scheduling_latency.json" \
-  '(.data.result | length) > 0 and all(.data.result[]; .metric.metric == "scheduler_pod_scheduling_sli_duration_seconds")'
+  # The first configured histogram that exists wins; a missing one is skipped.
+  printf 'sources:\n  prometheus:\n    metrics:\n      scheduling_latency: [no_such_histogram_seconds, scheduler_pod_scheduling_sli_duration_seconds]\n' \
+    >"$WORK_DIR/fallback.yaml"
+  record fallback $((spike_end - 60)) "$WORK_DIR/fallback.yaml"
+  check "falls back to the next configured histogram" "$WORK_DIR/fallback/scheduling_latency.json" \
+    '(.data.result | length) > 0 and all(.data.result[]; .metric.metric == "scheduler_pod_scheduling_sli_duration_seconds")'
+fi
 
 # A managed control plane: no scheduler metric at all. The cycle must still succeed.
 cat >"$WORK_DIR/ksm-only.yaml" <<'EOF'

@@ -241,13 +241,28 @@ Result<model::ClusterSnapshot> IncrementalReader::fullRead(sources::MetricsSourc
   }
   const UnixSeconds usage_read_at = keepOrReadUsage(builder, at, usage_due);
   std::shared_ptr<const UsageTable> usage = builder.usage();
+  const RangeStart range_start = rangeStartOf(source, at, stats);
   auto snapshot = finishSnapshot(std::move(builder).build(&pod_memory_), catalog_);
   if (snapshot.ok()) {
     // From scratch: nothing an earlier read concluded outlives a full one, but the usage kept.
-    state_ = IncrementalState().after({at, true, usage_read_at, at - settings_.lookback.count()},
-                                      *snapshot, newest, gone, std::move(usage));
+    state_ = IncrementalState().after(
+        {at, true, usage_read_at, at - settings_.lookback.count(), range_start}, *snapshot, newest,
+        gone, std::move(usage));
   }
   return snapshot;
+}
+
+// Asked at every full read (a backend may be upgraded under a running daemon); a backend that
+// does not answer keeps what was known, closed ranges at first (Prometheus 2, and a recording).
+RangeStart IncrementalReader::rangeStartOf(sources::MetricsSource& source, UnixSeconds at,
+                                           FetchStats& stats) const {
+  const std::optional<RangeStart> probed = probeRangeStart(source, at, stats);
+  const RangeStart range_start = probed.value_or(state_.rangeStart());
+  if (range_start != state_.rangeStart()) {
+    kLog.info("the backend's ranges hold their start",
+              {{"holds", range_start == RangeStart::kClosed ? "true" : "false"}});
+  }
+  return range_start;
 }
 
 // Only a pod that is not live needs its newest sample (IncrementalState::after takes a live
@@ -550,8 +565,8 @@ Result<model::ClusterSnapshot> IncrementalReader::windowRead(sources::MetricsSou
                                {"gone_pods", std::to_string(gone_uids.size())},
                                {"revived_pods", std::to_string(revived)},
                                {"usage_read", usage_due ? "true" : "false"}});
-    state_ = state_.after({at, false, usage_read_at, window_start}, *snapshot, newest, touched.gone,
-                          std::move(usage));
+    state_ = state_.after({at, false, usage_read_at, window_start, state_.rangeStart()}, *snapshot,
+                          newest, touched.gone, std::move(usage));
   }
   return snapshot;
 }

@@ -66,6 +66,8 @@ class IncrementalReader {
   UnixSeconds keepOrReadUsage(ClusterBuilder& builder, UnixSeconds at, bool usage_due) const;
   Result<model::ClusterSnapshot> fullRead(sources::MetricsSource& source, UnixSeconds at,
                                           FetchStats& stats);
+  /// How `source` reads a range's start (probeRangeStart), for the reads until the next full one.
+  RangeStart rangeStartOf(sources::MetricsSource& source, UnixSeconds at, FetchStats& stats) const;
   Result<model::ClusterSnapshot> windowRead(sources::MetricsSource& source, UnixSeconds at,
                                             FetchStats& stats);
   /// pod_seen of the pods not live (`uids`), their samples into `newest`.

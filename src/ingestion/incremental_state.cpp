@@ -55,7 +55,7 @@ bool IncrementalState::knows(std::string_view namespace_, std::string_view name,
 std::vector<const model::Pod*> IncrementalState::goneWithin(UnixSeconds window_start) const {
   std::vector<const model::Pod*> out;
   for (const std::size_t i : gone_) {
-    if (concluded_[i].newest_sample >= window_start) {
+    if (rangeHolds(range_start_, window_start, concluded_[i].newest_sample)) {
       out.push_back(&(*pods_)[i]);
     }
   }
@@ -82,11 +82,11 @@ std::vector<const model::Pod*> IncrementalState::unsettled() const {
 
 void IncrementalState::moveInto(ClusterBuilder& builder, UnixSeconds at, double lookback_seconds) {
   model::ClusterSnapshot::Pods pods = model::ClusterSnapshot::takePods(std::move(pods_));
-  // The full read's last_over_time(…[lookback]) sees a sample at exactly at − lookback.
+  // What the full read's last_over_time(…[lookback]) sees.
   const UnixSeconds oldest = at - lookback_seconds;
   builder.reservePods(pods.size());
   for (std::size_t i = 0; i < pods.size(); ++i) {
-    if (concluded_[i].newest_sample >= oldest) {
+    if (rangeHolds(range_start_, oldest, concluded_[i].newest_sample)) {
       pods[i].forgetListedSpec();
       builder.keepPod(std::move(pods[i]), concluded_[i].key);
     }
@@ -110,7 +110,8 @@ IncrementalState IncrementalState::after(const Read& read, const model::ClusterS
   for (const model::Pod& pod : snapshot.pods()) {
     const model::Fingerprint key = keyOfPod(pod);
     const auto kept = kept_gone_index.find(key);
-    const bool kept_gone = kept && concluded_[*kept].newest_sample < read.window_start;
+    const bool kept_gone =
+        kept && !rangeHolds(read.range_start, read.window_start, concluded_[*kept].newest_sample);
     Concluded concluded{read.at, gone.contains(key) || kept_gone, key};
     if (concluded.gone) {
       if (const auto answered = newest.of(pod)) {
@@ -128,6 +129,7 @@ IncrementalState IncrementalState::after(const Read& read, const model::ClusterS
   next.read_at_ = read.at;
   next.full_read_at_ = read.full ? read.at : full_read_at_;
   next.usage_read_at_ = read.usage_read_at;
+  next.range_start_ = read.range_start;
   return next;
 }
 

@@ -8,6 +8,7 @@
 
 #include "common/clock.h"
 #include "ingestion/cluster_builder.h"
+#include "ingestion/range_start.h"
 #include "ingestion/usage_table.h"
 #include "model/cluster.h"
 #include "model/record_index.h"
@@ -62,9 +63,10 @@ class IncrementalState {
 
   bool knows(std::string_view namespace_, std::string_view name, std::string_view uid) const;
 
-  /// The kept pods a read found gone whose newest sample is at or after `window_start`: a
-  /// window from there that does not find them gone again finds them live (a scrape of
-  /// kube-state-metrics that failed made them look deleted), and reads them again.
+  /// The kept pods a read found gone whose newest sample a window from `window_start` holds (as
+  /// the backend reads ranges, rangeStart()): a window from there that does not find them gone
+  /// again finds them live (a scrape of kube-state-metrics that failed made them look deleted),
+  /// and reads them again.
   std::vector<const model::Pod*> goneWithin(UnixSeconds window_start) const;
 
   /// The kept pods, not gone, that the last read left Pending, of unknown phase or unbound: the
@@ -72,22 +74,26 @@ class IncrementalState {
   std::vector<const model::Pod*> unsettled() const;
 
   /// Moves into `builder` every kept pod whose newest sample is still within `lookback` of `at`
-  /// (the others a full read would no longer see), as it was read (forgetListedSpec), to merge
-  /// with what this read answered, and gives it their storage for the new snapshot. The pods are
-  /// moved, not copied, when their last snapshot is gone (its holder is done with it); a copy of
-  /// 100,000 pods was a third of a window read's cost. What is left holds no pods, only what
-  /// `after` needs: the read replaces it next (a failed read resets it).
+  /// as the backend reads ranges (the others a full read would no longer see), as it was read
+  /// (forgetListedSpec), to merge with what this read answered, and gives it their storage for the
+  /// new snapshot. The pods are moved, not copied, when their last snapshot is gone (its holder is
+  /// done with it); a copy of 100,000 pods was a third of a window read's cost. What is left holds
+  /// no pods, only what `after` needs: the read replaces it next (a failed read resets it).
   void moveInto(ClusterBuilder& builder, UnixSeconds at, double lookback_seconds);
 
   /// What a successful read leaves: the pods of `snapshot`. A pod still live has its newest
-  /// sample at the read. One `gone` now, or found gone earlier with its newest sample before
-  /// `window_start`, has it from `newest`, else the one kept, else `window_start`.
+  /// sample at the read. One `gone` now, or found gone earlier with its newest sample out of the
+  /// window from `window_start`, has it from `newest`, else the one kept, else `window_start`.
   struct Read {
     UnixSeconds at;
     bool full;
     UnixSeconds usage_read_at;  // when the usage the snapshot carries was read
     UnixSeconds window_start;
+    RangeStart range_start;  // as the backend read this read's ranges
   };
+  /// How the backend read the ranges of the last read.
+  RangeStart rangeStart() const { return range_start_; }
+
   IncrementalState after(const Read& read, const model::ClusterSnapshot& snapshot,
                          const NewestSamples& newest, const PodSet& gone,
                          std::shared_ptr<const UsageTable> usage) const;
@@ -110,6 +116,7 @@ class IncrementalState {
   std::optional<UnixSeconds> read_at_;
   UnixSeconds full_read_at_ = 0;
   UnixSeconds usage_read_at_ = 0;
+  RangeStart range_start_ = RangeStart::kClosed;
 };
 
 }  // namespace dagadvisor::ingestion

@@ -6,10 +6,9 @@
 # time whole; incremental_equals_full compares the two snapshots field by field.
 # On any backend of prometheus_harness.sh (DAGADVISOR_TEST_BACKEND). Prometheus 3 and
 # VictoriaMetrics select samples over left-open ranges, (t - r, t], where Prometheus 2 took
-# [t - r, t]; the reader's windows assume the closed ones, and the simulator writes its samples on
-# whole multiples of 30 s, on which whole-minute reads put the windows' starts. On those backends
-# the reads are therefore made 7 s off the minute, where no sample lies on a boundary, and the
-# known difference at the minute is asserted at the end (docs/testing.md, "Backends").
+# [t - r, t]; the reader asks the backend which (ingestion/range_start.h). The simulator writes
+# its samples on whole multiples of 30 s, and the reads are on the minute, so samples lie on the
+# windows' and the lookback's starts: the case where the two kinds of backend differ.
 # Args: INCREMENTAL_EQUALS_FULL SIMULATOR_BINARY SCENARIO_YAML
 CHECK=$1
 SIM=$2
@@ -21,14 +20,10 @@ start_prometheus_with_openmetrics "$WORK_DIR/sim/metrics.om"
 start=$(jq '.window.start' "$WORK_DIR/sim/ground_truth.json")
 [ "$start" != null ] || fail "no window.start in the ground truth"
 
-case "$TEST_BACKEND" in
-  prometheus2) off_grid=0 ;;
-  *) off_grid=7 ;;
-esac
 minutes_read=(60 61 62 80 100 120 121 140 160 180 200 220 240 241 260 280 300 320 340 360 380 400)
 times=()
 for minutes in "${minutes_read[@]}"; do
-  times+=($((start + minutes * 60 + off_grid)))
+  times+=($((start + minutes * 60)))
 done
 # Lookback 1 h, margin 6 min, usage refreshed every 30 min.
 rc=0
@@ -89,34 +84,3 @@ grep -q 'pod series without uid' "$WORK_DIR/no-uid.txt" \
 [ "$(grep -c '^t=.* | equal$' "$WORK_DIR/no-uid.txt")" -eq 4 ] \
   || { cat "$WORK_DIR/no-uid.txt"; fail "without uid not every read equals the full read"; }
 echo "ok: without uid labels 4 reads equal the full reads of the same moments"
-
-# The known difference on left-open backends: read on the minute, a pod whose last sample lies
-# exactly at a window's start is not seen gone by that window (the range leaves it out) yet is
-# counted in it (IncrementalState::goneWithin: newest_sample >= window_start), so the reader
-# takes it for live again and keeps it, where the full read (last_over_time over the lookback,
-# left-open too) drops it once its samples leave the lookback. The difference must be exactly
-# that: pods only the incremental reader has, never one only the full read has, nor a pod read
-# differently. When the reader allows for left-open ranges this fails: drop it, and the offset.
-if [ "$off_grid" -ne 0 ]; then
-  kill "$PROM_PID"
-  wait "$PROM_PID" 2>/dev/null || true
-  PROM_PID=""
-  rm -rf "$WORK_DIR/data"
-  start_prometheus_with_openmetrics "$WORK_DIR/sim/metrics.om"
-  on_minute=()
-  for minutes in "${minutes_read[@]}"; do
-    on_minute+=($((start + minutes * 60)))
-  done
-  rc=0
-  "$CHECK" "$PROM_URL" 3600 360 1800 "${on_minute[@]}" >"$WORK_DIR/on-minute.txt" 2>&1 || rc=$?
-  [ "$rc" -ne 0 ] || fail "$TEST_BACKEND: reads on the minute now equal full reads: the known difference is gone (update this test and docs/testing.md)"
-  grep -q '^  incremental only: pod ' "$WORK_DIR/on-minute.txt" \
-    || { cat "$WORK_DIR/on-minute.txt"; fail "$TEST_BACKEND: reads on the minute differ, but not by kept pods"; }
-  if grep -v -e '^t=' -e '^  incremental only: pod ' -e '^  [a-z ]* read warned: ' -e '^window_reads=' \
-    "$WORK_DIR/on-minute.txt" | grep -q .; then
-    cat "$WORK_DIR/on-minute.txt"
-    fail "$TEST_BACKEND: reads on the minute differ by more than kept pods"
-  fi
-  kept=$(grep -c '^  incremental only: pod ' "$WORK_DIR/on-minute.txt")
-  echo "ok: known difference ($TEST_BACKEND, left-open ranges): on the minute the reader keeps pods gone at a window's start ($kept pod-reads)"
-fi

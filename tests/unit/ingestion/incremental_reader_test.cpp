@@ -208,9 +208,11 @@ TEST_CASE(
   CHECK_FALSE(full.window_read);
   // The catalog but pod_spec, asked after: no pod pending unbound, and the live pod asked has no
   // toleration, so the two families' counts too. Every pod is live: no pod_seen. The setting
-  // staleness_markers is off: whether the TSDB writes them anyway (it answers nothing here).
-  CHECK(asked.size() == kQueryCount + 3);
-  CHECK(full.costs.size() == kQueryCount + 1);
+  // staleness_markers is off: whether the TSDB writes them anyway (it answers nothing here). How
+  // the backend reads a range's start (range_start: an empty answer, closed ranges kept).
+  CHECK(asked.size() == kQueryCount + 4);
+  CHECK(count(asked, "range_start") == 1);
+  CHECK(full.costs.size() == kQueryCount + 2);
   CHECK(count(asked, "staleness_markers_seen") == 1);
   CHECK(full.warnings.empty());
   CHECK(count(asked, "pod_spec") == 3);

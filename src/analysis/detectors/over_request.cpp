@@ -26,8 +26,13 @@ constexpr std::size_t kMaxListedPods = OverRequestEvidence::kMaxListedPods;
 constexpr double kRankGiBPerCore = 4;
 constexpr double kGiB = 1024.0 * 1024 * 1024;
 
+// Up to the next whole step, but a value a millionth of a step past one stays on it: backends
+// sum in different orders (Prometheus 3's compensated sums give 1.2000000000000002 cores where
+// Prometheus 2 gives 1.2), and the last bit must not move a request by a whole step.
 std::int64_t roundUp(double value, std::int64_t step) {
-  return std::max<std::int64_t>(step, static_cast<std::int64_t>(std::ceil(value / step)) * step);
+  constexpr double kLastBits = 1e-6;
+  const double steps = std::ceil(value / static_cast<double>(step) - kLastBits);
+  return std::max<std::int64_t>(step, static_cast<std::int64_t>(steps) * step);
 }
 
 using OwnerKey = ViewTriple;  // namespace, owner kind, owner name

@@ -54,6 +54,19 @@ TEST_CASE("an over-requested pod on a full node gets right-sized requests",
   CHECK(f.summary.find("frees nothing pending pods need now") != std::string::npos);
 }
 
+TEST_CASE("a usage that differs from a whole figure in its last bit is rounded as the figure",
+          "[detector][over-request]") {
+  // Prometheus 3 sums with compensation: 1.2000000000000002 cores where Prometheus 2 gives 1.2.
+  for (const double cores : {1.2, 1.2000000000000002}) {
+    testing::RunFixture fx = testing::overRequestScenario();
+    fx.pods[0].usage->cpu_cores = cores;
+    const auto findings = detectOverRequest(fx);
+    REQUIRE(findings.size() == 1);
+    // 1.2 cores + 20 % = 1440m, on a step of 10m.
+    CHECK(findings[0].evidenceAs<analysis::OverRequestEvidence>().recommended.cpu_millis == 1440);
+  }
+}
+
 TEST_CASE("over-request needs enough samples", "[detector][over-request]") {
   testing::RunFixture enough = testing::overRequestScenario(30);
   CHECK(detectOverRequest(enough).size() == 1);

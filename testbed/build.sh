@@ -6,12 +6,7 @@
 # Then the metrics backends of their own module (testbed/backends/build.sh): Prometheus 3 and
 # VictoriaMetrics.
 # Go's build cache makes a second run take seconds.
-set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BIN=${TESTBED_BIN:-$ROOT/build/testbed/bin}
-cd "$ROOT/testbed"
-command -v go >/dev/null 2>&1 || { echo "testbed: Go 1.26 or newer must be on PATH" >&2; exit 1; }
-export GOFLAGS=-mod=readonly
+source "$(dirname "$0")/go_module.sh" testbed
 
 version_of() { go list -m -f '{{.Version}}' "$1"; }
 kubernetes=$(version_of k8s.io/kubernetes)

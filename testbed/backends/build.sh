@@ -6,12 +6,7 @@
 # each reporting its real version. A module of its own: Prometheus 3 requires k8s.io modules of
 # another release than the test cluster's (testbed/go.mod).
 # Go's build cache makes a second run take seconds.
-set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BIN=${TESTBED_BIN:-$ROOT/build/testbed/bin}
-cd "$ROOT/testbed/backends"
-command -v go >/dev/null 2>&1 || { echo "testbed: Go 1.26 or newer must be on PATH" >&2; exit 1; }
-export GOFLAGS=-mod=readonly
+source "$(dirname "$0")/../go_module.sh" testbed/backends
 # Both projects release binaries built without cgo; VictoriaMetrics then uses its pure-Go zstd.
 export CGO_ENABLED=0
 

@@ -95,10 +95,11 @@ grep -q 'msg="window read"' "$WORK_DIR/daemon.log" || { tail -20 "$WORK_DIR/daem
 n=$(series dagadvisor_source_query_response_bytes full)
 # Not pod_owner: kube_pod_info names every pod's owner here (created_by_*, as kube-state-metrics
 # writes it), and kube_pod_owner is asked only of pods whose info names none.
-[ "$n" -eq 23 ] || fail "full read: bytes for $n queries, expected the catalog's 21 but pod_owner, 2 of received bytes and staleness_markers_seen"
+[ "$n" -eq 24 ] || fail "full read: bytes for $n queries, expected the catalog's 21 but pod_owner, 2 of received bytes, staleness_markers_seen and range_start"
 [ -z "$(value dagadvisor_source_query_response_bytes pod_owner full)" ] \
   || fail "full read asked pod_owner where kube_pod_info names every owner"
 [ -n "$(value dagadvisor_source_query_response_bytes staleness_markers_seen full)" ] || fail "full read did not ask staleness_markers_seen"
+[ -n "$(value dagadvisor_source_query_response_bytes range_start full)" ] || fail "full read did not ask how the backend reads a range's start"
 grep -q "staleness_markers: true" "$WORK_DIR/daemon.log" && fail "markers said seen on a backfill"
 [ -z "$(value dagadvisor_source_query_response_bytes pod_seen full)" ] || fail "full read asked pod_seen of live pods"
 # A window read asks which pods changed and which are gone (with this fixture, which holds one

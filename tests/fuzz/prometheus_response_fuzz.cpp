@@ -66,9 +66,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     });
     fuzz::check(other == reference, "every simdjson kernel decodes alike");
   }
-  sources::QueryBody padded;
-  padded.json.reserve(size + sources::kBodyPadding);
-  padded.json.assign(body);
+  const sources::QueryBody padded{sources::BodyBuffer(body)};  // padded by its construction
   const Outcome in_place = outcomeOf([&](const sources::SampleVisitor& visit) {
     return sources::decodeInstantVector(padded, visit);
   });

@@ -64,7 +64,10 @@ std::vector<Patch> requestsPatches(const OverRequestEvidence& e, const WorkloadR
   }
   spec.kind.clear();
   patch.pod_document = requestsPatch(spec);
-  patch.command = ref.kind.empty() ? "merge into the pod template of " + ref.name
+  // A live pod's requests cannot change: without a template, the patch goes into the manifest
+  // its engine or Job creates the pods from.
+  patch.command = ref.kind.empty() ? "kubectl patch --local -f <pod manifest of " + ref.name +
+                                         "> --type=strategic --patch-file <this document> -o yaml"
                                    : "kubectl patch " + ref.kind + " " + ref.name + " -n " +
                                          e.namespace_ + " --patch-file <this document>";
   return {std::move(patch)};

@@ -10,10 +10,6 @@ TESTBED_BIN=$3
 source "$(dirname "$0")/cluster_harness.sh"
 
 TESTBED_KSM_REPLICAS=2 start_cluster
-# gpu-hoarding's nodes, log collectors and online services (no runs: a still cluster).
-play_scenario "$ROOT/config/scenarios/gpu-hoarding.yaml" 0.05 '.runs = []'
-PLAYER=${PIDS[-1]}
-
 ONE_REPLICA_PORT=$(free_port)
 python3 - "$TESTBED_DIR/prometheus.yml" "$WORK_DIR/one-replica.yml" <<'PY'
 import sys, yaml
@@ -37,6 +33,17 @@ scraped_replicas() {  # scraped_replicas URL COUNT
 }
 wait_until 60 "the cluster's Prometheus scrapes both replicas" scraped_replicas "$PROM_URL" 2
 wait_until 60 "the other Prometheus scrapes one" scraped_replicas "$ONE_REPLICA_URL" 1
+scrapes_scheduler() {  # scrapes_scheduler URL
+  curl -fsS "$1/api/v1/query" --data-urlencode 'query=up{job="kube-scheduler"}' |
+    jq -e '.data.result[0].value[1] == "1"'
+}
+both_scrape_scheduler() { scrapes_scheduler "$PROM_URL" && scrapes_scheduler "$ONE_REPLICA_URL"; }
+wait_until 60 "both scrape the scheduler" both_scrape_scheduler
+# The workloads come after both servers scrape: each must see the scheduler place them (its
+# histograms' increase), or the two analyses differ by what one server saw before it started.
+# gpu-hoarding's nodes, log collectors and online services (no runs: a still cluster).
+play_scenario "$ROOT/config/scenarios/gpu-hoarding.yaml" 0.05 '.runs = []'
+PLAYER=${PIDS[-1]}
 wait "$PLAYER" || fail "the player failed: $(tail -5 "$WORK_DIR/play.log")"
 ok "the workloads are placed"
 

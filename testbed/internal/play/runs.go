@@ -29,6 +29,9 @@ type taskState struct {
 	children []string
 	created  bool
 	pod      *corev1.Pod // as last seen
+	// When the player saw the pod created, bound to a node and ended: the closed-loop tests'
+	// realised waits and makespans, at the informer's resolution rather than the API's second.
+	createdAt, boundAt, endedAt time.Time
 }
 
 func (t *taskState) phase() corev1.PodPhase {
@@ -49,6 +52,7 @@ type runState struct {
 	// (Argo: the WorkflowTemplate's spec, kept in the Workflow's status).
 	storedSpec map[string]any
 	finished   bool
+	endedAt    time.Time
 }
 
 func newRunState(r *plan.Run) *runState {
@@ -217,7 +221,7 @@ func (pl *Player) createPod(ctx context.Context, s *runState, t *taskState) {
 		log.Printf("run %s: task %s: %v", s.spec.Name, t.spec.ID, err)
 		return
 	}
-	t.pod = created
+	t.pod, t.createdAt = created, time.Now()
 	pl.update(ctx, s)
 }
 
@@ -245,12 +249,27 @@ func (pl *Player) podSeen(ctx context.Context, pod *corev1.Pod) {
 	if !moved {
 		return
 	}
+	t.noteTimes(time.Now())
 	s := pl.runOf[t]
 	if pod.Status.Phase == corev1.PodSucceeded {
 		pl.createReady(ctx, s)
 	}
 	s.finished = s.outcome() != ""
+	if s.finished && s.endedAt.IsZero() {
+		s.endedAt = time.Now()
+	}
 	pl.update(ctx, s)
+}
+
+// noteTimes records the first moment the pod was seen bound and ended.
+func (t *taskState) noteTimes(now time.Time) {
+	if t.boundAt.IsZero() && t.pod.Spec.NodeName != "" {
+		t.boundAt = now
+	}
+	ended := t.pod.Status.Phase == corev1.PodSucceeded || t.pod.Status.Phase == corev1.PodFailed
+	if t.endedAt.IsZero() && ended {
+		t.endedAt = now
+	}
 }
 
 func (pl *Player) update(ctx context.Context, s *runState) {
@@ -263,10 +282,12 @@ func (pl *Player) update(ctx context.Context, s *runState) {
 func (pl *Player) Summary() []RunSummary {
 	var out []RunSummary
 	for _, s := range pl.runs {
-		r := RunSummary{Name: s.spec.Name, Namespace: s.spec.Namespace, Outcome: string(s.outcome())}
+		r := RunSummary{Name: s.spec.Name, Namespace: s.spec.Namespace, Outcome: string(s.outcome()),
+			StartedAt: unixSeconds(s.started), EndedAt: unixSeconds(s.endedAt)}
 		for _, id := range s.order {
 			t := s.tasks[id]
-			ts := TaskSummary{ID: id}
+			ts := TaskSummary{ID: id, CreatedAt: unixSeconds(t.createdAt), BoundAt: unixSeconds(t.boundAt),
+				EndedAt: unixSeconds(t.endedAt)}
 			if t.pod != nil {
 				ts.Pod, ts.Node, ts.Phase = t.pod.Name, t.pod.Spec.NodeName, string(t.pod.Status.Phase)
 			}
@@ -278,20 +299,33 @@ func (pl *Player) Summary() []RunSummary {
 	return out
 }
 
-// RunSummary is one run's outcome.
+// RunSummary is one run's outcome; times are Unix seconds, absent where it did not happen.
 type RunSummary struct {
 	Name      string        `json:"name"`
 	Namespace string        `json:"namespace"`
 	Outcome   string        `json:"outcome"`
+	StartedAt float64       `json:"started_at,omitempty"`
+	EndedAt   float64       `json:"ended_at,omitempty"`
 	Tasks     []TaskSummary `json:"tasks"`
 }
 
-// TaskSummary is one task's pod, node and last phase.
+// TaskSummary is one task's pod, node, last phase and when the player saw it created, bound
+// and ended.
 type TaskSummary struct {
-	ID    string `json:"id"`
-	Pod   string `json:"pod,omitempty"`
-	Node  string `json:"node,omitempty"`
-	Phase string `json:"phase,omitempty"`
+	ID        string  `json:"id"`
+	Pod       string  `json:"pod,omitempty"`
+	Node      string  `json:"node,omitempty"`
+	Phase     string  `json:"phase,omitempty"`
+	CreatedAt float64 `json:"created_at,omitempty"`
+	BoundAt   float64 `json:"bound_at,omitempty"`
+	EndedAt   float64 `json:"ended_at,omitempty"`
 }
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+func unixSeconds(t time.Time) float64 {
+	if t.IsZero() {
+		return 0
+	}
+	return float64(t.UnixMicro()) / 1e6
+}

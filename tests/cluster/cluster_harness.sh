@@ -51,6 +51,67 @@ play_scenario() {  # play_scenario SCENARIO_FILE SCALE [FILTER]
   PIDS+=($!)
 }
 
+# The GPU pool first, as it often comes about: the GPU nodes are up, the online services and log
+# collectors fill them (the real scheduler spreads them evenly over the three), then the CPU pool
+# is added. Played all at once, the scheduler's random tie-breaks sometimes leave one GPU node
+# light enough for two training pods, and nothing pends. The plan, passed through the jq FILTER
+# if one is given, is in $WORK_DIR/plan.json; its runs are left to play (`play --runs-only`).
+start_gpu_pool_first() {  # start_gpu_pool_first SCENARIO_FILE SCALE [FILTER]
+  "$DAGADVISOR_SIM" plan --scenario "$1" --time-scale "$2" --out "$WORK_DIR/plan-full.json" ||
+    fail "dagadvisor-sim plan failed"
+  jq "${3:-.}" "$WORK_DIR/plan-full.json" >"$WORK_DIR/plan.json"
+  local cpu_node='(.kind == "Node" and .metadata.labels["node-type"] != "gpu")'
+  jq ".objects |= map(select($cpu_node | not)) | .runs = []" "$WORK_DIR/plan.json" \
+    >"$WORK_DIR/gpu-pool.json"
+  "$TESTBED_BIN/play" --plan "$WORK_DIR/gpu-pool.json" --summary /dev/null \
+    >"$WORK_DIR/play-gpu-pool.log" 2>&1 ||
+    { cat "$WORK_DIR/play-gpu-pool.log" >&2; fail "the GPU pool and its workloads did not settle"; }
+  jq "{apiVersion: \"v1\", kind: \"List\", items: [.objects[] | select($cpu_node)]}" \
+    "$WORK_DIR/plan.json" | kubectl create -f - >/dev/null
+}
+
+# "then restart the non-GPU Deployments/Jobs on these nodes", as a user does after the
+# gpu-node-hoarding patches: the Deployments of the ReplicaSets whose pods sit on NODES.
+restart_deployments_on() {  # restart_deployments_on NODE...
+  local node ns rs deployment
+  for node in "$@"; do
+    kubectl get pods -A --field-selector "spec.nodeName=$node" -o json | jq -r '.items[]
+      | select(.metadata.ownerReferences[0].kind == "ReplicaSet")
+      | "\(.metadata.namespace) \(.metadata.ownerReferences[0].name)"'
+  done | sort -u | while read -r ns rs; do
+    kubectl get replicaset -n "$ns" "$rs" -o jsonpath='{.metadata.ownerReferences[0].name}{"\n"}' |
+      sed "s|^|$ns |"
+  done | sort -u | while read -r ns deployment; do
+    kubectl rollout restart deployment -n "$ns" "$deployment" >/dev/null
+    echo "restarted deployment $ns/$deployment"
+  done
+}
+
+# Plays the runs of $WORK_DIR/plan.json on the objects already there, in the foreground; what
+# happened (each pod's node, and when the player saw it created, bound and ended) goes to
+# $WORK_DIR/NAME.json.
+play_runs() {  # play_runs NAME
+  timeout 1200 "$TESTBED_BIN/play" --plan "$WORK_DIR/plan.json" --runs-only \
+    --summary "$WORK_DIR/$1.json" >"$WORK_DIR/play-$1.log" 2>&1 ||
+    { tail -n 20 "$WORK_DIR/play-$1.log" >&2; fail "the play $1 did not end"; }
+  ok "played $1: $(jq '[.runs[] | select(.outcome == "Succeeded")] | length' "$WORK_DIR/$1.json") runs succeeded"
+}
+
+# Removes the plan's runs (their engines' objects and their pods) and waits until they are gone,
+# so that the same plan can be played again on the same nodes.
+reset_runs() {
+  local ns
+  for ns in $(jq -r '[.runs[] | select(.engine == "argo") | .namespace] | unique[]' "$WORK_DIR/plan.json"); do
+    kubectl delete workflows.argoproj.io --all -n "$ns" --wait=false >/dev/null
+  done
+  jq -r '.runs[].tasks[].pod.metadata | "\(.namespace) \(.name)"' "$WORK_DIR/plan.json" |
+    sort | awk '{names[$1] = names[$1] " " $2} END {for (ns in names) print ns names[ns]}' |
+    while read -r ns names; do
+      # shellcheck disable=SC2086
+      kubectl delete pods -n "$ns" $names --ignore-not-found --wait=true --timeout=120s >/dev/null
+    done
+}
+
 # Polls until COMMAND succeeds, for at most LIMIT seconds; a failure shows what the last attempt
 # printed.
 wait_until() {  # wait_until LIMIT DESCRIPTION COMMAND...

@@ -12,18 +12,7 @@ TESTBED_BIN=$3
 source "$(dirname "$0")/cluster_harness.sh"
 
 start_cluster
-# The GPU pool first, as it often comes about: the GPU nodes are up, the online services and log
-# collectors fill them (the real scheduler spreads them evenly over the three), then the CPU pool
-# is added. Played all at once, the scheduler's random tie-breaks sometimes leave one GPU node
-# light enough for two training pods, and nothing pends.
-"$DAGADVISOR_SIM" plan --scenario "$ROOT/config/scenarios/gpu-hoarding.yaml" --time-scale 0.05 \
-  --out "$WORK_DIR/plan.json" || fail "dagadvisor-sim plan failed"
-CPU_NODE='(.kind == "Node" and .metadata.labels["node-type"] != "gpu")'
-jq ".objects |= map(select($CPU_NODE | not)) | .runs = []" "$WORK_DIR/plan.json" >"$WORK_DIR/gpu-pool.json"
-"$TESTBED_BIN/play" --plan "$WORK_DIR/gpu-pool.json" --summary /dev/null >"$WORK_DIR/play-gpu-pool.log" 2>&1 ||
-  { cat "$WORK_DIR/play-gpu-pool.log" >&2; fail "the GPU pool and its workloads did not settle"; }
-jq "{apiVersion: \"v1\", kind: \"List\", items: [.objects[] | select($CPU_NODE)]}" "$WORK_DIR/plan.json" |
-  kubectl create -f - >/dev/null
+start_gpu_pool_first "$ROOT/config/scenarios/gpu-hoarding.yaml" 0.05
 # At 1/20 of the scenario's times: runs every 3 min, training tasks of about 2 min.
 "$TESTBED_BIN/play" --plan "$WORK_DIR/plan.json" --runs-only --summary "$WORK_DIR/summary.json" \
   >"$WORK_DIR/play.log" 2>&1 &
@@ -97,19 +86,7 @@ ok "with the shipped RBAC every write is refused (Forbidden)"
 python3 "$ROOT/tests/cluster/apply_patches.py" "$WORK_DIR/hoarding.json" "$WORK_DIR/applied.json" ||
   fail "a patch was refused or lost something (above)"
 ok "every patch applied by kubectl, nothing lost"
-# "then restart the non-GPU Deployments/Jobs on these nodes": the Deployments of the
-# ReplicaSets whose pods sit on the hoarded nodes.
-for node in $HOARDED; do
-  kubectl get pods -A --field-selector "spec.nodeName=$node" -o json | jq -r '.items[]
-    | select(.metadata.ownerReferences[0].kind == "ReplicaSet")
-    | "\(.metadata.namespace) \(.metadata.ownerReferences[0].name)"'
-done | sort -u | while read -r ns rs; do
-  kubectl get replicaset -n "$ns" "$rs" -o jsonpath='{.metadata.ownerReferences[0].name}{"\n"}' |
-    sed "s|^|$ns |"
-done | sort -u | while read -r ns deployment; do
-  kubectl rollout restart deployment -n "$ns" "$deployment" >/dev/null
-  echo "restarted deployment $ns/$deployment"
-done
+restart_deployments_on $HOARDED
 
 # The real scheduler places the GPU pods that were pending.
 bound() {

@@ -9,16 +9,10 @@
 
 #include "advice/kind_list.h"
 #include "advice/patch_yaml.h"
+#include "common/fnv1a.h"
 
 namespace dagadvisor::advice {
 namespace {
-
-std::uint64_t fnv1a(const std::string& text, std::uint64_t hash = 1469598103934665603ULL) {
-  for (unsigned char c : text) {
-    hash = (hash ^ c) * 1099511628211ULL;
-  }
-  return hash;
-}
 
 // A recommendation covering 70 runs would otherwise carry every run's edges (80 KB of JSON
 // for one DAG): unreadable on the page and the bulk of every API response. Its lists keep their

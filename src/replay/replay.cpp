@@ -4,7 +4,9 @@
 #include <limits>
 #include <queue>
 #include <string>
+#include <string_view>
 
+#include "common/fnv1a.h"
 #include "replay/filter.h"
 #include "replay/node_groups.h"
 #include "replay/node_state.h"
@@ -28,16 +30,11 @@ struct Event {
 };
 
 // FNV-1a over pod and node names: the tie-break must not favour low node indices, or every
-// tie would stack pods on the first node.
+// tie would stack pods on the first node. Each name ends with the byte 0xff, which no name holds,
+// so that ("ab", "c") and ("a", "bc") differ.
 std::uint64_t tieHash(const std::string& pod, const std::string& node) {
-  std::uint64_t h = 1469598103934665603ULL;
-  for (const std::string* s : {&pod, &node}) {
-    for (char c : *s) {
-      h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
-    }
-    h = (h ^ 0xff) * 1099511628211ULL;
-  }
-  return h;
+  constexpr std::string_view kEnd = "\xff";
+  return fnv1a(kEnd, fnv1a(node, fnv1a(kEnd, fnv1a(pod))));
 }
 
 Result<void> validate(const ReplayInput& in) {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <tuple>
 #include <utility>
 
 namespace dagadvisor::analysis {
@@ -12,10 +11,6 @@ using model::ClusterSnapshot;
 using model::NodeId;
 using model::PodId;
 using model::ResourceVector;
-
-auto sizeKey(const ResourceVector& r) {
-  return std::make_tuple(r.gpus, r.cpu_millis, r.memory_bytes);
-}
 
 // Per node, what its DaemonSet pods request: a new node of its shape would run them too.
 std::vector<ResourceVector> daemonSetRequests(const ClusterSnapshot& cluster) {
@@ -144,7 +139,7 @@ std::vector<NodeShape> nodeShapes(const ClusterSnapshot& cluster,
     const auto label = node.labels.get(pool_label);
     const std::optional<std::string> pool =
         label ? std::optional<std::string>(std::string(*label)) : std::nullopt;
-    const ResourceVector capacity = componentMax(node.allocatable - daemons[id], {});
+    const ResourceVector capacity = model::nonNegative(node.allocatable - daemons[id]);
     auto it = std::find_if(shapes.begin(), shapes.end(), [&](const NodeShape& s) {
       return s.allocatable == node.allocatable && s.pool == pool &&
              eligibility.group(s.example) == eligibility.group(id);
@@ -156,7 +151,7 @@ std::vector<NodeShape> nodeShapes(const ClusterSnapshot& cluster,
     }
   }
   std::stable_sort(shapes.begin(), shapes.end(), [](const NodeShape& a, const NodeShape& b) {
-    return sizeKey(a.allocatable) < sizeKey(b.allocatable);
+    return a.allocatable.sizeKey() < b.allocatable.sizeKey();
   });
   return shapes;
 }

@@ -4,7 +4,6 @@
 #include <array>
 #include <limits>
 #include <map>
-#include <tuple>
 #include <utility>
 
 #include "analysis/node_eligibility.h"
@@ -17,19 +16,10 @@ using model::NodeId;
 using model::PodId;
 using model::ResourceVector;
 
-using ShapeKey = std::tuple<std::int64_t, std::int64_t, std::int64_t>;  // gpus, cpu, memory
-
-ShapeKey keyOf(const ResourceVector& r) {
-  return {r.gpus, r.cpu_millis, r.memory_bytes};
-}
+using ShapeKey = ResourceVector::SizeKey;
 
 bool requestsNothing(const ResourceVector& r) {
   return r.cpu_millis <= 0 && r.memory_bytes <= 0 && r.gpus <= 0;
-}
-
-ResourceVector clampFree(const ResourceVector& v) {
-  return {std::max<std::int64_t>(0, v.cpu_millis), std::max<std::int64_t>(0, v.memory_bytes),
-          std::max<std::int64_t>(0, v.gpus)};
 }
 
 // How many pods of `shape` (which requests something) fit in `room`: the tightest resource
@@ -121,7 +111,7 @@ struct Diagnoser {
       }
     }
     std::stable_sort(out_idx.begin(), out_idx.end(), [&](std::size_t a, std::size_t b) {
-      return keyOf(requestsOf(a)) > keyOf(requestsOf(b));
+      return model::largerFirst(requestsOf(a), requestsOf(b));
     });
     return out_idx;
   }
@@ -267,7 +257,7 @@ void Diagnoser::classifyUnmatched(GpuNodeDiagnosis& node, const std::vector<std:
   }
   if (smallest != nullptr) {
     node.hold = GpuNodeHold::kDaemonSets;
-    node.daemonset_excess = clampFree(cpuAndMemory(requestsOf(*smallest) - movable_room));
+    node.daemonset_excess = model::nonNegative(cpuAndMemory(requestsOf(*smallest) - movable_room));
   }
 }
 
@@ -293,34 +283,34 @@ void Diagnoser::classifyGpuNodes(const std::vector<std::size_t>& blocked,
 void Diagnoser::splitPooled() {
   std::vector<ResourceVector> pool(facts.size());
   for (NodeId n = 0; n < facts.size(); ++n) {
-    pool[n] = eligibility.usable(n) ? clampFree(room[n]) : ResourceVector{};
+    pool[n] = eligibility.usable(n) ? model::nonNegative(room[n]) : ResourceVector{};
   }
   // Slots of a shape the queued and hoarding pods will take once placed.
   std::map<ShapeKey, std::int64_t> claimed;
   for (std::size_t i = 0; i < out.pods.size(); ++i) {
     const PendingCause cause = out.pods[i].cause;
     if (decided[i] && (cause == PendingCause::kQueue || cause == PendingCause::kHoarding)) {
-      ++claimed[keyOf(requestsOf(i))];
+      ++claimed[requestsOf(i).sizeKey()];
     }
     if (decided[i] && cause == PendingCause::kHoarding) {
-      pool[out.pods[i].node] = clampFree(pool[out.pods[i].node] - requestsOf(i));
+      pool[out.pods[i].node] = model::nonNegative(pool[out.pods[i].node] - requestsOf(i));
     }
   }
   std::map<ShapeKey, std::vector<std::uint32_t>> bound;  // per shape, bound pods by node
   for (std::size_t i : undecidedDecreasing(false)) {
-    bound.try_emplace(keyOf(requestsOf(i)), std::vector<std::uint32_t>(facts.size(), 0));
+    bound.try_emplace(requestsOf(i).sizeKey(), std::vector<std::uint32_t>(facts.size(), 0));
   }
   for (const model::Pod& pod : cluster.pods()) {
     if (pod.holdsResources() && pod.node < facts.size() && pod.owner_kind != "DaemonSet") {
-      if (auto it = bound.find(keyOf(pod.requests)); it != bound.end()) {
+      if (auto it = bound.find(pod.requests.sizeKey()); it != bound.end()) {
         ++it->second[pod.node];
       }
     }
   }
   for (std::size_t i : undecidedDecreasing(false)) {
     const ResourceVector& r = requestsOf(i);
-    std::int64_t& shape_claimed = claimed[keyOf(r)];
-    const std::vector<std::uint32_t>& shape_bound = bound.at(keyOf(r));
+    std::int64_t& shape_claimed = claimed[r.sizeKey()];
+    const std::vector<std::uint32_t>& shape_bound = bound.at(r.sizeKey());
     ResourceVector avail;
     std::int64_t slots = -shape_claimed;
     std::vector<NodeId> candidates;
@@ -359,7 +349,7 @@ void Diagnoser::tallyShapes() {
     if (requestsNothing(r)) {
       continue;
     }
-    PendingShapeDiagnosis& s = shapes[keyOf(r)];
+    PendingShapeDiagnosis& s = shapes[r.sizeKey()];
     s.requests = r;
     ++s.pending;
     ++s.by_cause[static_cast<std::size_t>(out.pods[i].cause)];
@@ -367,7 +357,7 @@ void Diagnoser::tallyShapes() {
   ResourceVector pooled_free;
   for (NodeId n = 0; n < facts.size(); ++n) {
     if (eligibility.usable(n)) {
-      pooled_free += clampFree(facts[n].free);
+      pooled_free += model::nonNegative(facts[n].free);
     }
   }
   for (auto& [key, s] : shapes) {
@@ -382,7 +372,7 @@ void Diagnoser::tallyShapes() {
   for (const model::Pod& pod : cluster.pods()) {
     if (pod.holdsResources() && pod.node < facts.size() && eligibility.usable(pod.node) &&
         pod.owner_kind != "DaemonSet") {
-      if (auto it = shapes.find(keyOf(pod.requests)); it != shapes.end()) {
+      if (auto it = shapes.find(pod.requests.sizeKey()); it != shapes.end()) {
         ++it->second.bound;
       }
     }

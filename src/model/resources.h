@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <tuple>
 
 namespace dagadvisor::model {
 
@@ -28,6 +29,11 @@ struct ResourceVector {
   friend ResourceVector operator-(ResourceVector a, const ResourceVector& b) { return a -= b; }
   friend bool operator==(const ResourceVector&, const ResourceVector&) = default;
 
+  /// The key requests are ordered by size and grouped into shapes by: GPUs, then CPU, then
+  /// memory.
+  using SizeKey = std::tuple<std::int64_t, std::int64_t, std::int64_t>;
+  SizeKey sizeKey() const { return {gpus, cpu_millis, memory_bytes}; }
+
   /// True when every component of `demand` fits in this vector.
   bool fits(const ResourceVector& demand) const {
     return demand.cpu_millis <= cpu_millis && demand.memory_bytes <= memory_bytes &&
@@ -43,6 +49,17 @@ inline ResourceVector componentMin(const ResourceVector& a, const ResourceVector
 inline ResourceVector componentMax(const ResourceVector& a, const ResourceVector& b) {
   return {std::max(a.cpu_millis, b.cpu_millis), std::max(a.memory_bytes, b.memory_bytes),
           std::max(a.gpus, b.gpus)};
+}
+
+/// Whether `a` comes before `b` when requests are taken largest first (by sizeKey()).
+inline bool largerFirst(const ResourceVector& a, const ResourceVector& b) {
+  return a.sizeKey() > b.sizeKey();
+}
+
+/// Component by component, no less than zero: the free room of an over-committed node is none,
+/// and a demand already met needs nothing more.
+inline ResourceVector nonNegative(const ResourceVector& v) {
+  return componentMax(v, {});
 }
 
 }  // namespace dagadvisor::model

@@ -4,7 +4,6 @@
 #include <array>
 #include <cstdio>
 #include <iterator>
-#include <tuple>
 #include <utility>
 
 #include "analysis/detectors/detector_util.h"
@@ -21,11 +20,6 @@ using model::ResourceVector;
 using nlohmann::json;
 
 constexpr std::size_t kMaxListedPods = CapacityShortfallEvidence::kMaxListedPods;
-
-ResourceVector clampFree(const ResourceVector& v) {
-  return {std::max<std::int64_t>(0, v.cpu_millis), std::max<std::int64_t>(0, v.memory_bytes),
-          std::max<std::int64_t>(0, v.gpus)};
-}
 
 bool usable(const model::Node& node) {
   return !node.unschedulable && node.allocatable.cpu_millis > 0;
@@ -44,10 +38,6 @@ std::int64_t resourceSumBound(const ResourceVector& need, const ResourceVector& 
     }
   }
   return bound;
-}
-
-auto sizeKey(const ResourceVector& r) {
-  return std::make_tuple(r.gpus, r.cpu_millis, r.memory_bytes);
 }
 
 bool hasRequests(const Pod& pod) {
@@ -103,7 +93,7 @@ PendingSet sizedDecreasing(const ClusterSnapshot& cluster, const std::vector<Pod
     out.pods.insert(out.pods.end(), young.begin(), young.begin() + out.young);
   }
   std::stable_sort(out.pods.begin(), out.pods.end(), [&](PodId a, PodId b) {
-    return sizeKey(cluster.pod(a).requests) > sizeKey(cluster.pod(b).requests);
+    return model::largerFirst(cluster.pod(a).requests, cluster.pod(b).requests);
   });
   return out;
 }
@@ -234,7 +224,7 @@ void sizeMissingNodes(const ClusterSnapshot& cluster, const PendingDiagnosis& di
   const ForcedDemand forced =
       forcedOntoNewNodes(cluster, diagnosis, packed_pods, plan.largest_capacity);
   const ResourceVector beyond_free =
-      forced.requests + clampFree(packed - forced.requests - e.free_capacity);
+      forced.requests + model::nonNegative(packed - forced.requests - e.free_capacity);
   e.missing_nodes_lower_bound =
       std::max({resourceSumBound(beyond_free, plan.largest_capacity), forced.big_pods.cpu_millis,
                 forced.big_pods.memory_bytes, forced.big_pods.gpus});

@@ -5,7 +5,9 @@
 
 namespace dagadvisor {
 
-/// FNV-1a's 64-bit offset basis: the hash of no bytes.
+/// The hash of no bytes. Not FNV's published offset basis (14695981039346656037): that number
+/// with its last digit lost, as the first hash here was written. It stays, since recommendation
+/// ids already made from it must not change.
 inline constexpr std::uint64_t kFnv1aBasis = 1469598103934665603ULL;
 
 /// The 64-bit FNV-1a hash of `bytes`, continued from `hash` (so several strings hash as one).

@@ -1,8 +1,9 @@
 #include "analysis/new_node_packing.h"
 
 #include <algorithm>
-#include <limits>
 #include <utility>
+
+#include "analysis/packing.h"
 
 namespace dagadvisor::analysis {
 namespace {
@@ -44,38 +45,23 @@ struct Estimate {
   double size = 0;  // Σ size of the pods placed
 };
 
-// The binpacking estimate for one shape: each pod left that may land on the shape, largest
-// first, goes to the first new node with room, else opens one. A node is closed once the
-// smallest of those pods no longer fits it, so the scan stays short.
+// The binpacking estimate for one shape: first-fit decreasing of the pods left that may land on
+// the shape onto new nodes of its capacity, each opened when no open one has room.
 Estimate estimate(const NodeShape& shape, const std::vector<Candidate>& pods,
                   const std::vector<bool>& placed, const NodeEligibility& eligibility) {
-  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
-  std::vector<std::size_t> takes;
-  ResourceVector smallest{kMax, kMax, kMax};
+  Estimate out;
+  std::vector<ResourceVector> demands;
   for (std::size_t i = 0; i < pods.size(); ++i) {
     if (!placed[i] && mayTake(shape, pods[i], eligibility)) {
-      takes.push_back(i);
-      smallest = componentMin(smallest, pods[i].requests);
+      out.placed.push_back(i);
+      demands.push_back(pods[i].requests);
+      out.packed += pods[i].requests;
+      out.size += pods[i].size;
     }
   }
-  Estimate out;
-  std::vector<ResourceVector> open;  // free room of the new nodes still open
-  for (std::size_t i : takes) {
-    const ResourceVector& r = pods[i].requests;
-    auto room = std::find_if(open.begin(), open.end(),
-                             [&](const ResourceVector& free) { return free.fits(r); });
-    if (room == open.end()) {
-      ++out.nodes;
-      room = open.insert(open.end(), shape.capacity);
-    }
-    *room -= r;
-    if (!room->fits(smallest)) {
-      open.erase(room);
-    }
-    out.placed.push_back(i);
-    out.packed += r;
-    out.size += pods[i].size;
-  }
+  Bins new_nodes{.empty_bin = shape.capacity};
+  firstFitDecreasing(demands, model::largerFirst, new_nodes);
+  out.nodes = static_cast<std::int64_t>(new_nodes.room.size());
   return out;
 }
 

@@ -45,8 +45,8 @@ struct NewNodePlan {
   std::vector<model::PodId> unplaceable;  // fit no shape they may land on, in `pods` order
 };
 
-/// Sizes new nodes for `pods` (largest first) the way the cluster autoscaler scales up: each
-/// round, for every shape, first-fit decreasing of the pods that may land on it onto new empty
+/// Sizes new nodes for `pods` the way the cluster autoscaler scales up: each round, for every
+/// shape, first-fit decreasing (model::largerFirst) of the pods that may land on it onto new empty
 /// nodes of its capacity (the binpacking estimator), and the shape that places the most pods
 /// per new node is scaled (an expander that minimises the nodes added; ties: more pods, then
 /// the smaller shape); its pods are then taken out and the next round sizes the rest. A pod may

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "analysis/node_eligibility.h"
+#include "analysis/packing.h"
 
 namespace dagadvisor::analysis {
 namespace {
@@ -220,22 +221,25 @@ void Diagnoser::matchHoarding() {
     // A node that is no candidate offers no room: no GPU fits there.
     freed[n] = candidate ? room[n] + cpuAndMemory(facts[n].movable) : ResourceVector{-1, -1, -1};
   }
-  const std::vector<ResourceVector> initial_room = freed;
   const std::vector<std::size_t> blocked = undecidedDecreasing(true);
+  std::vector<ResourceVector> demands;
   for (std::size_t i : blocked) {
-    const ResourceVector& r = requestsOf(i);
-    for (NodeId n = 0; n < facts.size(); ++n) {
-      if (freed[n].fits(r) && eligibility.eligible(groups[i], n)) {
-        freed[n] -= r;
-        nodes[n].matched.push_back(out.pods[i].pod);
-        nodes[n].gpus_unblocked += r.gpus;
-        decide(i, PendingCause::kHoarding, n);
-        break;
-      }
+    demands.push_back(requestsOf(i));
+  }
+  Bins bins{.room = freed};  // freed stays the room before any match
+  bins.admits = [&](std::size_t d, std::size_t n) {
+    return eligibility.eligible(groups[blocked[d]], static_cast<NodeId>(n));
+  };
+  const std::vector<std::size_t> node_of = firstFitDecreasing(demands, model::largerFirst, bins);
+  for (std::size_t d = 0; d < blocked.size(); ++d) {
+    if (const std::size_t n = node_of[d]; n != kNoBin) {
+      nodes[n].matched.push_back(out.pods[blocked[d]].pod);
+      nodes[n].gpus_unblocked += demands[d].gpus;
+      decide(blocked[d], PendingCause::kHoarding, static_cast<NodeId>(n));
     }
   }
   out.gpu_nodes = std::move(nodes);
-  classifyGpuNodes(blocked, initial_room);
+  classifyGpuNodes(blocked, freed);
 }
 
 // The hold of a GPU node no pending pod was matched to: a blocked GPU pod it may take would fit

@@ -17,6 +17,7 @@
 #include "advice/patch_yaml.h"
 #include "advice/pod_owners.h"
 #include "analysis/detectors/batch_online_colocation.h"
+#include "analysis/packing.h"
 #include "common/view_hash.h"
 
 namespace dagadvisor::advice {
@@ -145,6 +146,36 @@ void addToPool(model::NodeId id, std::vector<bool>& online, const HostPositions&
   }
 }
 
+// First-fit decreasing of the service pods onto `room` (each node's), each only onto its own
+// service's hosts (firstFit); the nodes they land on are the online pool.
+std::vector<bool> packServicePods(const std::vector<ServicePod>& pods,
+                                  std::vector<model::ResourceVector> room,
+                                  const HostPositions& positions) {
+  std::vector<bool> online(room.size(), false);
+  std::vector<model::ResourceVector> demands;
+  for (const ServicePod& service_pod : pods) {
+    demands.push_back(service_pod.pod->requests);
+  }
+  analysis::Bins nodes{.room = std::move(room)};
+  nodes.first_fit = [&](std::size_t d, const std::vector<model::ResourceVector>& free) {
+    const model::NodeId id = firstFit(*pods[d].hosts, demands[d], free, online);
+    return id == model::kNoNode ? analysis::kNoBin : std::size_t{id};
+  };
+  nodes.landed = [&](std::size_t, std::size_t id) {
+    if (!online[id]) {
+      addToPool(static_cast<model::NodeId>(id), online, positions);
+    }
+  };
+  // Largest first by CPU requests alone, the measure the hosts are ranked by as well.
+  analysis::firstFitDecreasing(
+      demands,
+      [](const model::ResourceVector& a, const model::ResourceVector& b) {
+        return a.cpu_millis > b.cpu_millis;
+      },
+      nodes);
+  return online;
+}
+
 // The online pool: the fewest of the nodes the services run on now that hold all their pods,
 // first fit, largest pod first, onto the nodes carrying most service requests first, each pod
 // only onto a node its own service runs on now (where its selectors let it). The rest is batch.
@@ -205,21 +236,7 @@ std::vector<bool> onlinePool(const model::ClusterSnapshot& cluster, const Servic
       positions[on.nodes[at]].emplace_back(&on, at);
     }
   }
-  std::stable_sort(pods.begin(), pods.end(), [](const ServicePod& a, const ServicePod& b) {
-    return a.pod->requests.cpu_millis > b.pod->requests.cpu_millis;
-  });
-  std::vector<bool> online(n, false);
-  for (const ServicePod& service_pod : pods) {
-    const model::ResourceVector& requests = service_pod.pod->requests;
-    const model::NodeId id = firstFit(*service_pod.hosts, requests, room, online);
-    if (id != model::kNoNode) {
-      if (!online[id]) {
-        addToPool(id, online, positions);
-      }
-      room[id] -= requests;
-    }
-  }
-  return online;
+  return packServicePods(pods, std::move(room), positions);
 }
 
 struct Pools {

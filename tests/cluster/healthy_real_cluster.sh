@@ -50,3 +50,14 @@ WARNINGS=$(jq -r '.recommendations[] | select(.severity == "warning" or .severit
   "$WORK_DIR/recommendations.json")
 [ -z "$WARNINGS" ] || { jq . "$WORK_DIR/recommendations.json" >&2; fail "warnings on a healthy cluster: $WARNINGS"; }
 ok "no warning on the healthy cluster ($(jq '.recommendations | length' "$WORK_DIR/recommendations.json") recommendation(s), none a warning)"
+
+# Nothing to gain is predicted either: no recommendation's replay changes the runs' makespan or
+# the GPU pods' wait reliably (every replay the same way).
+RELIABLE='def reliable(f): f != null and f.change_range != null
+  and (f.change_range[0] > 0 or f.change_range[1] < 0);
+  [.recommendations[] | select(.predicted.replayed == true)
+   | select(reliable(.predicted.makespan_seconds) or reliable(.predicted.gpu_pod_pending_seconds))
+   | .id]'
+PREDICTING=$(jq -r "$RELIABLE | .[]" "$WORK_DIR/recommendations.json")
+[ -z "$PREDICTING" ] || fail "a change is predicted on the healthy cluster: $PREDICTING"
+ok "no recommendation predicts a reliable change ($(jq '[.recommendations[] | select(.predicted.replayed == true)] | length' "$WORK_DIR/recommendations.json") replayed)"

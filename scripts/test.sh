@@ -11,6 +11,9 @@ JOBS=$(nproc)
 
 echo "== format check (clang-format $(clang-format --version | grep -o '[0-9]*\.[0-9.]*' | head -1))"
 git ls-files '*.cpp' '*.h' | xargs clang-format --dry-run --Werror
+echo "== format check (gofmt)"
+UNFORMATTED=$(gofmt -l testbed)
+[ -z "$UNFORMATTED" ] || { echo "not gofmt-formatted: $UNFORMATTED" >&2; exit 1; }
 
 # Each build and test phase reports its wall and CPU time (docs/testing.md, "CI time").
 timed() {  # timed LABEL COMMAND...
